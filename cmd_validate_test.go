@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const realSkillsDir = "../shared/real-skills"
+
+func validate(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = runValidate(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func decodeValidate(t *testing.T, stdout string) validateJSON {
+	t.Helper()
+	var doc validateJSON
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("--json output is not one JSON document: %v\n%s", err, stdout)
+	}
+	if dec.More() {
+		t.Fatalf("more than one JSON document:\n%s", stdout)
+	}
+	return doc
+}
+
+// TestValidate_RealSkillsVerdicts checks each public skill's verdict:
+// per SOURCES.md, claude-api (a description over 1024 characters, and by
+// R18 instructions over 65,536) and react-view-transitions (name not equal
+// to its folder) are invalid. Unknown keys (iterate-pr) and comma-separated
+// allowed-tools (django-access-review, skill-scanner) are warnings.
+func TestValidate_RealSkillsVerdicts(t *testing.T) {
+	if _, err := os.Stat(realSkillsDir); err != nil {
+		t.Skipf("real skills not present: %v", err)
+	}
+	stdout, stderr, code := validate(t, "--json", realSkillsDir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", code, stderr)
+	}
+	doc := decodeValidate(t, stdout)
+	invalid := map[string][]string{}
+	warnings := map[string][]string{}
+	for _, s := range doc.Skills {
+		folder := filepath.Base(s.Folder)
+		if !s.Valid {
+			for _, p := range s.Problems {
+				invalid[folder] = append(invalid[folder], p.Field)
+			}
+		}
+		for _, w := range s.Warnings {
+			warnings[folder] = append(warnings[folder], w.Field)
+		}
+		if s.Valid != (len(s.Problems) == 0) {
+			t.Errorf("%s: valid %v with problems %v", folder, s.Valid, s.Problems)
+		}
+	}
+	want := map[string][]string{
+		"claude-api":             {"description", "body"},
+		"react-view-transitions": {"name"},
+	}
+	if len(invalid) != len(want) {
+		t.Errorf("invalid skills = %q, want %q", invalid, want)
+	}
+	for name, fields := range want {
+		if !slices.Equal(invalid[name], fields) {
+			t.Errorf("%s: problem fields %q, want %q", name, invalid[name], fields)
+		}
+	}
+	for name, field := range map[string]string{
+		"iterate-pr":           "disable-model-invocation",
+		"django-access-review": "allowed-tools",
+		"skill-scanner":        "allowed-tools",
+		"writing-skills":       "body",
+	} {
+		if _, bad := invalid[name]; bad || !slices.Contains(warnings[name], field) {
+			t.Errorf("%s: want valid with a %q warning, got problems %q warnings %q", name, field, invalid[name], warnings[name])
+		}
+	}
+	sum := doc.Summary
+	if doc.OK || sum.Skills != 12 || sum.Valid != 10 || sum.Invalid != 2 || sum.ToolFiles != 0 {
+		t.Errorf("ok %v, summary %+v", doc.OK, sum)
+	}
+}
+
+func TestValidate_TextOutput(t *testing.T) {
+	if _, err := os.Stat(realSkillsDir); err != nil {
+		t.Skipf("real skills not present: %v", err)
+	}
+	stdout, _, code := validate(t, realSkillsDir)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	for _, want := range []string{
+		"ok iterate-pr",
+		realSkillsDir + "/claude-api: description: is 1068 characters, over the 1024 limit",
+		realSkillsDir + `/react-view-transitions: name: "vercel-react-view-transitions" does not match the folder name "react-view-transitions" (the spec requires them to be equal)`,
+		realSkillsDir + "/iterate-pr: warning: disable-model-invocation: is not a key of the Agent Skills spec or of Skillet; kept and ignored",
+	} {
+		if !slices.Contains(lines, filepath.FromSlash(want)) {
+			t.Errorf("output lacks the line %q:\n%s", want, stdout)
+		}
+	}
+	if slices.Contains(lines, "ok claude-api") || slices.Contains(lines, "ok vercel-react-view-transitions") {
+		t.Errorf("an invalid skill printed as ok:\n%s", stdout)
+	}
+	if last := lines[len(lines)-1]; last != "12 skills: 10 valid, 2 invalid" {
+		t.Errorf("summary line = %q", last)
+	}
+}
+
+func TestValidate_SampleSkillsPass(t *testing.T) {
+	stdout, stderr, code := validate(t, "sample-skills")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, "warning") {
+		t.Errorf("the samples should have no warnings:\n%s", stdout)
+	}
+	if !strings.HasSuffix(stdout, "7 skills: 7 valid, 0 invalid; 9 tool files: 9 valid, 0 invalid\n") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	// One skill folder, its SKILL.md, and a flag after the path.
+	for _, args := range [][]string{
+		{filepath.Join("sample-skills", "account-review")},
+		{filepath.Join("sample-skills", "account-review", "SKILL.md")},
+		{filepath.Join("sample-skills", "account-review"), "--json"},
+	} {
+		stdout, _, code := validate(t, args...)
+		if code != 0 {
+			t.Errorf("%q: exit %d\n%s", args, code, stdout)
+		}
+		if args[len(args)-1] == "--json" {
+			doc := decodeValidate(t, stdout)
+			if !doc.OK || len(doc.Skills) != 1 || doc.Skills[0].Name != "account-review" || doc.Skills[0].Version != "2" || doc.Summary.ToolFiles != 1 {
+				t.Errorf("json: %+v", doc)
+			}
+		} else if !strings.HasPrefix(stdout, "ok account-review\n") {
+			t.Errorf("%q:\n%s", args, stdout)
+		}
+	}
+}
+
+func TestValidate_UsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus", "sample-skills"},
+		{"no-such-folder"},
+		{"sample-skills", "no-such-folder"},
+		{"go.mod"},
+	} {
+		stdout, stderr, code := validate(t, args...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "skillet validate: ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	stdout, _, code := validate(t, "-h")
+	if code != 0 || !strings.HasPrefix(stdout, "usage: skillet validate") {
+		t.Errorf("-h: exit %d, %q", code, stdout)
+	}
+}
+
+func TestValidate_InvalidSkillAndToolFileExit1(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		path := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("good/SKILL.md", "---\nname: good\ndescription: Fine. Use when testing.\ntools:\n  - name: helper\n  - name: elsewhere\n---\nBody\n")
+	write("good/tools/helper.yaml", "name: helper\nversion: 1\ndescription: d\nresponse: ok\n")
+	write("tools/broken.yaml", "name: broken\nversion: 0\ndescription: d\nresponse: x\n")
+	write("bad/SKILL.md", "---\nname: Bad\n---\n")
+	stdout, _, code := validate(t, root)
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	for _, want := range []string{
+		"ok good",
+		filepath.Join(root, "good") + `: warning: tools[1]: tool "elsewhere" is defined neither in the skill's tools/ nor in the root's tools/; it must come from tools_dirs of skillet.toml`,
+		filepath.Join(root, "bad") + `: name: "Bad" must be lowercase`,
+		filepath.Join(root, "bad") + ": description: missing required field",
+		filepath.Join(root, "tools", "broken.yaml") + ": version: must be a whole number of at least 1, not the number \"0\"",
+		"ok tool helper@1 (" + filepath.Join(root, "good", "tools", "helper.yaml") + ")",
+		"2 skills: 1 valid, 1 invalid; 2 tool files: 1 valid, 1 invalid",
+	} {
+		if !strings.Contains(stdout, want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	doc := decodeValidate(t, func() string { s, _, _ := validate(t, "--json", root); return s }())
+	if doc.OK || doc.Summary.InvalidToolFiles != 1 || len(doc.ToolFiles) != 2 {
+		t.Errorf("json: %+v", doc)
+	}
+	for _, tf := range doc.ToolFiles {
+		if tf.Valid != (len(tf.Problems) == 0) || tf.Problems == nil {
+			t.Errorf("tool file entry %+v", tf)
+		}
+	}
+}
+
+func TestValidate_NoPathUsesDefaultRoots(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	stdout, stderr, code := validate(t)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "none of the default skills folders exists") {
+		t.Errorf("no roots: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	skill := filepath.Join(dir, ".agents", "skills", "local")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: local\ndescription: A local skill. Use when testing.\n---\nBody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = validate(t)
+	if code != 0 || stdout != "ok local\n1 skills: 1 valid, 0 invalid\n" || !strings.Contains(stderr, "no PATH given: checking the default skills folders "+filepath.Join(dir, ".agents", "skills")) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, _, _ = validate(t, "--json")
+	if doc := decodeValidate(t, stdout); len(doc.Notes) != 1 || len(doc.Paths) != 1 || !doc.OK {
+		t.Errorf("json: %+v", doc)
+	}
+}

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchSession builds a session with n enabled skills, 3 of them loaded,
+// and a transcript of msgs chat messages.
+func benchSession(b *testing.B, n, msgs int) *Session {
+	b.Helper()
+	w := &workspace{t: &testing.T{}, root: b.TempDir()}
+	words := []string{"account", "review", "release", "incident", "query", "report", "billing", "refund", "deploy", "audit", "invoice", "latency"}
+	for i := 0; i < n; i++ {
+		desc := fmt.Sprintf("Skill %d handles %s and %s work. Use when the user asks about %s.", i, words[i%len(words)], words[(i/3)%len(words)], words[(i/7)%len(words)])
+		w.skill(fmt.Sprintf("skill-%04d", i), desc, strings.Repeat("Follow these steps carefully.\n", 40), "")
+	}
+	f := w.open("[session]\nlist_size = 30\n", func(o *Options) { o.Dir = "" })
+	s := f.s
+	for _, name := range []string{"skill-0001", "skill-0002", "skill-0003"} {
+		if err := s.LoadSkill(name); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	for i := 0; len(s.msgs) < msgs; i++ {
+		turn := i + 1
+		s.apply(&TurnStart{Header: Header{Turn: turn}, Text: fmt.Sprintf("please review the %s for account %d", words[i%len(words)], i)}, true)
+		id := fmt.Sprintf("t%d", i)
+		s.apply(&Assistant{Header: Header{Turn: turn}, Call: 1, ToolCalls: []ToolCallRecord{{ID: id, Name: "lookup", Arguments: `{"q":"x"}`}}}, true)
+		s.apply(&ToolResult{Header: Header{Turn: turn}, ToolCallID: id, Name: "lookup", Content: strings.Repeat("result data ", 20)}, true)
+		s.apply(&Assistant{Header: Header{Turn: turn}, Call: 2, Text: "Here is what I found."}, true)
+	}
+	s.mu.Unlock()
+	return s
+}
+
+// BenchmarkCompose measures composing one request (instructions, ranked
+// list, <current_context>, tools and window) with 1,000 enabled skills, 3
+// loaded and a 10,000-message transcript.
+func BenchmarkCompose(b *testing.B) {
+	s := benchSession(b, 1000, 10000)
+	ctx := context.Background()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.compose(ctx, false)
+	if len(c.offered) != 30 || len(c.req.Messages) > 61 || !strings.Contains(c.instructions, "<current_context>") {
+		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.offered), len(c.req.Messages))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.compose(ctx, false)
+	}
+}
+
+// BenchmarkComposeAndEncode adds encoding the request body, which every
+// model call also does.
+func BenchmarkComposeAndEncode(b *testing.B) {
+	s := benchSession(b, 1000, 10000)
+	ctx := context.Background()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := s.compose(ctx, false)
+		if _, err := c.req.Body(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshot measures what the UI asks for after each event.
+func BenchmarkSnapshot(b *testing.B) {
+	s := benchSession(b, 1000, 10000)
+	s.Snapshot() // counts tokens once; later snapshots reuse them
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.Snapshot()
+	}
+}

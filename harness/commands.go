@@ -1,0 +1,92 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"skillet/skills"
+)
+
+// Set changes a limit or mode of the rule book (/set, --set); it applies
+// from the next model call. Lowering max_loaded_skills unloads the least
+// recently used skills past it at once.
+func (s *Session) Set(key, value string) error {
+	s.mu.Lock()
+	probe := s.settings
+	if err := probe.Set(key, value); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	key = strings.TrimSpace(key)
+	v, _ := probe.Get(key)
+	var evict []string
+	for i := probe.MaxLoadedSkills; i < len(s.loaded); i++ {
+		evict = append(evict, s.loaded[i].name)
+	}
+	if key == "freeze_prompt" || key == "list_size" {
+		s.frozen = nil // freeze again from the next request
+	}
+	s.mu.Unlock()
+	s.emit(&SettingChanged{Key: key, Value: v})
+	for i := len(evict) - 1; i >= 0; i-- {
+		s.emit(&SkillUnloaded{Skill: evict[i], Reason: "limit"})
+		s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s: max_loaded_skills is now %s", evict[i], v)})
+	}
+	return s.syncJournal()
+}
+
+// Settings returns the session's current limits and modes.
+func (s *Session) Settings() Settings {
+	return s.settingsNow()
+}
+
+// SetModel switches the model name sent with each request, from the next
+// model call.
+func (s *Session) SetModel(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return errors.New("model: give a model name")
+	}
+	s.emit(&SettingChanged{Key: "model", Value: name})
+	return s.syncJournal()
+}
+
+// Clear starts a new session with the same skills, config and model; the
+// old session's journal stays on disk.
+func (s *Session) Clear() error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrTurnRunning
+	}
+	s.mu.Unlock()
+	return s.start("")
+}
+
+// Reload re-reads skills from disk now (/reload); turns do this anyway.
+func (s *Session) Reload() error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrTurnRunning
+	}
+	s.mu.Unlock()
+	s.syncSkills()
+	return nil
+}
+
+// resolveAgentTools finds the definitions of the agent's own tools.
+func (s *Session) resolveAgentTools() error {
+	s.agentDefs = map[string]*skills.ToolDef{}
+	var errs []error
+	for _, ref := range s.cfg.Agent.Tools {
+		def, err := s.catalog.Tool(nil, skills.ToolRef{Name: ref.Name, Version: ref.Version})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agent tool %s: %w", ref.Name, err))
+			continue
+		}
+		s.agentDefs[ref.Name] = def
+	}
+	return errors.Join(errs...)
+}

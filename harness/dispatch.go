@@ -1,0 +1,276 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"skillet/harness/chat"
+	"skillet/harness/tools"
+)
+
+// MaxToolResult is the size past which a tool result is cut, with a note.
+const MaxToolResult = 64 << 10
+
+// maxResourceBytes caps what read_skill_resource returns.
+const maxResourceBytes = 32 << 10
+
+// dispatch carries out one tool call and records its result. manual marks a
+// call the user made by hand. It returns the result event.
+func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset, manual bool) *ToolResult {
+	name := tc.Function.Name
+	b := live.byName[name]
+	if b == nil {
+		// R6: not in this request's tools (never existed, or left with its
+		// skill): the model reads the refusal and the turn goes on.
+		res := &ToolResult{ToolCallID: tc.ID, Name: name, Content: "Unknown tool: " + name, IsError: true, Refused: true}
+		s.emit(res)
+		return res
+	}
+	start := time.Now()
+	var res *ToolResult
+	switch name {
+	case ToolLoadSkill:
+		if manual {
+			res = &ToolResult{Content: "load_skill is the model's; use /load NAME", IsError: true, Refused: true}
+			break
+		}
+		out := s.modelLoad(ctx, tc, live)
+		res = &ToolResult{Content: out.content, IsError: out.isError, Refused: out.refused}
+	case ToolReadResource:
+		res = s.readResource(tc)
+	default:
+		res = s.runTool(ctx, tc, b, manual)
+	}
+	res.ToolCallID, res.Name = tc.ID, name
+	res.DurationMS = time.Since(start).Milliseconds()
+	if len(res.Content) > MaxToolResult {
+		res.Content = tools.CutOutput(res.Content, MaxToolResult)
+	}
+	s.emit(res)
+	if !res.IsError && !res.Refused && name != ToolLoadSkill {
+		s.mu.Lock()
+		if s.cur != nil && !manual {
+			v := ""
+			if res.Version > 0 {
+				v = fmt.Sprint(res.Version)
+			}
+			s.cur.toolUses = append(s.cur.toolUses, Use{Role: "TOOL", Name: name, Version: v, ExecutionID: tc.ID})
+		}
+		s.mu.Unlock()
+	}
+	return res
+}
+
+// readResource serves read_skill_resource for a loaded or preloaded skill.
+func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
+	argsJSON, err := tools.ValidateArgs(readResourceSchema, tc.Function.Arguments)
+	if err != nil {
+		return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true, Refused: true}
+	}
+	var args struct{ Skill, Path string }
+	_ = json.Unmarshal(argsJSON, &args)
+	s.mu.Lock()
+	ls := s.findLoaded(args.Skill)
+	if ls == nil {
+		ls = s.findPreload(args.Skill)
+	}
+	s.mu.Unlock()
+	if ls == nil {
+		return &ToolResult{Content: fmt.Sprintf("read_skill_resource: skill %q is not loaded; load it first", args.Skill), IsError: true, Refused: true}
+	}
+	p := strings.TrimSpace(args.Path)
+	if p == "" || p == "." || p == "/" {
+		files, err := tools.ListResources(ls.skill.Dir)
+		if err != nil {
+			return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
+		}
+		return &ToolResult{Content: fmt.Sprintf("Files of skill %s:\n%s", ls.name, strings.Join(files, "\n"))}
+	}
+	text, err := tools.ReadResource(ls.skill.Dir, p, maxResourceBytes)
+	if err != nil {
+		return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
+	}
+	return &ToolResult{Content: text}
+}
+
+// runTool runs an agent or skill tool: arguments checked against its
+// schema, the agent's policy asked (R15), then the runner.
+func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
+	name := tc.Function.Name
+	args, err := tools.ValidateArgs(b.info.Parameters, tc.Function.Arguments)
+	if err != nil {
+		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
+	}
+	if b.agent != nil && len(b.agent.Input) > 0 {
+		args = mergeInput(args, b.agent.Input)
+	}
+	if denied := s.authorize(ctx, tc, b, manual); denied != "" {
+		return &ToolResult{Content: denied, IsError: true, Refused: true}
+	}
+	call := tools.Call{ID: tc.ID, Def: b.def, Args: args, Dir: filepath.Dir(b.def.File)}
+	skill := ""
+	if b.owner != nil {
+		skill = b.owner.name
+		call.Dir = b.owner.skill.Dir
+		call.StoreFile = s.storeFile(skill)
+		call.StateFile = b.owner.stateFile
+		ensureJSONFile(call.StoreFile)
+		if call.StateFile != "" {
+			ensureJSONFile(call.StateFile)
+		}
+	}
+	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
+	out := s.opts.Runner.Run(ctx, call)
+	res := &ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.def.Version, Skill: skill, ExecutionID: tc.ID}
+	if ctx.Err() != nil {
+		res.Content, res.IsError = cancelledResult+" while "+name+" ran", true
+	}
+	if b.owner != nil {
+		s.noteState(b.owner, call.StateFile, call.StoreFile)
+	}
+	return res
+}
+
+// authorize applies the agent's policy to a call (R15): never, ask or
+// always-deny. It returns "" when the call may run, else the refusal.
+func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) string {
+	name := tc.Function.Name
+	switch b.info.Approval {
+	case ApproveDeny:
+		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: decisionAuto})
+		return fmt.Sprintf("denied: the policy for %s is always-deny", name)
+	case ApproveAsk:
+	default:
+		return ""
+	}
+	s.mu.Lock()
+	saved := s.approved[name]
+	s.mu.Unlock()
+	switch {
+	case saved:
+		return ""
+	case manual:
+		return "" // the user is making the call
+	case s.opts.Approver != nil:
+		req := ApprovalRequest{ToolCallID: tc.ID, Name: name, Arguments: tc.Function.Arguments, Kind: string(b.info.Kind)}
+		if b.owner != nil {
+			req.Skill = b.owner.name
+		}
+		d, err := s.opts.Approver(ctx, req)
+		if err != nil || ctx.Err() != nil {
+			return cancelledResult
+		}
+		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: d})
+		if d == DecisionDeny {
+			return "denied by the user"
+		}
+		return ""
+	case s.opts.ApproveAll || containsString(s.opts.Approve, name):
+		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionOnce})
+		return ""
+	default:
+		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionDeny})
+		return fmt.Sprintf("denied: %s needs approval (approval = ask) and nobody can answer here; approve it with --approve %s or --approve-all", name, name)
+	}
+}
+
+func containsString(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeInput lays the agent's fixed input over the model's arguments (R14).
+func mergeInput(args json.RawMessage, input map[string]any) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(args, &m); err != nil || m == nil {
+		m = map[string]any{}
+	}
+	for k, v := range input {
+		m[k] = v
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return out
+}
+
+func ensureJSONFile(path string) {
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	_ = os.WriteFile(path, []byte("{}"), 0o600)
+}
+
+// noteState records a skill's state and store after a tool ran, when they
+// changed (R26), so the UI and a reopened session see them.
+func (s *Session) noteState(ls *loadedSkill, stateFile, storeFile string) {
+	store, _ := os.ReadFile(storeFile)
+	var state []byte
+	if stateFile != "" {
+		state, _ = os.ReadFile(stateFile)
+	}
+	s.mu.Lock()
+	prevStore := s.stores[ls.name]
+	prevState := ls.lastState
+	s.mu.Unlock()
+	ev := &StateChanged{Skill: ls.name}
+	if len(store) > 0 && !bytes.Equal(store, prevStore) && json.Valid(store) {
+		ev.Store = json.RawMessage(store)
+	}
+	if len(state) > 0 && !bytes.Equal(state, prevState) && json.Valid(state) {
+		ev.State = json.RawMessage(state)
+	}
+	if ev.Store != nil || ev.State != nil {
+		s.emit(ev)
+	}
+}
+
+// CallTool runs a tool of the next request by hand (/call), between turns.
+// The call and its result are recorded like the model's own.
+func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult, error) {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return nil, ErrTurnRunning
+	}
+	live := s.buildTools(ctx, true)
+	n := 0
+	for _, e := range s.entries {
+		if e.Manual {
+			n++
+		}
+	}
+	s.mu.Unlock()
+	if live.byName[name] == nil {
+		return nil, fmt.Errorf("call %s: not a tool of the next request (tools: %s)", name, strings.Join(toolNames(live), ", "))
+	}
+	if name == ToolLoadSkill {
+		return nil, fmt.Errorf("call %s: use /load NAME to load a skill by hand", name)
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	id := fmt.Sprintf("manual_%d", n+1)
+	s.emit(&Assistant{Manual: true, FinishReason: "tool_calls", ToolCalls: []ToolCallRecord{{ID: id, Name: name, Arguments: args}}})
+	res := s.dispatch(ctx, chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}, live, true)
+	return res, s.syncJournal()
+}
+
+func toolNames(ts *toolset) []string {
+	out := make([]string, 0, len(ts.list))
+	for _, b := range ts.list {
+		out = append(out, b.info.Name)
+	}
+	return out
+}

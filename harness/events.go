@@ -1,0 +1,383 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"skillet/harness/chat"
+)
+
+// Event is one step of a session. Every event serializes to a JSON object
+// with its "type" and the "turn" it belongs to (DESIGN §5); the journal is
+// these objects, one per line.
+type Event interface {
+	// EventType is the event's "type" field.
+	EventType() string
+	// header gives the common fields so the session can stamp them.
+	header() *Header
+}
+
+// Header holds the fields every event has.
+type Header struct {
+	Type string    `json:"type"`
+	Turn int       `json:"turn"`
+	Time time.Time `json:"time"`
+}
+
+func (h *Header) header() *Header { return h }
+
+// TurnOf returns the turn an event belongs to.
+func TurnOf(e Event) int { return e.header().Turn }
+
+// TimeOf returns when an event happened.
+func TimeOf(e Event) time.Time { return e.header().Time }
+
+// SessionStart opens a session.
+type SessionStart struct {
+	Header
+	SessionID string   `json:"session_id"`
+	Model     string   `json:"model"`
+	BaseURL   string   `json:"base_url"`
+	Demo      bool     `json:"demo,omitempty"`
+	Limits    Settings `json:"limits"`
+	Agent     string   `json:"agent_prompt,omitempty"`
+}
+
+// TurnStart records the user's message that starts a turn.
+type TurnStart struct {
+	Header
+	Text string `json:"text"`
+}
+
+// SkillPreload records a preload (R16), before the turn's first model call.
+type SkillPreload struct {
+	Header
+	Skill       string `json:"skill"`
+	Version     string `json:"version"`
+	ExecutionID string `json:"execution_id"`
+	Tokens      int    `json:"tokens"`
+
+	prep prepared
+}
+
+// ModelCall records the exact JSON body of one request.
+type ModelCall struct {
+	Header
+	Call    int             `json:"call"`
+	Request json.RawMessage `json:"request"`
+}
+
+// TextDelta is a streamed piece of the answer. It is not journaled.
+type TextDelta struct {
+	Header
+	Call int    `json:"call"`
+	Text string `json:"text"`
+}
+
+// ReasoningDelta is a streamed piece of reasoning. It is not journaled.
+type ReasoningDelta struct {
+	Header
+	Call int    `json:"call"`
+	Text string `json:"text"`
+}
+
+// ToolCallRecord is one whole tool call of an assistant message.
+type ToolCallRecord struct {
+	ID        string                     `json:"id"`
+	Name      string                     `json:"name"`
+	Arguments string                     `json:"arguments"`
+	Extra     map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// Assistant records one whole assistant message.
+type Assistant struct {
+	Header
+	Call         int              `json:"call"`
+	Text         string           `json:"text"`
+	Reasoning    string           `json:"reasoning,omitempty"`
+	ToolCalls    []ToolCallRecord `json:"tool_calls"`
+	FinishReason string           `json:"finish_reason"`
+	Usage        *chat.Usage      `json:"usage,omitempty"`
+	Interrupted  bool             `json:"interrupted"`
+	// Manual marks a tool call the user made by hand (/call), not the model.
+	Manual bool `json:"manual,omitempty"`
+	// Raw is the reply as it came over the wire, for the inspector.
+	Raw string `json:"raw,omitempty"`
+}
+
+// ToolStarted says a tool began to run (after approval).
+type ToolStarted struct {
+	Header
+	ToolCallID string `json:"tool_call_id"`
+	Name       string `json:"name"`
+	Arguments  string `json:"arguments"`
+}
+
+// ToolResult records the result of one tool call.
+type ToolResult struct {
+	Header
+	ToolCallID string `json:"tool_call_id"`
+	Name       string `json:"name"`
+	Content    string `json:"content"`
+	IsError    bool   `json:"is_error"`
+	// Stderr is what a command tool wrote to stderr (shown, not sent).
+	Stderr string `json:"stderr,omitempty"`
+	// Version and ExecutionID identify the tool execution, for uses (R21).
+	Version     int    `json:"version,omitempty"`
+	ExecutionID string `json:"execution_id,omitempty"`
+	// Skill is the skill that brought the tool, "" for built-in and agent tools.
+	Skill string `json:"skill,omitempty"`
+	// Refused marks a result the harness gave without running the tool
+	// (unknown tool, denied, over a limit, cancelled, bad arguments).
+	Refused    bool  `json:"refused,omitempty"`
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// SkillLoaded records a skill joining the loaded set.
+type SkillLoaded struct {
+	Header
+	Skill       string   `json:"skill"`
+	Version     string   `json:"version"`
+	ExecutionID string   `json:"execution_id"`
+	Evicted     []string `json:"evicted"`
+	Tools       []string `json:"tools"`
+	// By is who loaded it: "model", "user" or "paste".
+	By     string `json:"by"`
+	Tokens int    `json:"tokens"`
+	// Delivery is how the text reaches the model: "context" or "tool-result".
+	Delivery string `json:"delivery"`
+
+	prep prepared
+}
+
+// SkillActivated records a loaded skill read again and made active (R3).
+// A read in a later turn is a new execution (R13).
+type SkillActivated struct {
+	Header
+	Skill       string `json:"skill"`
+	ExecutionID string `json:"execution_id"`
+	// By is "model" or "user".
+	By string `json:"by"`
+}
+
+// SkillChanged records that a loaded skill's file changed on disk and its
+// new text is rendered from the next model call (R17).
+type SkillChanged struct {
+	Header
+	Skill   string `json:"skill"`
+	Version string `json:"version"`
+}
+
+// SkillUnloaded records a skill leaving the loaded set.
+type SkillUnloaded struct {
+	Header
+	Skill string `json:"skill"`
+	// Reason is "lru", "user", "removed", "invalid", "paste" or "clear".
+	Reason string `json:"reason"`
+}
+
+// ContextChanged records an R7 line. When ToolCallID is set the line is part
+// of that tool call's result; otherwise it stands in the transcript alone.
+type ContextChanged struct {
+	Header
+	Line       string `json:"line"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// WindowTrimmed records that a request's window left messages out (R9).
+type WindowTrimmed struct {
+	Header
+	Call        int  `json:"call"`
+	Dropped     int  `json:"dropped"`
+	Kept        int  `json:"kept"`
+	CapExceeded bool `json:"cap_exceeded"`
+}
+
+// Warning is something the author should know; the session goes on. Log
+// marks a harness.log line, which also stands in the transcript.
+type Warning struct {
+	Header
+	Message string `json:"message"`
+	Log     bool   `json:"log,omitempty"`
+}
+
+// Error is a failure: a model error, a tool runner failure, bad config.
+type Error struct {
+	Header
+	Message string `json:"message"`
+}
+
+// Retry says a model request failed and will be tried again.
+type Retry struct {
+	Header
+	Call    int    `json:"call"`
+	Attempt int    `json:"attempt"`
+	WaitMS  int64  `json:"wait_ms"`
+	Message string `json:"message"`
+}
+
+// StateChanged records a skill's per-load state and store after a tool wrote
+// them (R26).
+type StateChanged struct {
+	Header
+	Skill string          `json:"skill"`
+	State json.RawMessage `json:"state,omitempty"`
+	Store json.RawMessage `json:"store,omitempty"`
+}
+
+// Approval records how an `ask` tool call was answered (R15).
+type Approval struct {
+	Header
+	ToolCallID string `json:"tool_call_id"`
+	Name       string `json:"name"`
+	// Decision is "once", "session", "deny" or "policy-deny".
+	Decision string `json:"decision"`
+}
+
+// SettingChanged records a /set or a model switch between turns.
+type SettingChanged struct {
+	Header
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Use is one tool answer or skill guidance a turn supplied to the model (R21).
+type Use struct {
+	Role        string `json:"role"`
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	ExecutionID string `json:"execution_id"`
+	Reused      bool   `json:"reused"`
+}
+
+// TurnEnd closes a turn with its Offered / Delivered / Loaded (R20) and uses.
+type TurnEnd struct {
+	Header
+	Offered   []string `json:"offered"`
+	Delivered []string `json:"delivered"`
+	Loaded    []string `json:"loaded"`
+	Uses      []Use    `json:"uses"`
+	// LeftOff names the enabled skills the list left out (R10).
+	LeftOff []string `json:"left_off,omitempty"`
+	// StopReason is "done", "max_tool_calls", "cancelled", "interrupted",
+	// "error" or "length".
+	StopReason string `json:"stop_reason"`
+	// Answer is the last assistant text of the turn.
+	Answer string `json:"answer"`
+}
+
+// Event type names.
+const (
+	TypeSessionStart   = "session_start"
+	TypeTurnStart      = "turn_start"
+	TypeSkillPreload   = "skill_preload"
+	TypeModelCall      = "model_call"
+	TypeTextDelta      = "text_delta"
+	TypeReasoningDelta = "reasoning_delta"
+	TypeAssistant      = "assistant"
+	TypeToolStarted    = "tool_started"
+	TypeToolResult     = "tool_result"
+	TypeSkillLoaded    = "skill_loaded"
+	TypeSkillActivated = "skill_activated"
+	TypeSkillUnloaded  = "skill_unloaded"
+	TypeSkillChanged   = "skill_changed"
+	TypeContextChanged = "context_changed"
+	TypeWindowTrimmed  = "window_trimmed"
+	TypeWarning        = "warning"
+	TypeError          = "error"
+	TypeRetry          = "retry"
+	TypeStateChanged   = "state_changed"
+	TypeApproval       = "approval"
+	TypeSettingChanged = "setting_changed"
+	TypeTurnEnd        = "turn_end"
+)
+
+// EventType implementations.
+func (*SessionStart) EventType() string   { return TypeSessionStart }
+func (*TurnStart) EventType() string      { return TypeTurnStart }
+func (*SkillPreload) EventType() string   { return TypeSkillPreload }
+func (*ModelCall) EventType() string      { return TypeModelCall }
+func (*TextDelta) EventType() string      { return TypeTextDelta }
+func (*ReasoningDelta) EventType() string { return TypeReasoningDelta }
+func (*Assistant) EventType() string      { return TypeAssistant }
+func (*ToolStarted) EventType() string    { return TypeToolStarted }
+func (*ToolResult) EventType() string     { return TypeToolResult }
+func (*SkillLoaded) EventType() string    { return TypeSkillLoaded }
+func (*SkillActivated) EventType() string { return TypeSkillActivated }
+func (*SkillUnloaded) EventType() string  { return TypeSkillUnloaded }
+func (*SkillChanged) EventType() string   { return TypeSkillChanged }
+func (*ContextChanged) EventType() string { return TypeContextChanged }
+func (*WindowTrimmed) EventType() string  { return TypeWindowTrimmed }
+func (*Warning) EventType() string        { return TypeWarning }
+func (*Error) EventType() string          { return TypeError }
+func (*Retry) EventType() string          { return TypeRetry }
+func (*StateChanged) EventType() string   { return TypeStateChanged }
+func (*Approval) EventType() string       { return TypeApproval }
+func (*SettingChanged) EventType() string { return TypeSettingChanged }
+func (*TurnEnd) EventType() string        { return TypeTurnEnd }
+
+var eventFactories = map[string]func() Event{
+	TypeSessionStart:   func() Event { return &SessionStart{} },
+	TypeTurnStart:      func() Event { return &TurnStart{} },
+	TypeSkillPreload:   func() Event { return &SkillPreload{} },
+	TypeModelCall:      func() Event { return &ModelCall{} },
+	TypeTextDelta:      func() Event { return &TextDelta{} },
+	TypeReasoningDelta: func() Event { return &ReasoningDelta{} },
+	TypeAssistant:      func() Event { return &Assistant{} },
+	TypeToolStarted:    func() Event { return &ToolStarted{} },
+	TypeToolResult:     func() Event { return &ToolResult{} },
+	TypeSkillLoaded:    func() Event { return &SkillLoaded{} },
+	TypeSkillActivated: func() Event { return &SkillActivated{} },
+	TypeSkillUnloaded:  func() Event { return &SkillUnloaded{} },
+	TypeSkillChanged:   func() Event { return &SkillChanged{} },
+	TypeContextChanged: func() Event { return &ContextChanged{} },
+	TypeWindowTrimmed:  func() Event { return &WindowTrimmed{} },
+	TypeWarning:        func() Event { return &Warning{} },
+	TypeError:          func() Event { return &Error{} },
+	TypeRetry:          func() Event { return &Retry{} },
+	TypeStateChanged:   func() Event { return &StateChanged{} },
+	TypeApproval:       func() Event { return &Approval{} },
+	TypeSettingChanged: func() Event { return &SettingChanged{} },
+	TypeTurnEnd:        func() Event { return &TurnEnd{} },
+}
+
+// MarshalEvent encodes an event as one JSON object with its type.
+func MarshalEvent(e Event) ([]byte, error) {
+	e.header().Type = e.EventType()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep the recorded request readable
+	if err := enc.Encode(e); err != nil {
+		return nil, fmt.Errorf("encode %s event: %w", e.EventType(), err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// UnmarshalEvent decodes one JSON object written by MarshalEvent.
+func UnmarshalEvent(b []byte) (Event, error) {
+	var h Header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	mk, ok := eventFactories[h.Type]
+	if !ok {
+		return nil, fmt.Errorf("decode event: unknown type %q", h.Type)
+	}
+	e := mk()
+	if err := json.Unmarshal(b, e); err != nil {
+		return nil, fmt.Errorf("decode %s event: %w", h.Type, err)
+	}
+	return e, nil
+}
+
+// Journaled reports whether an event goes to the journal; streaming deltas
+// do not, since the assistant event holds the whole message.
+func Journaled(e Event) bool {
+	switch e.(type) {
+	case *TextDelta, *ReasoningDelta:
+		return false
+	}
+	return true
+}

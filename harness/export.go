@@ -1,0 +1,107 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ExportMarkdown writes the session's transcript as Markdown (/export):
+// every message, tool call and result, and the notes of the rule book, with
+// each turn's Offered / Delivered / Loaded. It holds no secrets: the API key
+// is never part of a session.
+func (s *Session) ExportMarkdown(w io.Writer) error {
+	s.mu.Lock()
+	entries := s.entries[:len(s.entries):len(s.entries)]
+	id, model, base, demo := s.id, s.modelName, s.opts.BaseURL, s.opts.Demo
+	ends := map[int]*TurnEnd{}
+	for _, e := range s.ends {
+		ends[e.Turn] = e
+	}
+	s.mu.Unlock()
+
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# Skillet session %s\n\n", id)
+	label := model
+	if demo {
+		label += " (offline demo model, not an LLM)"
+	}
+	fmt.Fprintf(bw, "- Model: %s\n", label)
+	if base != "" {
+		fmt.Fprintf(bw, "- Endpoint: %s\n", base)
+	}
+	turn := 0
+	for _, e := range entries {
+		if e.Turn != turn && e.Kind == EntryUser {
+			writeTurnEnd(bw, ends[turn])
+			turn = e.Turn
+			fmt.Fprintf(bw, "\n## Turn %d\n", turn)
+		}
+		switch e.Kind {
+		case EntryUser:
+			fmt.Fprintf(bw, "\n**User:**\n\n%s\n", e.Text)
+		case EntryAssistant:
+			who := "Assistant"
+			if e.Manual {
+				who = "Manual call"
+			}
+			if e.Reasoning != "" {
+				fmt.Fprintf(bw, "\n<details><summary>Reasoning</summary>\n\n%s\n\n</details>\n", e.Reasoning)
+			}
+			if e.Text != "" {
+				fmt.Fprintf(bw, "\n**%s:**\n\n%s\n", who, e.Text)
+			}
+			if e.Interrupted {
+				bw.WriteString("\n_(interrupted)_\n")
+			}
+			for _, tc := range e.ToolCalls {
+				fmt.Fprintf(bw, "\n**%s → `%s`** (`%s`)\n\n```json\n%s\n```\n", who, tc.Name, tc.ID, prettyJSON(tc.Arguments))
+			}
+		case EntryTool:
+			mark := ""
+			if e.IsError {
+				mark = " (error)"
+			}
+			fmt.Fprintf(bw, "\n**Result of `%s`**%s (`%s`)\n\n%s\n", e.ToolName, mark, e.ToolCallID, fence(e.Text))
+		case EntryNote:
+			fmt.Fprintf(bw, "\n> %s\n", strings.ReplaceAll(e.Text, "\n", "\n> "))
+		}
+	}
+	writeTurnEnd(bw, ends[turn])
+	return bw.Flush()
+}
+
+func writeTurnEnd(w io.Writer, e *TurnEnd) {
+	if e == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n_Turn %d ended: %s. Offered: %s. Delivered: %s. Loaded: %s._\n", e.Turn, e.StopReason,
+		orDash(e.Offered), orDash(e.Delivered), orDash(e.Loaded))
+}
+
+func orDash(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func prettyJSON(s string) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(s), "", "  ") == nil {
+		return buf.String()
+	}
+	return s
+}
+
+// fence puts text in a code fence long enough not to be closed by it.
+func fence(text string) string {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	return f + "\n" + text + "\n" + f
+}

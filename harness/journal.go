@@ -1,0 +1,183 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// JournalFile is the journal's name inside a session's folder.
+const JournalFile = "journal.jsonl"
+
+// journal appends events as JSON lines as they happen and syncs them to disk
+// at each turn's end, so a crash loses at most the turn in flight.
+type journal struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func openJournal(path string) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	return &journal{f: f}, nil
+}
+
+func (j *journal) write(e Event) error {
+	b, err := MarshalEvent(e)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return errors.New("journal is closed")
+	}
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	return nil
+}
+
+func (j *journal) sync() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync journal: %w", err)
+	}
+	return nil
+}
+
+func (j *journal) close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Sync()
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	j.f = nil
+	return err
+}
+
+// ReadJournal decodes a journal. A line that does not decode (a torn last
+// line after a crash, say) is skipped and named in the returned problems;
+// everything else is kept.
+func ReadJournal(r io.Reader) ([]Event, []string, error) {
+	var events []Event
+	var problems []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		e, err := UnmarshalEvent(b)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("line %d: %v", line, err))
+			continue
+		}
+		events = append(events, e)
+	}
+	if err := sc.Err(); err != nil {
+		return events, problems, fmt.Errorf("read journal: %w", err)
+	}
+	return events, problems, nil
+}
+
+// Open reopens a session from its journal (a journal.jsonl file or the
+// session's folder) with the same transcript, loaded skills, stores and
+// counters; new events append to the same journal. Options are as for New;
+// Options.Dir is ignored.
+func Open(path string, opts Options) (*Session, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, JournalFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reopen session: %w", err)
+	}
+	events, problems, err := ReadJournal(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("reopen session %s: %w", path, err)
+	}
+	if len(events) == 0 {
+		return nil, fmt.Errorf("reopen session %s: the journal holds no events", path)
+	}
+	start, ok := events[0].(*SessionStart)
+	if !ok {
+		return nil, fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
+	}
+	dir := filepath.Dir(path)
+	opts.Dir = ""
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.reset(start.SessionID)
+	s.dir = dir
+	for _, e := range events {
+		s.apply(e, true)
+	}
+	if s.opts.ModelName != "" {
+		s.modelName = s.opts.ModelName
+	}
+	unfinished := s.cur != nil && !s.cur.ended
+	s.running = false
+	j, err := openJournal(path)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.journal = j
+	orphans := s.unansweredCalls()
+	s.mu.Unlock()
+	for _, p := range problems {
+		s.warn("journal " + p + " was skipped")
+	}
+	// A turn cut short by a crash keeps a valid transcript: every call
+	// gets a result, and the turn is closed.
+	for _, tc := range orphans {
+		s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: "not run: the session ended before this call ran", IsError: true, Refused: true})
+	}
+	if unfinished {
+		s.finishTurn(StopInterrupted)
+	}
+	return s, s.syncJournal()
+}
+
+// unansweredCalls lists tool calls of the transcript that have no result.
+// Called with s.mu held.
+func (s *Session) unansweredCalls() []ToolCallRecord {
+	answered := map[string]bool{}
+	for _, e := range s.entries {
+		if e.Kind == EntryTool {
+			answered[e.ToolCallID] = true
+		}
+	}
+	var out []ToolCallRecord
+	for _, e := range s.entries {
+		for _, tc := range e.ToolCalls {
+			if !answered[tc.ID] {
+				out = append(out, tc)
+			}
+		}
+	}
+	return out
+}

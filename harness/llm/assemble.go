@@ -1,0 +1,212 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"skillet/harness/chat"
+)
+
+// assembler builds a Reply from the chunks of a stream (or from the one
+// whole response of a non-streamed request), reporting pieces through on.
+type assembler struct {
+	on        func(chat.StreamEvent)
+	whole     bool // a non-streamed reply: one message, not deltas
+	newID     func() string
+	text      strings.Builder
+	reasoning strings.Builder
+	calls     []*callBuilder
+	byIndex   map[int]*callBuilder
+	last      *callBuilder
+	finish    string
+	finished  bool
+	usage     *chat.Usage
+}
+
+// callBuilder is a tool call being put together from fragments.
+type callBuilder struct {
+	id, name string
+	args     strings.Builder
+	extra    map[string]json.RawMessage
+}
+
+func (a *assembler) emit(ev chat.StreamEvent) {
+	if a.on != nil {
+		a.on(ev)
+	}
+}
+
+// add takes in one chunk. An error the server put in it comes back as a
+// *chat.APIError.
+func (a *assembler) add(c *chunk) error {
+	if c.Usage != nil {
+		a.usage = c.Usage
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 { // only the first choice is used
+			continue
+		}
+		// A stream's chunks carry deltas, a whole reply a message; a server
+		// that sends both in one chunk says the same thing twice.
+		d, m := ch.Delta, ch.Message
+		if a.whole && m != nil || d == nil {
+			d = nil
+		} else {
+			m = nil
+		}
+		if d != nil {
+			a.addDelta(d, false)
+		}
+		if m != nil {
+			a.addDelta(m, true)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			a.finish = *ch.FinishReason
+			a.finished = true
+		}
+	}
+	if !isNull(c.Error) {
+		return apiError(200, c.Error)
+	}
+	if a.finish == "error" {
+		return &chat.APIError{Status: 200, Message: `the server ended the reply with finish_reason "error" and no message`}
+	}
+	return nil
+}
+
+// addDelta takes in a stream's delta, or a whole message, where each tool
+// call is a call of its own.
+func (a *assembler) addDelta(d *delta, whole bool) {
+	if r := d.reasoning(); r != "" {
+		a.reasoning.WriteString(r)
+		a.emit(chat.StreamEvent{Kind: chat.EventReasoning, Text: r})
+	}
+	if t := d.text(); t != "" {
+		a.text.WriteString(t)
+		a.emit(chat.StreamEvent{Kind: chat.EventText, Text: t})
+	}
+	for i := range d.ToolCalls {
+		// Without an index, the second call in one delta cannot be a
+		// fragment of the first.
+		p := &d.ToolCalls[i]
+		a.addToolCall(p, whole || i > 0 && p.Index == nil)
+	}
+}
+
+// addToolCall merges one fragment into the call it belongs to. Servers key
+// fragments by index (from 0 or from 1), or send no index at all, where a new
+// id starts a new call and a fragment with neither continues the last one.
+func (a *assembler) addToolCall(p *toolCallPiece, fresh bool) {
+	b := a.callFor(p, fresh)
+	if p.ID != "" {
+		b.id = p.ID
+	}
+	if name := p.Function.Name; name != nil && *name != "" && *name != b.name {
+		// A name repeated in full on every fragment is not appended again;
+		// a name sent as "" later does not erase it.
+		hadName := b.name != ""
+		b.name += *name
+		if !hadName {
+			a.emit(chat.StreamEvent{Kind: chat.EventToolCall, Text: b.name})
+		}
+	}
+	if args := p.Function.Arguments; args != nil && *args != "" {
+		frag := string(*args)
+		// Some servers repeat the whole arguments on the last fragment.
+		if !(b.args.Len() == len(frag) && b.args.String() == frag && json.Valid([]byte(frag))) {
+			b.args.WriteString(frag)
+		}
+	}
+	for k, v := range p.Extra {
+		if b.extra == nil {
+			b.extra = map[string]json.RawMessage{}
+		}
+		b.extra[k] = mergeJSON(b.extra[k], v)
+	}
+}
+
+func (a *assembler) callFor(p *toolCallPiece, fresh bool) *callBuilder {
+	if fresh {
+		a.last = a.newCall()
+		return a.last
+	}
+	if p.Index != nil {
+		b := a.byIndex[*p.Index]
+		if b == nil || (p.ID != "" && b.id != "" && p.ID != b.id) {
+			b = a.newCall()
+			if a.byIndex == nil {
+				a.byIndex = map[int]*callBuilder{}
+			}
+			a.byIndex[*p.Index] = b
+		}
+		a.last = b
+		return b
+	}
+	if a.last == nil || (p.ID != "" && p.ID != a.last.id && (a.last.id != "" || a.last.name != "" && p.Function.Name != nil && *p.Function.Name != "")) {
+		a.last = a.newCall()
+	}
+	return a.last
+}
+
+func (a *assembler) newCall() *callBuilder {
+	b := &callBuilder{}
+	a.calls = append(a.calls, b)
+	return b
+}
+
+// reply is the Reply so far. A stream that ended without a finish reason is
+// interrupted and keeps no tool call, since a half-built call must not run.
+// Calls that never got a name cannot run either and are left out.
+func (a *assembler) reply(stream bool) *chat.Reply {
+	r := &chat.Reply{
+		Message:      chat.Message{Role: chat.RoleAssistant, Content: a.text.String()},
+		Reasoning:    a.reasoning.String(),
+		FinishReason: a.finish,
+		Usage:        a.usage,
+		Interrupted:  stream && !a.finished,
+	}
+	if r.Interrupted {
+		return r
+	}
+	for _, b := range a.calls {
+		if b.name == "" {
+			continue
+		}
+		tc := chat.ToolCall{ID: b.id, Type: "function", Function: chat.FunctionCall{Name: b.name, Arguments: b.args.String()}, Extra: b.extra}
+		if tc.ID == "" {
+			tc.ID = a.newID()
+		}
+		if strings.TrimSpace(tc.Function.Arguments) == "" {
+			tc.Function.Arguments = "{}"
+		}
+		r.Message.ToolCalls = append(r.Message.ToolCalls, tc)
+	}
+	return r
+}
+
+// mergeJSON merges a fragment's value for an extra key into what came
+// before: objects merge key by key, anything else is replaced. A value
+// repeated unchanged keeps its bytes, so it goes back exactly as it came.
+func mergeJSON(old, next json.RawMessage) json.RawMessage {
+	if old == nil || bytes.Equal(old, next) {
+		return next
+	}
+	var o, n map[string]json.RawMessage
+	if json.Unmarshal(old, &o) != nil || json.Unmarshal(next, &n) != nil || o == nil || n == nil {
+		return next
+	}
+	for k, v := range n {
+		o[k] = mergeJSON(o[k], v)
+	}
+	merged, err := json.Marshal(o)
+	if err != nil {
+		return next
+	}
+	return merged
+}
+
+// callID numbers calls that came without an id.
+func callID(n int64) string { return "call_" + strconv.FormatInt(n, 10) }

@@ -1,0 +1,17 @@
+// Package llm is the real model client: it speaks the OpenAI chat-completions
+// protocol over HTTP to any compatible server (OpenAI, OpenRouter, Gemini's
+// OpenAI endpoint, vLLM, llama.cpp, Ollama, LM Studio, …) and implements
+// chat.Model.
+//
+// Complete posts exactly the bytes of chat.Request.Body, so the body the
+// engine records is the body the server received. go-openai serves for what
+// it does well (listing models, the Usage and error shapes), but the reply
+// stream is read by hand with a small SSE reader, because go-openai's stream
+// reader loses what real servers send and the engine needs: the "reasoning"
+// delta field, unknown keys on tool calls (Gemini's extra_content with the
+// thought signature that must be sent back), errors sent as an "error:" SSE
+// field or an "event: error" frame, and the raw stream text for the
+// inspector. It also fails a stream after EmptyMessagesLimit non-data lines,
+// which proxies that send a keep-alive comment every few seconds reach on
+// any long reply.
+package llm

@@ -1,0 +1,338 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"skillet/harness/chat"
+	"skillet/harness/tools"
+	"skillet/skills"
+)
+
+// excerptChars is how much of each line a load's contextChanged record
+// carries (R7).
+const excerptChars = 200
+
+// loadOutcome is what a load_skill call answers.
+type loadOutcome struct {
+	content string
+	isError bool
+	refused bool
+}
+
+// modelLoad carries out the model's load_skill call (R2, R3, R11–R14, R16).
+func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset) loadOutcome {
+	argsJSON, err := tools.ValidateArgs(loadSkillSchema, tc.Function.Arguments)
+	if err != nil {
+		return loadOutcome{content: "load_skill: " + err.Error(), isError: true, refused: true}
+	}
+	var args struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(argsJSON, &args)
+	name := strings.TrimSpace(args.Name)
+
+	s.mu.Lock()
+	set := s.settings
+	if ls := s.findPreload(name); ls != nil {
+		s.mu.Unlock()
+		return loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.execID)}
+	}
+	sk := s.sel.enabledSkill(name)
+	if sk == nil {
+		msg := s.unknownSkill(name)
+		s.mu.Unlock()
+		return loadOutcome{content: msg, isError: true, refused: true}
+	}
+	resident := s.findLoaded(name)
+	// R13: within a turn, loads of one version share one execution.
+	if exec, ok := s.cur.execs[name]; ok && resident != nil && resident.execID == exec && resident.version == sk.Version {
+		wasActive := s.loaded[0] == resident
+		s.mu.Unlock()
+		line := fmt.Sprintf("contextChanged: %s was already read this turn as execution %s", name, exec)
+		if !wasActive {
+			line += "; it is the active skill again"
+			s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
+		}
+		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
+		s.noteLoaded(name)
+		return loadOutcome{content: s.loadResult([]string{line}, resident, set.Delivery)}
+	}
+	text := skillText(sk)
+	tokens := s.tok.Count(text)
+	if n := utf8.RuneCountInString(text); n > set.MaxSkillChars {
+		s.mu.Unlock()
+		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d characters, over max_skill_chars (%d); a skill arrives whole or not at all", name, n, set.MaxSkillChars), isError: true, refused: true}
+	}
+	if s.cur.usage.Loads >= set.MaxLoadsPerTurn {
+		s.mu.Unlock()
+		return loadOutcome{content: fmt.Sprintf("load refused: this turn already made %d loads, the max_loads_per_turn limit", set.MaxLoadsPerTurn), isError: true, refused: true}
+	}
+	if used := s.cur.usage.LoadTokens; used+tokens > set.LoadTokenBudget {
+		s.mu.Unlock()
+		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d tokens and this turn has delivered %d of its load_token_budget of %d", name, tokens, used, set.LoadTokenBudget), isError: true, refused: true}
+	}
+	if err := s.pinConflict(sk); err != nil {
+		s.mu.Unlock()
+		return loadOutcome{content: "load refused: " + err.Error(), isError: true, refused: true}
+	}
+	exec := s.nextExecID()
+	s.mu.Unlock()
+
+	var lines []string
+	if resident != nil {
+		s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
+		line := fmt.Sprintf("contextChanged: %s read again as execution %s; it is the active skill", name, exec)
+		lines = append(lines, line)
+		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
+	} else {
+		lines = s.insert(ctx, sk, exec, "model", set.Delivery, tc.ID, live)
+	}
+	s.noteLoaded(name)
+	s.mu.Lock()
+	ls := s.findLoaded(name)
+	s.mu.Unlock()
+	return loadOutcome{content: s.loadResult(lines, ls, set.Delivery)}
+}
+
+// insert loads a skill that is not loaded: it unloads the least recently
+// used skills past max_loaded_skills (R2), then loads it and records the
+// contextChanged lines (R7). toolCallID "" records them as notes.
+func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delivery, toolCallID string, live *toolset) []string {
+	s.mu.Lock()
+	ls := &loadedSkill{name: sk.Name, execID: exec, execTurn: s.turn, loadedTurn: s.turn, by: by, delivery: delivery, resultMsg: -1}
+	if by != "model" {
+		ls.delivery = DeliveryContext // only a tool result can carry text
+	}
+	s.render(ls, sk)
+	ls.stateFile = s.stateFile(sk.Name, exec)
+	var evicted []string
+	keep := s.loaded
+	for len(keep) >= s.settings.MaxLoadedSkills && len(keep) > 0 {
+		evicted = append(evicted, keep[len(keep)-1].name)
+		keep = keep[:len(keep)-1]
+	}
+	if live == nil {
+		live = s.buildTools(ctx, true)
+	}
+	after := s.buildToolsWith(ctx, s.preloads, append([]*loadedSkill{ls}, keep...), true)
+	ls.tools = madeAvailable(live, after, ls)
+	max := s.settings.MaxLoadedSkills
+	s.mu.Unlock()
+
+	var lines []string
+	for _, name := range evicted {
+		s.emit(&SkillUnloaded{Skill: name, Reason: "lru"})
+		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; at most %d skills stay loaded): its instructions and tools left", name, max)
+		lines = append(lines, line)
+		s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
+	}
+	s.emit(&SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: exec, Evicted: nonNil(evicted), Tools: nonNil(ls.tools), By: by, Tokens: ls.tokens, Delivery: ls.delivery, prep: prepared{ls: ls}})
+	line := loadLine(ls, by)
+	lines = append(lines, line)
+	s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
+	return lines
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// loadLine is the contextChanged record of a load, with the first 200
+// characters of each line the skill added (R7).
+func loadLine(ls *loadedSkill, by string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "contextChanged: loaded %s version %s as execution %s", ls.name, orNone(ls.version), ls.execID)
+	if by == "user" {
+		b.WriteString(" by the user")
+	}
+	b.WriteString("; it is the active skill")
+	if len(ls.tools) > 0 {
+		b.WriteString("; tools: " + strings.Join(ls.tools, ", "))
+	}
+	for _, l := range firstChars(ls.text, excerptChars) {
+		b.WriteString("\n  | ")
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// loadResult is the load_skill answer: the contextChanged lines, and in
+// tool-result delivery the skill's whole text after them (R11).
+func (s *Session) loadResult(lines []string, ls *loadedSkill, delivery string) string {
+	out := strings.Join(lines, "\n")
+	if delivery == DeliveryToolResult && ls != nil {
+		out += "\n\n" + skillElement(ls.name, ls.version, ls.execID, true, "", ls.text)
+	}
+	return out
+}
+
+// noteLoaded records that the model itself loaded a skill this turn (R20).
+func (s *Session) noteLoaded(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ls := s.findLoaded(name); ls != nil {
+		s.cur.execs[name] = ls.execID
+	}
+	s.cur.loaded.add(name)
+}
+
+func (s *Session) findPreload(name string) *loadedSkill {
+	for _, ls := range s.preloads {
+		if ls.name == name {
+			return ls
+		}
+	}
+	return nil
+}
+
+// unknownSkill explains a load of a name that is not an enabled skill,
+// naming the closest ones.
+func (s *Session) unknownSkill(name string) string {
+	if sk := s.catalog.Get(name); sk != nil {
+		if !sk.Valid() {
+			return fmt.Sprintf("load_skill: skill %q is invalid and left out: %s", name, problemsText(sk.Problems))
+		}
+		if p := s.sel.problems[name]; len(p) > 0 {
+			return fmt.Sprintf("load_skill: skill %q is left out: %s", name, problemsText(p))
+		}
+		return fmt.Sprintf("load_skill: skill %q is not enabled (the config does not name it)", name)
+	}
+	names := make([]string, 0, len(s.sel.enabled))
+	for _, sk := range s.sel.enabled {
+		names = append(names, sk.Name)
+	}
+	if near := closest(name, names, 3); len(near) > 0 {
+		return fmt.Sprintf("load_skill: no skill named %q; the closest are: %s", name, strings.Join(near, ", "))
+	}
+	return fmt.Sprintf("load_skill: no skill named %q, and no skills are enabled", name)
+}
+
+// LoadSkill loads a skill at the user's request (/load), between turns. It
+// counts as Delivered, never Loaded (R20).
+func (s *Session) LoadSkill(name string) error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrTurnRunning
+	}
+	if ls := s.findLoaded(name); ls != nil {
+		active := s.loaded[0] == ls
+		s.mu.Unlock()
+		if !active {
+			s.emit(&SkillActivated{Skill: name, ExecutionID: ls.execID, By: "user"})
+			s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: %s made the active skill by the user", name)})
+		}
+		return nil
+	}
+	sk := s.sel.enabledSkill(name)
+	if sk == nil {
+		msg := s.unknownSkill(name)
+		s.mu.Unlock()
+		return fmt.Errorf("%s", strings.TrimPrefix(msg, "load_skill: "))
+	}
+	if n := utf8.RuneCountInString(skillText(sk)); n > s.settings.MaxSkillChars {
+		s.mu.Unlock()
+		return fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, s.settings.MaxSkillChars)
+	}
+	if err := s.pinConflict(sk); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("load %s: %w", name, err)
+	}
+	exec := s.nextExecID()
+	s.mu.Unlock()
+	s.insert(context.Background(), sk, exec, "user", DeliveryContext, "", nil)
+	return s.syncJournal()
+}
+
+// UnloadSkill unloads a skill at the user's request (/unload).
+func (s *Session) UnloadSkill(name string) error {
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return ErrTurnRunning
+	}
+	ls := s.findLoaded(name)
+	s.mu.Unlock()
+	if ls == nil {
+		return fmt.Errorf("unload %s: it is not loaded", name)
+	}
+	s.emit(&SkillUnloaded{Skill: name, Reason: "user"})
+	s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s by the user: its instructions and tools left", name)})
+	return s.syncJournal()
+}
+
+// preloadSkills loads the preloaded skills at the start of a turn, in
+// config order, each an execution of its own (R16).
+func (s *Session) preloadSkills() {
+	s.mu.Lock()
+	var todo []*loadedSkill
+	for _, sk := range s.sel.preload {
+		ls := &loadedSkill{name: sk.Name, execTurn: s.turn + 0, loadedTurn: s.turn, by: "preload", delivery: DeliveryContext, resultMsg: -1}
+		s.render(ls, sk)
+		ls.execID = s.nextExecID()
+		ls.execTurn = s.turn
+		todo = append(todo, ls)
+	}
+	s.mu.Unlock()
+	for _, ls := range todo {
+		s.emit(&SkillPreload{Skill: ls.name, Version: ls.version, ExecutionID: ls.execID, Tokens: ls.tokens, prep: prepared{ls: ls}})
+	}
+}
+
+// pasteSkills puts the top-ranked skills that fit the load limits into the
+// instructions, when there is no load_skill tool (R22). They are Delivered,
+// not Loaded.
+func (s *Session) pasteSkills(text string) {
+	s.mu.Lock()
+	set := s.settings
+	ranked, scores := s.ranker.rank(s.sel.enabled, text)
+	var chosen []*skills.Skill
+	tokens := 0
+	for i, sk := range ranked {
+		if scores[i] <= 0 || len(chosen) >= set.MaxLoadsPerTurn || len(chosen) >= set.MaxLoadedSkills {
+			break
+		}
+		t := skillText(sk)
+		n := s.tok.Count(t)
+		if utf8.RuneCountInString(t) > set.MaxSkillChars || tokens+n > set.LoadTokenBudget || s.pinConflictWith(sk, chosen) != nil {
+			continue
+		}
+		tokens += n
+		chosen = append(chosen, sk)
+	}
+	keep := map[string]bool{}
+	for _, sk := range chosen {
+		keep[sk.Name] = true
+	}
+	var drop []string
+	for _, ls := range s.loaded {
+		if !keep[ls.name] {
+			drop = append(drop, ls.name)
+		}
+	}
+	s.mu.Unlock()
+	for _, name := range drop {
+		s.emit(&SkillUnloaded{Skill: name, Reason: "paste"})
+		s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s: it no longer ranks among the skills pasted for this message", name)})
+	}
+	// the best match goes last so it ends up most recent: the active one
+	for i := len(chosen) - 1; i >= 0; i-- {
+		sk := chosen[i]
+		s.mu.Lock()
+		exec := s.nextExecID()
+		resident := s.findLoaded(sk.Name)
+		s.mu.Unlock()
+		if resident != nil {
+			s.emit(&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: "paste"})
+			continue
+		}
+		s.insert(context.Background(), sk, exec, "paste", DeliveryContext, "", nil)
+	}
+}

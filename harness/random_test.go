@@ -1,0 +1,218 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"skillet/harness/chat"
+)
+
+// TestRandomSequencesKeepTheInvariants drives sessions through random
+// sequences of user messages, loads, re-reads, tool calls, unknown tools,
+// cancels, user commands and skill edits on disk, and checks after every
+// step that the rule book's invariants hold.
+func TestRandomSequencesKeepTheInvariants(t *testing.T) {
+	sequences := 1500
+	if testing.Short() {
+		sequences = 200
+	}
+	seen := map[string]int{}
+	for seed := 0; seed < sequences; seed++ {
+		for k, v := range runRandomSequence(t, int64(seed)) {
+			seen[k] += v
+		}
+		if t.Failed() {
+			t.Fatalf("seed %d broke an invariant", seed)
+		}
+	}
+	// the sequences must have exercised what they claim to
+	for _, what := range []string{TypeSkillLoaded, "unload:lru", "unload:user", "unload:invalid", TypeSkillActivated, "unknown-tool", "bad-args", "cancelled", TypeSkillChanged, TypeStateChanged, "refused-load"} {
+		if seen[what] == 0 {
+			t.Errorf("no sequence produced %s", what)
+		}
+	}
+	t.Logf("events seen: %v", seen)
+}
+
+var randomSkills = []string{"alpha", "beta", "gamma", "delta"}
+
+func runRandomSequence(t *testing.T, seed int64) map[string]int {
+	rng := rand.New(rand.NewSource(seed))
+	w := newWorkspace(t)
+	for _, name := range randomSkills {
+		w.skill(name, name+" does "+name+" work.", strings.ToUpper(name)+" text.", fmt.Sprintf("tools:\n  - name: %s_tool\n  - name: shared\n", name))
+		w.tool(name+"_tool.yaml", fmt.Sprintf("name: %s_tool\nversion: 1\ndescription: Tool of %s.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: '{{setState \"last\" .q}}{{appendStore \"all\" .q}}%s:{{.q}}'\n", name, name, name))
+	}
+	w.responseTool("shared", 1, "shared {{.q}}")
+	f := w.open(fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3)),
+		func(o *Options) { o.Dir = "" })
+	s := f.s
+	var cancel context.CancelFunc
+	f.model.fallback = func(req *chat.Request) (*chat.Reply, error) {
+		checkRequest(t, s, req)
+		switch r := rng.Intn(10); {
+		case r < 3:
+			name := randomSkills[rng.Intn(len(randomSkills))]
+			if rng.Intn(8) == 0 {
+				name = "nonexistent"
+			}
+			return load(name)(req)
+		case r < 6:
+			var pairs []string
+			for n := 1 + rng.Intn(3); n > 0; n-- {
+				name := randomSkills[rng.Intn(len(randomSkills))] + "_tool"
+				if rng.Intn(6) == 0 {
+					name = "bogus"
+				}
+				args := fmt.Sprintf(`{"q":"%d"}`, rng.Intn(100))
+				if rng.Intn(10) == 0 {
+					args = "{broken"
+				}
+				pairs = append(pairs, name, args)
+			}
+			return call(pairs...)(req)
+		case r < 7 && cancel != nil:
+			cancel()
+			return nil, context.Canceled
+		default:
+			return say("answer")(req)
+		}
+	}
+	for op := 0; op < 6; op++ {
+		switch r := rng.Intn(10); {
+		case r < 6:
+			ctx, c := context.WithCancel(context.Background())
+			cancel = c
+			_, _ = s.Turn(ctx, fmt.Sprintf("message %d about %s", op, randomSkills[rng.Intn(len(randomSkills))]))
+			c()
+			cancel = nil
+		case r < 7:
+			_ = s.LoadSkill(randomSkills[rng.Intn(len(randomSkills))])
+		case r < 8:
+			_ = s.UnloadSkill(randomSkills[rng.Intn(len(randomSkills))])
+		case r < 9:
+			name := randomSkills[rng.Intn(len(randomSkills))]
+			if rng.Intn(3) == 0 {
+				w.skill(name, strings.Repeat("x", 1100), "invalid now", "")
+			} else {
+				w.skill(name, name+" does "+name+" work.", fmt.Sprintf("%s edited %d.", name, op), fmt.Sprintf("tools:\n  - name: %s_tool\n", name))
+			}
+		default:
+			_ = s.Set("max_loaded_skills", fmt.Sprint(1+rng.Intn(3)))
+		}
+		checkSession(t, s)
+	}
+	seen := map[string]int{}
+	for _, e := range f.rec.all() {
+		seen[e.EventType()]++
+		switch e := e.(type) {
+		case *SkillUnloaded:
+			seen["unload:"+e.Reason]++
+		case *ToolResult:
+			switch {
+			case strings.HasPrefix(e.Content, "Unknown tool"):
+				seen["unknown-tool"]++
+			case strings.Contains(e.Content, "bad arguments"):
+				seen["bad-args"]++
+			case strings.HasPrefix(e.Content, "load refused"):
+				seen["refused-load"]++
+			}
+		case *TurnEnd:
+			if e.StopReason == StopCancelled {
+				seen["cancelled"]++
+			}
+		}
+	}
+	return seen
+}
+
+// checkRequest checks one request as the model receives it.
+func checkRequest(t *testing.T, s *Session, req *chat.Request) {
+	t.Helper()
+	msgs := req.Messages
+	if len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
+		msgs = msgs[1:]
+	}
+	if len(msgs) == 0 || msgs[0].Role != chat.RoleUser {
+		t.Errorf("window does not start at a user message")
+		return
+	}
+	calls := map[string]int{}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			calls[tc.ID]++
+		}
+		if m.Role == chat.RoleTool {
+			if calls[m.ToolCallID] != 1 {
+				t.Errorf("tool result %s without its call", m.ToolCallID)
+			}
+			calls[m.ToolCallID]++
+		}
+	}
+	for id, n := range calls {
+		if n != 2 {
+			t.Errorf("tool call %s has no result in the request", id)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	allowed := map[string]bool{ToolLoadSkill: true, ToolReadResource: true}
+	for _, ls := range append(append([]*loadedSkill{}, s.loaded...), s.preloads...) {
+		for _, ref := range ls.skill.Tools {
+			allowed[modelToolName(ref.Name)] = true
+		}
+	}
+	for _, tool := range req.Tools {
+		if !allowed[tool.Function.Name] {
+			t.Errorf("tool %s in the request belongs to no built-in, agent tool or loaded skill", tool.Function.Name)
+		}
+	}
+	if len(s.loaded) > s.settings.MaxLoadedSkills {
+		t.Errorf("%d skills loaded, max %d", len(s.loaded), s.settings.MaxLoadedSkills)
+	}
+}
+
+// checkSession checks the session between operations.
+func checkSession(t *testing.T, s *Session) {
+	t.Helper()
+	results := map[string]int{}
+	var callIDs []string
+	for _, e := range s.Transcript() {
+		for _, tc := range e.ToolCalls {
+			callIDs = append(callIDs, tc.ID)
+		}
+		if e.Kind == EntryTool {
+			results[e.ToolCallID]++
+		}
+	}
+	for _, id := range callIDs {
+		if results[id] != 1 {
+			t.Errorf("tool call %s has %d results, want exactly 1", id, results[id])
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.loaded) > s.settings.MaxLoadedSkills {
+		t.Errorf("%d skills loaded, max %d", len(s.loaded), s.settings.MaxLoadedSkills)
+	}
+	live := map[string]bool{}
+	for _, ls := range s.loaded {
+		live[filepath.Base(ls.stateFile)] = true
+	}
+	states, _ := os.ReadDir(filepath.Join(s.dir, "state"))
+	for _, st := range states {
+		if !live[st.Name()] {
+			t.Errorf("state %s outlived its skill's unload", st.Name())
+		}
+	}
+	for name := range s.stores {
+		if _, err := os.Stat(s.storeFile(name)); err != nil {
+			t.Errorf("store of %s is gone: %v", name, err)
+		}
+	}
+}

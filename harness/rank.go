@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"skillet/skills"
+)
+
+// ranker scores skills against a message by shared words, weighted by how
+// rare each word is among the enabled skills (R10, R22). Each skill's words
+// are computed once per parsed skill.
+type ranker struct {
+	terms map[*skills.Skill]map[string]float64
+	// postings lists, per word, the pool positions holding it and the
+	// word's weight there times its rarity.
+	postings map[string][]posting
+	// gen is the set of skills idf was computed for.
+	gen []*skills.Skill
+}
+
+type posting struct {
+	i  int
+	wt float64
+}
+
+func newRanker() *ranker {
+	return &ranker{terms: map[*skills.Skill]map[string]float64{}}
+}
+
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "use": true, "when": true, "this": true,
+	"that": true, "from": true, "into": true, "your": true, "you": true, "are": true, "any": true,
+	"all": true, "can": true, "how": true, "what": true, "which": true, "about": true, "them": true,
+	"then": true, "than": true, "its": true, "our": true, "was": true, "were": true, "will": true,
+	"should": true, "would": true, "could": true, "have": true, "has": true, "not": true, "but": true,
+	"skill": true, "skills": true, "please": true, "want": true, "need": true, "also": true,
+}
+
+// words splits text into lower-case stems without stop words.
+func words(text string) []string {
+	fields := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := fields[:0]
+	for _, f := range fields {
+		if len([]rune(f)) < 3 || stopWords[f] {
+			continue
+		}
+		out = append(out, stem(f))
+	}
+	return out
+}
+
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+func (r *ranker) skillTerms(s *skills.Skill) map[string]float64 {
+	if t, ok := r.terms[s]; ok {
+		return t
+	}
+	t := map[string]float64{}
+	for _, w := range words(s.Description) {
+		t[w] = 1
+	}
+	for _, w := range words(strings.ReplaceAll(s.Name, "-", " ")) {
+		t[w] = 2 // a word of the name says more than one of the description
+	}
+	r.terms[s] = t
+	return t
+}
+
+func sameSkills(a, b []*skills.Skill) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *ranker) prepare(pool []*skills.Skill) {
+	if r.postings != nil && sameSkills(r.gen, pool) {
+		return
+	}
+	df := map[string]int{}
+	for _, s := range pool {
+		for w := range r.skillTerms(s) {
+			df[w]++
+		}
+	}
+	n := float64(len(pool))
+	r.postings = make(map[string][]posting, len(df))
+	for i, s := range pool {
+		for w, wt := range r.skillTerms(s) {
+			idf := math.Log(1 + n/float64(df[w]))
+			r.postings[w] = append(r.postings[w], posting{i: i, wt: wt * idf})
+		}
+	}
+	r.gen = append(r.gen[:0], pool...)
+	// forget skills that were replaced or removed
+	if len(r.terms) > 2*len(pool)+16 {
+		keep := make(map[*skills.Skill]map[string]float64, len(pool))
+		for _, s := range pool {
+			keep[s] = r.terms[s]
+		}
+		r.terms = keep
+	}
+}
+
+// rank orders pool by relevance to msg (stable: ties keep pool order) and
+// returns the scores in the same order.
+func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []float64) {
+	r.prepare(pool)
+	q := words(msg)
+	seen := make(map[string]bool, len(q))
+	type scored struct {
+		s     *skills.Skill
+		score float64
+		i     int
+	}
+	all := make([]scored, len(pool))
+	for i, s := range pool {
+		all[i] = scored{s: s, i: i}
+	}
+	for _, w := range q {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		for _, p := range r.postings[w] {
+			all[p.i].score += p.wt
+		}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
+	out := make([]*skills.Skill, len(all))
+	scores := make([]float64, len(all))
+	for i, a := range all {
+		out[i], scores[i] = a.s, a.score
+	}
+	return out, scores
+}

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"skillet/skills"
+)
+
+// listHint follows the skill list so the model knows how to use it.
+const listHint = "Call load_skill with a skill's name to read it before you follow it."
+
+// skillText is what a load delivers of a skill: its instructions, then its
+// examples (R8, R18).
+func skillText(s *skills.Skill) string {
+	if len(s.Examples) == 0 {
+		return s.Body
+	}
+	var b strings.Builder
+	b.WriteString(s.Body)
+	b.WriteString("\n\n<examples>\n")
+	for _, ex := range s.Examples {
+		b.WriteString("<example>\n<situation>")
+		b.WriteString(html.EscapeString(ex.Situation))
+		b.WriteString("</situation>\n<resolution>")
+		b.WriteString(html.EscapeString(ex.Resolution))
+		b.WriteString("</resolution>\n")
+		if ex.Reason != "" {
+			b.WriteString("<reason>")
+			b.WriteString(html.EscapeString(ex.Reason))
+			b.WriteString("</reason>\n")
+		}
+		b.WriteString("</example>\n")
+	}
+	b.WriteString("</examples>")
+	return b.String()
+}
+
+// skillElement wraps a skill's text in a <skill> element with its identity.
+func skillElement(name, version, execution string, active bool, extra, text string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<skill name=%q version=%q", html.EscapeString(name), html.EscapeString(version))
+	if execution != "" {
+		fmt.Fprintf(&b, " execution=%q", execution)
+	}
+	if active {
+		b.WriteString(` active="true"`)
+	}
+	b.WriteString(extra)
+	b.WriteString(">\n")
+	b.WriteString(text)
+	b.WriteString("\n</skill>")
+	return b.String()
+}
+
+// listBlock renders the <available_skills> list (R10).
+func listBlock(list []*skills.Skill) string {
+	if len(list) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<available_skills>\n")
+	for _, s := range list {
+		b.WriteString("<skill>\n<name>")
+		b.WriteString(html.EscapeString(s.Name))
+		b.WriteString("</name>\n<description>")
+		b.WriteString(html.EscapeString(s.Description))
+		b.WriteString("</description>\n</skill>\n")
+	}
+	b.WriteString("</available_skills>\n")
+	b.WriteString(listHint)
+	return b.String()
+}
+
+// wrapBlock puts elements inside one tag, or returns "" when there are none.
+func wrapBlock(tag string, elems []string) string {
+	if len(elems) == 0 {
+		return ""
+	}
+	return "<" + tag + ">\n" + strings.Join(elems, "\n") + "\n</" + tag + ">"
+}
+
+// firstChars keeps the first n characters of each non-empty line, for the
+// contextChanged record of a load (R7).
+func firstChars(text string, n int) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if r := []rune(line); len(r) > n {
+			line = string(r[:n])
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// joinParts joins the non-empty parts of the instructions.
+func joinParts(parts []ContextPart) string {
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p.Text != "" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n\n")
+}

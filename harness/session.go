@@ -1,0 +1,412 @@
+// Package harness is Skillet's engine: a session of turns over one
+// transcript, applying the skill lifecycle rule book (DESIGN §2) at every
+// model call. It composes each request, runs tools, emits typed events and
+// answers snapshots; it knows nothing of the terminal.
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"skillet/harness/chat"
+	"skillet/harness/tools"
+	"skillet/skills"
+)
+
+// Options configure a session.
+type Options struct {
+	// Config is the workspace config; nil means DefaultConfig().
+	Config *Config
+	// Catalog holds the discovered skills; it is refreshed at every turn.
+	Catalog *skills.Catalog
+	// Model answers requests; ModelName is sent as the request's model.
+	Model     chat.Model
+	ModelName string
+	// BaseURL is shown and journaled (never with credentials).
+	BaseURL string
+	// Demo marks the built-in offline demo model.
+	Demo bool
+	// Runner carries out skill and agent tools; nil makes one for the
+	// config's MCP servers, logging their stderr under Dir/mcp-logs.
+	Runner *tools.Runner
+	// Approver answers `ask` tools (R15). Nil means headless: `ask` is
+	// denied unless ApproveAll or the tool is in Approve.
+	Approver   Approver
+	ApproveAll bool
+	Approve    []string
+	// Dir is the folder sessions live in: each gets Dir/ID with its
+	// journal, state and store files. "" keeps them in a temporary folder
+	// and writes no journal.
+	Dir string
+	// OnEvent receives every event, in order, outside the session's lock.
+	OnEvent func(Event)
+	// Tokenizer counts tokens; nil uses o200k_base.
+	Tokenizer *Tokenizer
+	// Now and NewID make tests deterministic.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// ModelLister is a model that can list the models its endpoint offers.
+type ModelLister interface {
+	Models(ctx context.Context) ([]string, error)
+}
+
+// Session is one conversation (R1) and everything the rule book keeps for
+// it. Its methods are safe to call from several goroutines; one turn runs
+// at a time.
+type Session struct {
+	opts    Options
+	cfg     *Config
+	catalog *skills.Catalog
+	tok     *Tokenizer
+
+	// emitMu orders events: apply, journal and OnEvent happen in one order.
+	emitMu sync.Mutex
+	mu     sync.Mutex
+
+	id        string
+	dir       string
+	tempDir   bool
+	journal   *journal
+	modelName string
+	model     chat.Model
+	settings  Settings
+
+	entries  []Entry
+	msgs     []chat.Message
+	msgEntry []int
+	userMsgs []int
+	msgTok   []int
+
+	loaded   []*loadedSkill
+	preloads []*loadedSkill
+	execSeq  int
+	turn     int
+	running  bool
+	cancel   context.CancelFunc
+	cur      *turnState
+	last     *TurnEnd
+	ends     []*TurnEnd
+	approved map[string]bool
+	calls    []CallRecord
+	frozen   *frozenPrompt
+
+	sel       *selection
+	ranker    *ranker
+	agentDefs map[string]*skills.ToolDef
+	mcpDefs   map[string]*skills.ToolDef
+	stores    map[string]json.RawMessage
+	notices   []string
+	// gone keeps tools that left with their skill visible for a turn.
+	gone        []goneTool
+	lastDropped int
+	outOfWindow map[string]bool
+	tokCache    map[string]int
+}
+
+// loadedSkill is one skill in the loaded set or among this turn's preloads.
+type loadedSkill struct {
+	skill      *skills.Skill
+	name       string
+	version    string
+	execID     string
+	execTurn   int
+	loadedTurn int
+	by         string
+	text       string
+	tokens     int
+	changed    bool
+	tools      []string
+	stateFile  string
+	// delivery is how the text reaches the model, fixed at load (R11).
+	delivery string
+	// resultMsg is the message holding the result of the model's last
+	// read, which carries the text in tool-result delivery; -1 if none.
+	resultMsg int
+	// lastState is the state last recorded (R26).
+	lastState []byte
+}
+
+// frozenPrompt is the first request's instructions and tools (R23).
+type frozenPrompt struct {
+	instructions string
+	tools        []chat.Tool
+	infos        []ToolInfo
+}
+
+// New starts a session. It fails when the config's skills cannot be
+// selected (R19) or an agent tool has no definition.
+func New(opts Options) (*Session, error) {
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(""); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func newSession(opts Options) (*Session, error) {
+	if opts.Catalog == nil {
+		return nil, errors.New("new session: no skill catalog")
+	}
+	if opts.Model == nil {
+		return nil, errors.New("new session: no model")
+	}
+	if opts.Config == nil {
+		opts.Config = DefaultConfig()
+	}
+	if opts.Tokenizer == nil {
+		opts.Tokenizer = defaultTokenizer
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = newSessionID
+	}
+	if opts.Runner == nil {
+		logDir := filepath.Join(os.TempDir(), "skillet-mcp-logs")
+		if opts.Dir != "" {
+			logDir = filepath.Join(opts.Dir, "mcp-logs")
+		}
+		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
+	}
+	opts.BaseURL = redactURL(opts.BaseURL)
+	s := &Session{opts: opts, cfg: opts.Config, catalog: opts.Catalog, tok: opts.Tokenizer, ranker: newRanker()}
+	s.tok.Warm()
+	if err := s.resolveAgentTools(); err != nil {
+		return nil, err
+	}
+	sel, err := s.selectSkills()
+	if err != nil {
+		return nil, fmt.Errorf("select skills: %w", err)
+	}
+	s.sel = sel
+	if len(sel.unnamed) > 0 {
+		s.notices = append(s.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.cfg), joinNames(sel.unnamed)))
+	}
+	for _, p := range s.catalog.ToolProblems() {
+		for _, pr := range p.Problems {
+			s.notices = append(s.notices, fmt.Sprintf("tool file %s: %s", p.File, pr))
+		}
+	}
+	return s, nil
+}
+
+func configName(c *Config) string {
+	if c.Path == "" {
+		return ConfigFile
+	}
+	return c.Path
+}
+
+func mcpServers(c *Config) map[string]tools.MCPServer {
+	out := map[string]tools.MCPServer{}
+	for name, srv := range c.MCP.Servers {
+		out[name] = tools.MCPServer{Command: srv.Command, Args: srv.Args, Env: srv.Env, URL: srv.URL}
+	}
+	return out
+}
+
+// start resets the session's state to a fresh conversation with a new id.
+// id "" makes one.
+func (s *Session) start(id string) error {
+	s.mu.Lock()
+	if id == "" {
+		id = s.opts.NewID()
+	}
+	s.reset(id)
+	if err := s.openDir(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.mu.Unlock()
+	s.emit(&SessionStart{SessionID: s.id, Model: s.modelName, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.settings, Agent: s.cfg.Agent.Prompt})
+	return s.syncJournal()
+}
+
+// reset empties the session's state for a conversation with the given id.
+// Called with s.mu held.
+func (s *Session) reset(id string) {
+	s.id = id
+	s.settings = s.cfg.Session
+	s.modelName = s.opts.ModelName
+	s.model = s.opts.Model
+	s.entries, s.msgs, s.msgEntry, s.userMsgs, s.msgTok = nil, nil, nil, nil, nil
+	s.loaded, s.preloads = nil, nil
+	s.execSeq, s.turn, s.running, s.cur, s.last, s.ends = 0, 0, false, nil, nil, nil
+	s.approved = map[string]bool{}
+	s.calls, s.frozen = nil, nil
+	s.mcpDefs = map[string]*skills.ToolDef{}
+	s.stores = map[string]json.RawMessage{}
+	s.gone, s.lastDropped = nil, 0
+	s.outOfWindow = map[string]bool{}
+}
+
+// openDir makes the session's folder and opens its journal.
+func (s *Session) openDir() error {
+	if s.journal != nil {
+		_ = s.journal.close()
+		s.journal = nil
+	}
+	if s.tempDir && s.dir != "" {
+		_ = os.RemoveAll(s.dir)
+	}
+	if s.opts.Dir == "" {
+		d, err := os.MkdirTemp("", "skillet-session-")
+		if err != nil {
+			return fmt.Errorf("session folder: %w", err)
+		}
+		s.dir, s.tempDir = d, true
+	} else {
+		s.dir, s.tempDir = filepath.Join(s.opts.Dir, s.id), false
+		if err := os.MkdirAll(s.dir, 0o700); err != nil {
+			return fmt.Errorf("session folder: %w", err)
+		}
+		j, err := openJournal(filepath.Join(s.dir, JournalFile))
+		if err != nil {
+			return err
+		}
+		s.journal = j
+	}
+	for _, sub := range []string{"state", "store"} {
+		if err := os.MkdirAll(filepath.Join(s.dir, sub), 0o700); err != nil {
+			return fmt.Errorf("session folder: %w", err)
+		}
+	}
+	return nil
+}
+
+func newSessionID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// redactURL drops credentials a base URL may carry.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
+
+// ID is the session's id.
+func (s *Session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
+
+// Dir is the session's folder (journal, state and store files).
+func (s *Session) Dir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// Transcript returns the entries recorded so far. The slice is shared:
+// entries never change once recorded, and new ones go past its length.
+func (s *Session) Transcript() []Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.entries[:len(s.entries):len(s.entries)]
+}
+
+// ModelCalls returns every model call of the session, for the inspector.
+func (s *Session) ModelCalls() []CallRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]CallRecord(nil), s.calls...)
+}
+
+// Models lists the models the endpoint offers, when the model can say.
+func (s *Session) Models(ctx context.Context) ([]string, error) {
+	s.mu.Lock()
+	m := s.model
+	s.mu.Unlock()
+	if l, ok := m.(ModelLister); ok {
+		return l.Models(ctx)
+	}
+	return nil, errors.New("this model cannot list models")
+}
+
+// Close ends the session: it syncs the journal and stops tool servers.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	if s.journal != nil {
+		errs = append(errs, s.journal.close())
+		s.journal = nil
+	}
+	if s.tempDir {
+		errs = append(errs, os.RemoveAll(s.dir))
+	}
+	if s.opts.Runner != nil {
+		errs = append(errs, s.opts.Runner.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// emit stamps an event, applies it to the session's state, journals it and
+// hands it to OnEvent. All state changes go through here, which is what
+// lets a journal reopen a session.
+func (s *Session) emit(e Event) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.mu.Lock()
+	h := e.header()
+	h.Type = e.EventType()
+	if h.Turn == 0 {
+		h.Turn = s.turn
+	}
+	if h.Time.IsZero() {
+		h.Time = s.opts.Now().UTC()
+	}
+	s.apply(e, false)
+	j := s.journal
+	s.mu.Unlock()
+	if j != nil && Journaled(e) {
+		if err := j.write(e); err != nil && s.opts.OnEvent != nil {
+			s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
+		}
+	}
+	if s.opts.OnEvent != nil {
+		s.opts.OnEvent(e)
+	}
+}
+
+func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
+
+// logWarn records a harness.log line in the transcript and warns.
+func (s *Session) logWarn(msg string) { s.emit(&Warning{Message: msg, Log: true}) }
+
+func (s *Session) syncJournal() error {
+	s.mu.Lock()
+	j := s.journal
+	s.mu.Unlock()
+	if j == nil {
+		return nil
+	}
+	return j.sync()
+}
+
+func (s *Session) nextExecID() string {
+	s.execSeq++
+	return fmt.Sprintf("x-%d", s.execSeq)
+}

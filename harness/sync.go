@@ -1,0 +1,239 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"skillet/skills"
+)
+
+// selection is the enabled skills after R19 selection and R18's check that
+// no skill is named like a tool the model sees.
+type selection struct {
+	// enabled are the enabled skills that are not preloaded, in order.
+	enabled []*skills.Skill
+	preload []*skills.Skill
+	byName  map[string]*skills.Skill
+	unnamed []string
+	// problems are the harness's own reasons a skill is left out.
+	problems map[string][]skills.Problem
+}
+
+// enabledSkill returns an enabled, not preloaded skill by name.
+func (sel *selection) enabledSkill(name string) *skills.Skill {
+	sk := sel.byName[name]
+	if sk == nil {
+		return nil
+	}
+	for _, p := range sel.preload {
+		if p == sk {
+			return nil
+		}
+	}
+	return sk
+}
+
+// selectSkills applies the config's [[skills]] to the catalog (R19) and
+// leaves out skills named like a built-in or agent tool (R18). On error the
+// selection still holds what could be selected.
+func (s *Session) selectSkills() (*selection, error) {
+	picked, err := s.catalog.Select(s.cfg.Refs())
+	if picked == nil {
+		picked = &skills.Selection{}
+	}
+	return s.buildSelection(picked), err
+}
+
+func (s *Session) buildSelection(picked *skills.Selection) *selection {
+	sel := &selection{byName: map[string]*skills.Skill{}, unnamed: picked.Unnamed, problems: map[string][]skills.Problem{}}
+	toolNames := map[string]string{ToolLoadSkill: "a built-in tool", ToolReadResource: "a built-in tool"}
+	for _, t := range s.cfg.Agent.Tools {
+		toolNames[t.Name] = "one of the agent's tools"
+	}
+	// A skill named like a tool another skill brings is kept: that tool is
+	// the one left out, when it would be offered (R17).
+	keep := func(sk *skills.Skill) bool {
+		if what, ok := toolNames[sk.Name]; ok {
+			sel.problems[sk.Name] = append(sel.problems[sk.Name], skills.Problem{Field: "name", Message: fmt.Sprintf("%q is also the name of %s, which the model sees (R18)", sk.Name, what)})
+			return false
+		}
+		sel.byName[sk.Name] = sk
+		return true
+	}
+	for _, sk := range picked.Preload {
+		if keep(sk) {
+			sel.preload = append(sel.preload, sk)
+		}
+	}
+	for _, sk := range picked.Enabled {
+		if sel.byName[sk.Name] != nil {
+			continue // preloaded
+		}
+		if keep(sk) {
+			sel.enabled = append(sel.enabled, sk)
+		}
+	}
+	return sel
+}
+
+// syncSkills re-reads skills from disk at the start of a turn (R17): a
+// changed loaded skill is re-rendered and marked; one that was removed or
+// turned invalid unloads with a warning; the others keep working.
+func (s *Session) syncSkills() {
+	changes, err := s.catalog.Refresh()
+	if err != nil {
+		s.warn("re-reading skills: " + err.Error())
+	}
+	s.mu.Lock()
+	sel, selErr := s.selectSkills()
+	s.sel = sel
+	type change struct {
+		name, reason, line, warn, version string
+		changed                           bool
+	}
+	var todo []change
+	for _, ls := range s.loaded {
+		cur := sel.byName[ls.name]
+		switch {
+		case cur == nil:
+			sk := s.catalog.Get(ls.name)
+			c := change{name: ls.name, reason: "removed"}
+			switch {
+			case sk == nil:
+				c.warn = fmt.Sprintf("skill %s was removed from disk: unloaded", ls.name)
+			case !sk.Valid():
+				c.reason = "invalid"
+				c.warn = fmt.Sprintf("skill %s is now invalid and left out (%s): unloaded; the others keep working", ls.name, problemsText(sk.Problems))
+			default:
+				c.warn = fmt.Sprintf("skill %s is no longer enabled: unloaded", ls.name)
+			}
+			c.line = fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.name, c.reason)
+			todo = append(todo, c)
+		case cur != ls.skill:
+			c := change{name: ls.name, changed: true, version: cur.Version}
+			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.name)
+			if ls.delivery == DeliveryToolResult {
+				c.line = fmt.Sprintf("contextChanged: %s changed on disk; read it again with load_skill for the new text", ls.name)
+			}
+			todo = append(todo, c)
+		}
+	}
+	var newlyInvalid []string
+	for _, name := range changes.Changed {
+		if sk := s.catalog.Get(name); sk != nil && !sk.Valid() && s.findLoaded(name) == nil {
+			newlyInvalid = append(newlyInvalid, fmt.Sprintf("skill %s is now invalid and left out: %s", name, problemsText(sk.Problems)))
+		}
+	}
+	for _, name := range changes.Added {
+		if sk := s.catalog.Get(name); sk != nil && !sk.Valid() {
+			newlyInvalid = append(newlyInvalid, fmt.Sprintf("new skill %s is invalid and left out: %s", name, problemsText(sk.Problems)))
+		}
+	}
+	s.mu.Unlock()
+
+	if selErr != nil {
+		s.warn("skills in the config no longer select cleanly; keeping the valid ones: " + oneLine(selErr))
+	}
+	for _, w := range newlyInvalid {
+		s.warn(w)
+	}
+	for _, c := range todo {
+		if c.changed {
+			s.emit(&SkillChanged{Skill: c.name, Version: c.version})
+		} else {
+			s.emit(&SkillUnloaded{Skill: c.name, Reason: c.reason})
+			s.logWarn(c.warn)
+		}
+		s.emit(&ContextChanged{Line: c.line})
+	}
+}
+
+func problemsText(ps []skills.Problem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+func joinNames(names []string) string {
+	return strings.Join(names, ", ")
+}
+
+func containsElement(text, elem string) bool { return strings.Contains(text, elem) }
+
+// closest returns up to n names nearest to name: those containing it or
+// contained in it first, then by edit distance.
+func closest(name string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	lname := strings.ToLower(name)
+	for _, c := range names {
+		lc := strings.ToLower(c)
+		d := editDistance(lname, lc)
+		if lname != "" && (strings.Contains(lc, lname) || strings.Contains(lname, lc)) {
+			d = 0
+		}
+		if d <= max(3, len(lname)/2) {
+			cs = append(cs, cand{c, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// pinConflictWith checks a skill's pins against a set of skills.
+func (s *Session) pinConflictWith(sk *skills.Skill, others []*skills.Skill) error {
+	for _, ref := range sk.Tools {
+		if !ref.Pinned() {
+			continue
+		}
+		for _, o := range others {
+			for _, r := range o.Tools {
+				if r.Name == ref.Name && r.Pinned() && r.Version != ref.Version {
+					return errors.New(sk.Name + " and " + o.Name + " pin different versions of " + ref.Name)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ReadJSONObject reads a state or store file (R26). A missing or empty file
+// is the empty object; anything but a JSON object is an error naming the
+// file.
+func ReadJSONObject(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]any{}, nil
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("read %s: not valid JSON: %w", path, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("read %s: holds %s, want a JSON object", path, aJSONKind(v))
+	}
+	return obj, nil
+}
+
+// WriteJSONObject writes v to path as indented JSON, atomically: readers
+// see the old file or the new one, never half of it. A nil map is written
+// as {}. Missing parent folders are made.
+func WriteJSONObject(path string, v map[string]any) error {
+	if v == nil {
+		v = map[string]any{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	_, werr := tmp.Write(buf.Bytes())
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmpName, path)
+	}
+	if werr != nil {
+		os.Remove(tmpName)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// jsonKind names the JSON type of a decoded value, for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64, float32, int, int64, int32, json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+// aJSONKind is jsonKind with its article, for messages.
+func aJSONKind(v any) string {
+	k := jsonKind(v)
+	switch k {
+	case "array", "object":
+		return "an " + k
+	}
+	return "a " + k
+}

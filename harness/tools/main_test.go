@@ -1,0 +1,177 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testServerMode, when set in the environment, makes the test binary act as
+// an MCP server instead of running tests: "stdio" serves the test tools
+// over stdin/stdout, "exit" complains on stderr and exits at once.
+const testServerMode = "SKILLET_TOOLS_TEST_MCP"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(testServerMode) {
+	case "":
+		os.Exit(m.Run())
+	case "stdio":
+		err := newTestServer().Run(context.Background(), &mcp.StdioTransport{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "fatal: cannot open database /nowhere/db.sqlite")
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "unknown", testServerMode)
+		os.Exit(2)
+	}
+}
+
+type greetIn struct {
+	Name string `json:"name" jsonschema:"who to greet"`
+}
+
+type sumIn struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+type sumOut struct {
+	Sum int `json:"sum"`
+}
+
+type envIn struct {
+	Var string `json:"var"`
+}
+
+// newTestServer is the MCP server the tests talk to, over stdio (this
+// binary run as a subprocess) and over streamable HTTP.
+func newTestServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "skillet-test", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "Greet someone by name."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sum", Description: "Add two integers."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in sumIn) (*mcp.CallToolResult, sumOut, error) {
+			return nil, sumOut{Sum: in.A + in.B}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "structured", Description: "Answer with structured content only.",
+		InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"rows": 3}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "picture", Description: "Answer with text and an image.",
+		InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "a chart"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 1234)},
+			}}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fail."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, fmt.Errorf("quota exceeded for this account")
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Read an environment variable."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in envIn) (*mcp.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Var)
+			if !ok {
+				v = "(unset)"
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: v}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Report the server's process id."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Wait until cancelled."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit the server."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "panic: crashing now on purpose")
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	return s
+}
+
+// testdata returns the absolute path of a file under testdata/.
+func testdata(t *testing.T, parts ...string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join(append([]string{"testdata"}, parts...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// processGone reports whether pid has exited (a zombie counts as gone: it
+// runs nothing and only waits for its parent to reap it).
+func processGone(pid int) bool {
+	if runtime.GOOS == "linux" {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return true
+		}
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+			return s[i+2] == 'Z' || s[i+2] == 'X'
+		}
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return true
+	}
+	return p.Signal(syscall.Signal(0)) != nil
+}
+
+// waitGone waits (boundedly) for a killed process to be gone: SIGKILL is
+// delivered asynchronously.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readPid waits for a script to write its grandchild's pid file.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("pid file %s: %v", path, err)
+			}
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pid file %s", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

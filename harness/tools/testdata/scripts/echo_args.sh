@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints the arguments object it reads on stdin.
+cat

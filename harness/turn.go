@@ -1,0 +1,284 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"skillet/harness/chat"
+)
+
+// ErrTurnRunning is returned when a turn or command is asked for while a
+// turn runs.
+var ErrTurnRunning = errors.New("a turn is running; wait for it or cancel it (Esc)")
+
+// Stop reasons of a turn.
+const (
+	StopDone         = "done"
+	StopLength       = "length"
+	StopMaxToolCalls = "max_tool_calls"
+	StopCancelled    = "cancelled"
+	StopInterrupted  = "interrupted"
+	StopError        = "error"
+)
+
+// cancelledResult is the result of a tool call that never ran because the
+// user cancelled (R25).
+const cancelledResult = "cancelled by user"
+
+// turnState is what one turn tracks; none of it outlives the turn except
+// through the TurnEnd event.
+type turnState struct {
+	userText  string
+	userMsg   int
+	userNotes []string
+	ended     bool
+	usage     TurnUsage
+	// execs is the execution of each skill read this turn (R13).
+	execs     map[string]string
+	offered   orderedSet
+	delivered orderedSet
+	loaded    orderedSet
+	skillUses map[string]Use
+	toolUses  []Use
+	reused    map[string]bool
+	warned    map[string]bool
+	leftOff   []string
+}
+
+func newTurnState() *turnState {
+	return &turnState{userMsg: -1, execs: map[string]string{}, skillUses: map[string]Use{}, reused: map[string]bool{}, warned: map[string]bool{}}
+}
+
+// orderedSet keeps names in the order first added.
+type orderedSet struct {
+	names []string
+	seen  map[string]bool
+}
+
+func (o *orderedSet) add(name string) {
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	if !o.seen[name] {
+		o.seen[name] = true
+		o.names = append(o.names, name)
+	}
+}
+
+func (o *orderedSet) list() []string { return append([]string{}, o.names...) }
+
+// Turn runs one turn: it records the user's message, re-reads skills from
+// disk (R17), preloads (R16) or pastes (R22), then calls the model and runs
+// tools until the model answers without tool calls, a limit is hit (R12,
+// R24) or ctx is cancelled (R25). The turn is recorded whatever happens; a
+// model error is also returned.
+func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, errors.New("turn: the message is empty")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.running {
+		s.mu.Unlock()
+		return nil, ErrTurnRunning
+	}
+	s.running = true
+	s.cancel = cancel
+	turn := s.turn + 1
+	s.mu.Unlock()
+
+	s.emit(&TurnStart{Header: Header{Turn: turn}, Text: text})
+	s.syncSkills()
+	s.preloadSkills()
+	if !s.settingsNow().LoadSkillTool {
+		s.pasteSkills(text)
+	}
+	stop, err := s.loop(ctx)
+	end := s.finishTurn(stop)
+	if jerr := s.syncJournal(); jerr != nil {
+		s.emit(&Error{Message: "journal: " + jerr.Error()})
+	}
+	s.mu.Lock()
+	s.cancel = nil
+	s.mu.Unlock()
+	return end, err
+}
+
+// Cancel stops the running turn, if any (R25).
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	c := s.cancel
+	s.mu.Unlock()
+	if c != nil {
+		c()
+	}
+}
+
+func (s *Session) settingsNow() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// loop makes model calls until the turn ends.
+func (s *Session) loop(ctx context.Context) (string, error) {
+	for call := 1; ; call++ {
+		if ctx.Err() != nil {
+			return StopCancelled, nil
+		}
+		c := s.composeCall(ctx, call)
+		body, err := c.req.Body()
+		if err != nil {
+			s.emit(&Error{Message: err.Error()})
+			return StopError, err
+		}
+		s.emit(&ModelCall{Call: call, Request: body})
+		reply, partial, err := s.complete(ctx, call, c.req)
+		if err != nil {
+			if ctx.Err() != nil {
+				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true, FinishReason: "cancelled"})
+				return StopCancelled, nil
+			}
+			s.emit(&Error{Message: err.Error()})
+			if partial.text != "" || partial.reasoning != "" {
+				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true})
+			}
+			return StopError, err
+		}
+		calls := reply.Message.ToolCalls
+		if reply.Interrupted {
+			calls = nil // no half-built call may run
+		}
+		s.emit(assistantEvent(call, reply, calls))
+		if reply.Interrupted {
+			s.warn("the model's reply ended without a finish reason: it is recorded as interrupted and no tool call ran")
+			return StopInterrupted, nil
+		}
+		if len(calls) == 0 {
+			if reply.FinishReason == "length" {
+				s.warn("the model stopped at its output limit (finish_reason length)")
+				return StopLength, nil
+			}
+			return StopDone, nil
+		}
+		if stop := s.runCalls(ctx, calls, c.live); stop != "" {
+			return stop, nil
+		}
+	}
+}
+
+type partialReply struct{ text, reasoning string }
+
+// complete calls the model, turning its stream into delta events.
+func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*chat.Reply, partialReply, error) {
+	var p partialReply
+	s.mu.Lock()
+	m := s.model
+	s.mu.Unlock()
+	reply, err := m.Complete(ctx, req, func(ev chat.StreamEvent) {
+		switch ev.Kind {
+		case chat.EventText:
+			p.text += ev.Text
+			s.emit(&TextDelta{Call: call, Text: ev.Text})
+		case chat.EventReasoning:
+			p.reasoning += ev.Text
+			s.emit(&ReasoningDelta{Call: call, Text: ev.Text})
+		case chat.EventRetry:
+			msg := ""
+			if ev.Err != nil {
+				msg = ev.Err.Error()
+			}
+			s.emit(&Retry{Call: call, Attempt: ev.Attempt, WaitMS: ev.Wait.Milliseconds(), Message: msg})
+		}
+	})
+	if err == nil && reply == nil {
+		err = errors.New("model returned no reply")
+	}
+	return reply, p, err
+}
+
+func assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
+	a := &Assistant{Call: call, Text: r.Message.Content, Reasoning: r.Reasoning, FinishReason: r.FinishReason, Usage: r.Usage, Interrupted: r.Interrupted, Raw: r.Raw, ToolCalls: []ToolCallRecord{}}
+	for i, tc := range calls {
+		id := tc.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", call, i+1)
+		}
+		a.ToolCalls = append(a.ToolCalls, ToolCallRecord{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Extra: tc.Extra})
+	}
+	return a
+}
+
+// runCalls answers every tool call of one assistant message, in order. Each
+// call gets exactly one result, whatever happens (R25).
+func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) string {
+	stop := ""
+	max := s.settingsNow().MaxToolCalls
+	for i, tc := range calls {
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d_%d", s.currentCall(), i+1)
+		}
+		switch {
+		case ctx.Err() != nil:
+			s.refuse(tc, cancelledResult, false)
+			stop = StopCancelled
+			continue
+		case stop == StopMaxToolCalls:
+			s.refuse(tc, fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max), true)
+			continue
+		}
+		s.mu.Lock()
+		over := s.cur.usage.ToolCalls >= max
+		if !over {
+			s.cur.usage.ToolCalls++
+		}
+		s.mu.Unlock()
+		if over {
+			stop = StopMaxToolCalls
+			s.refuse(tc, fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max), true)
+			continue
+		}
+		s.dispatch(ctx, tc, live, false)
+	}
+	if stop == StopMaxToolCalls {
+		s.warn(fmt.Sprintf("the turn ended: it reached max_tool_calls (%d tool calls per turn)", max))
+	}
+	return stop
+}
+
+func (s *Session) currentCall() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur.usage.ModelCalls
+}
+
+// refuse answers a tool call the harness did not run.
+func (s *Session) refuse(tc chat.ToolCall, content string, isError bool) {
+	s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Function.Name, Content: content, IsError: isError, Refused: true})
+}
+
+// finishTurn records the turn's end with Offered / Delivered / Loaded (R20)
+// and uses (R21).
+func (s *Session) finishTurn(stop string) *TurnEnd {
+	s.mu.Lock()
+	cur := s.cur
+	uses := make([]Use, 0, len(cur.skillUses)+len(cur.toolUses))
+	for _, name := range cur.delivered.names {
+		uses = append(uses, cur.skillUses[name])
+	}
+	uses = append(uses, cur.toolUses...)
+	answer := ""
+	for i := len(s.entries) - 1; i >= 0 && s.entries[i].Turn == s.turn; i-- {
+		if s.entries[i].Kind == EntryAssistant && s.entries[i].Text != "" {
+			answer = s.entries[i].Text
+			break
+		}
+	}
+	end := &TurnEnd{Offered: cur.offered.list(), Delivered: cur.delivered.list(), Loaded: cur.loaded.list(), Uses: uses, LeftOff: cur.leftOff, StopReason: stop, Answer: answer}
+	s.mu.Unlock()
+	s.emit(end)
+	return end
+}

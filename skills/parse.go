@@ -1,0 +1,331 @@
+package skills
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits of the Agent Skills specification and of R18.
+const (
+	MaxNameLen          = 64
+	MaxDescriptionLen   = 1024
+	MaxCompatibilityLen = 500
+	MaxBodyChars        = 65536
+	MaxExamples         = 20
+	MaxExampleBytes     = 4096
+	// RecommendedBodyLines is the spec's advice, not a rule: a longer body
+	// gets a warning.
+	RecommendedBodyLines = 500
+)
+
+// The file names a skill folder may hold; the second is accepted with a
+// warning, as the reference validator does.
+const (
+	SkillFile      = "SKILL.md"
+	SkillFileLower = "skill.md"
+)
+
+var (
+	nameRE     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+)
+
+// LoadSkill reads and validates the skill in dir: its SKILL.md (or
+// skill.md, with a warning). Every failure is a Problem on the returned
+// skill; LoadSkill never fails as a function.
+func LoadSkill(dir string) *Skill {
+	path := filepath.Join(dir, SkillFile)
+	var warn []Problem
+	if _, err := os.Stat(path); err != nil {
+		lower := filepath.Join(dir, SkillFileLower)
+		if _, err2 := os.Stat(lower); err2 == nil {
+			path = lower
+			warn = append(warn, lowerCaseWarning())
+		}
+	}
+	s := LoadSkillFile(path)
+	s.Warnings = append(warn, s.Warnings...)
+	return s
+}
+
+func lowerCaseWarning() Problem {
+	return Problem{Field: "file", Message: "named skill.md; the spec names it SKILL.md"}
+}
+
+// LoadSkillFile reads and validates one SKILL.md; its folder is the
+// skill's folder.
+func LoadSkillFile(path string) *Skill {
+	dir := filepath.Dir(path)
+	data, info, prob := readTextFile(path)
+	var s *Skill
+	if prob != nil {
+		s = &Skill{Name: filepath.Base(dir), Problems: []Problem{*prob}}
+	} else {
+		s = ParseSkill(data, filepath.Base(dir))
+	}
+	s.Dir, s.Path = dir, path
+	if info != nil {
+		s.ModTime, s.Size = info.ModTime(), info.Size()
+	}
+	return s
+}
+
+// ParseSkill parses and validates the content of a SKILL.md whose folder
+// is named folder ("" skips the name-matches-folder rule). All problems are
+// reported at once, each naming its field.
+func ParseSkill(data []byte, folder string) *Skill {
+	s := &Skill{Name: folder}
+	if p := checkText(data); p != nil {
+		s.Problems = append(s.Problems, *p)
+		return s
+	}
+	front, body, frontLine, prob := splitFrontmatter(string(data))
+	if prob != nil {
+		s.Problems = append(s.Problems, *prob)
+		return s
+	}
+	root, err := parseYAML(front, frontLine)
+	if err != nil {
+		// The spec's lenient-loading advice: a value holding an unquoted
+		// ": " is read again as if quoted.
+		if fixed, keys := quoteColonValues(front); len(keys) > 0 {
+			if r, err2 := parseYAML(fixed, frontLine); err2 == nil {
+				root, err = r, nil
+				for _, k := range keys {
+					s.Warnings = append(s.Warnings, Problem{Field: k,
+						Message: `the value holds ": " and is not quoted, which is invalid YAML; it was read as if quoted (quote it so other tools read it too)`})
+				}
+			}
+		}
+	}
+	if err != nil {
+		s.Problems = append(s.Problems, Problem{Field: "frontmatter", Message: err.Error()})
+		return s
+	}
+	s.Body = body
+	p := &parser{s: s}
+	p.fields(root, folder)
+	p.body(body)
+	return s
+}
+
+type parser struct{ s *Skill }
+
+func (p *parser) problem(field, format string, args ...any) {
+	p.s.Problems = append(p.s.Problems, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) warn(field, format string, args ...any) {
+	p.s.Warnings = append(p.s.Warnings, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) fields(root *yaml.Node, folder string) {
+	seen := map[string]int{}
+	var hasName, hasDesc bool
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], deref(root.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			p.problem("frontmatter", "line %d: a key must be a plain name, not a %s", k.Line, kindName(k))
+			continue
+		}
+		key := k.Value
+		if key == "" {
+			p.problem("frontmatter", "line %d: a key is empty", k.Line)
+			continue
+		}
+		if line, dup := seen[key]; dup {
+			p.problem(key, "defined twice (lines %d and %d of the frontmatter)", line, k.Line)
+			continue
+		}
+		seen[key] = k.Line
+		switch key {
+		case "name":
+			hasName = true
+			p.name(v, folder)
+		case "description":
+			hasDesc = true
+			if d, ok := p.str(key, v); ok {
+				p.s.Description = d
+				if strings.TrimSpace(d) == "" {
+					p.problem(key, "must not be empty: say what the skill does and when to use it")
+				} else if n := utf8.RuneCountInString(d); n > MaxDescriptionLen {
+					p.problem(key, "is %d characters, over the %d limit", n, MaxDescriptionLen)
+				}
+			}
+		case "license":
+			if l, ok := p.str(key, v); ok {
+				p.s.License = l
+			}
+		case "compatibility":
+			if c, ok := p.str(key, v); ok {
+				p.s.Compatibility = c
+				if n := utf8.RuneCountInString(c); n > MaxCompatibilityLen {
+					p.problem(key, "is %d characters, over the %d limit", n, MaxCompatibilityLen)
+				} else if strings.TrimSpace(c) == "" {
+					p.warn(key, "is empty; leave the key out instead")
+				}
+			}
+		case "metadata":
+			p.metadata(v)
+		case "allowed-tools":
+			p.allowedTools(v)
+		case "tools":
+			p.tools(v)
+		case "examples":
+			p.examples(v)
+		default:
+			if p.s.Extra == nil {
+				p.s.Extra = map[string]string{}
+			}
+			p.s.Extra[key] = nodeText(v)
+			p.warn(key, "is not a key of the Agent Skills spec or of Skillet; kept and ignored")
+		}
+	}
+	if !hasName {
+		p.problem("name", "missing required field")
+	}
+	if !hasDesc {
+		p.problem("description", "missing required field")
+	}
+}
+
+func (p *parser) name(v *yaml.Node, folder string) {
+	name, ok := p.str("name", v)
+	if !ok {
+		return
+	}
+	if name = strings.TrimSpace(name); name == "" {
+		p.problem("name", "must not be empty")
+		return
+	}
+	p.s.Name = name
+	n := utf8.RuneCountInString(name)
+	if n > MaxNameLen {
+		p.problem("name", "%q is %d characters, over the %d limit", name, n, MaxNameLen)
+	}
+	if !nameRE.MatchString(name) {
+		switch {
+		case strings.ToLower(name) != name:
+			p.problem("name", "%q must be lowercase", name)
+		case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+			p.problem("name", "%q must not start or end with a hyphen", name)
+		case strings.Contains(name, "--"):
+			p.problem("name", "%q must not hold consecutive hyphens", name)
+		default:
+			p.problem("name", "%q holds characters other than lowercase letters a-z, digits and hyphens", name)
+		}
+	}
+	if folder != "" && name != folder {
+		p.problem("name", "%q does not match the folder name %q (the spec requires them to be equal)", name, folder)
+	}
+}
+
+// str reads a string scalar. Other scalars are refused with a hint to quote
+// them, since YAML would otherwise silently turn `1.10` into a number.
+func (p *parser) str(field string, v *yaml.Node) (string, bool) {
+	switch {
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
+		return v.Value, true
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+		p.problem(field, "has no value; want a string")
+	case v.Kind == yaml.ScalarNode:
+		p.problem(field, "must be a string, not %s %q (quote it)", tagName(v), v.Value)
+	default:
+		p.problem(field, "must be a string, not a %s", kindName(v))
+	}
+	return "", false
+}
+
+func (p *parser) metadata(v *yaml.Node) {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		p.problem("metadata", "must be a map of string keys to string values, not a %s", kindName(v))
+		return
+	}
+	md := map[string]string{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], deref(v.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			p.problem("metadata", "line %d: a key must be a string, not a %s", k.Line, kindName(k))
+			continue
+		}
+		field := "metadata." + k.Value
+		if _, dup := md[k.Value]; dup {
+			p.problem(field, "defined twice")
+			continue
+		}
+		if s, ok := p.str(field, val); ok {
+			md[k.Value] = s
+		}
+	}
+	if len(md) > 0 {
+		p.s.Metadata = md
+		p.s.Version = md["version"]
+	}
+}
+
+func (p *parser) allowedTools(v *yaml.Node) {
+	switch {
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
+		if strings.Contains(v.Value, ",") {
+			p.warn("allowed-tools", "is comma-separated; the spec says space-separated (read as a list anyway)")
+		}
+		p.s.AllowedTools = splitTools(v.Value)
+	case v.Kind == yaml.SequenceNode:
+		p.warn("allowed-tools", "is a YAML list; the spec says a space-separated string (read as a list anyway)")
+		for i, item := range v.Content {
+			if s, ok := p.str(fmt.Sprintf("allowed-tools[%d]", i), deref(item)); ok && strings.TrimSpace(s) != "" {
+				p.s.AllowedTools = append(p.s.AllowedTools, strings.TrimSpace(s))
+			}
+		}
+	default:
+		p.str("allowed-tools", v)
+	}
+}
+
+// splitTools splits on spaces and commas outside parentheses, so that
+// `Bash(git add:*)` stays one entry.
+func splitTools(s string) []string {
+	var out []string
+	depth, start := 0, -1
+	flush := func(end int) {
+		if start >= 0 {
+			out = append(out, s[start:end])
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+func (p *parser) body(body string) {
+	if n := utf8.RuneCountInString(body); n > MaxBodyChars {
+		p.problem("body", "the instructions are %d characters, over the %d limit", n, MaxBodyChars)
+	}
+	if n := strings.Count(body, "\n") + 1; body != "" && n > RecommendedBodyLines {
+		p.warn("body", "is %d lines; the spec recommends under %d (move detail into references/)", n, RecommendedBodyLines)
+	}
+}

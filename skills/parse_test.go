@@ -1,0 +1,437 @@
+package skills
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fields lists the Field of each problem, in order.
+func fields(ps []Problem) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Field
+	}
+	return out
+}
+
+func hasField(ps []Problem, field string) bool { return slices.Contains(fields(ps), field) }
+
+func mustValid(t *testing.T, s *Skill) {
+	t.Helper()
+	if !s.Valid() {
+		t.Fatalf("want a valid skill, got problems %v", s.Problems)
+	}
+}
+
+func TestParseSkill_AllFields(t *testing.T) {
+	src := `---
+name: account-review
+description: Review account activity. Use when asked to review an account.
+license: MIT
+compatibility: Needs network access.
+allowed-tools: Bash(git add:*) Read Grep
+metadata:
+  version: "2"
+  author: someone
+tools:
+  - name: get_account_activity
+    version: 1
+  - name: files/read_file
+examples:
+  - situation: A page of activity failed to load.
+    resolution: Mark the review incomplete.
+    reason: A partial read is not evidence that the rest was clean.
+---
+
+# Account review
+
+Do the thing.
+`
+	s := ParseSkill([]byte(src), "account-review")
+	mustValid(t, s)
+	if len(s.Warnings) != 0 {
+		t.Errorf("want no warnings, got %v", s.Warnings)
+	}
+	if s.Name != "account-review" || s.License != "MIT" || s.Compatibility != "Needs network access." {
+		t.Errorf("scalar fields: %+v", s)
+	}
+	if s.Version != "2" || s.Metadata["author"] != "someone" {
+		t.Errorf("metadata: version %q, %v", s.Version, s.Metadata)
+	}
+	if want := []string{"Bash(git add:*)", "Read", "Grep"}; !slices.Equal(s.AllowedTools, want) {
+		t.Errorf("allowed-tools = %q, want %q", s.AllowedTools, want)
+	}
+	if want := []ToolRef{{Name: "get_account_activity", Version: 1}, {Name: "files/read_file"}}; !slices.Equal(s.Tools, want) {
+		t.Errorf("tools = %v, want %v", s.Tools, want)
+	}
+	if len(s.Examples) != 1 || s.Examples[0].Reason == "" {
+		t.Errorf("examples = %+v", s.Examples)
+	}
+	if s.Body != "# Account review\n\nDo the thing." {
+		t.Errorf("body = %q", s.Body)
+	}
+}
+
+func TestParseSkill_BOMAndCRLF(t *testing.T) {
+	src := "\ufeff---\r\nname: crlf\r\ndescription: Works with CRLF. Use when testing.\r\n---\r\nLine one.\r\nLine two.\r\n"
+	s := ParseSkill([]byte(src), "crlf")
+	mustValid(t, s)
+	if s.Description != "Works with CRLF. Use when testing." {
+		t.Errorf("description = %q", s.Description)
+	}
+	if s.Body != "Line one.\nLine two." {
+		t.Errorf("body = %q", s.Body)
+	}
+}
+
+func TestParseSkill_FenceIsAWholeLine(t *testing.T) {
+	// A "---" inside a value or a longer dash line does not close the
+	// frontmatter, unlike the reference validator's split on "---".
+	src := "---\nname: dashes\ndescription: Before --- after. Use when testing.\nnotes: |\n  ---\n  ----\n---  \nBody --- text.\n"
+	s := ParseSkill([]byte(src), "dashes")
+	if hasField(s.Problems, "frontmatter") {
+		t.Fatalf("unexpected frontmatter problem: %v", s.Problems)
+	}
+	if s.Description != "Before --- after. Use when testing." {
+		t.Errorf("description = %q", s.Description)
+	}
+	if s.Body != "Body --- text." {
+		t.Errorf("body = %q", s.Body)
+	}
+}
+
+func TestParseSkill_FrontmatterErrors(t *testing.T) {
+	cases := map[string]struct {
+		src, field, msg string
+	}{
+		"no opening fence":  {"# Title\n---\nname: x\n---\n", "frontmatter", "must start with"},
+		"dashes then text":  {"---x\nname: x\n---\n", "frontmatter", "must start with"},
+		"blank line first":  {"\n---\nname: x\n---\n", "frontmatter", "must start with"},
+		"missing close":     {"---\nname: x\ndescription: y\n", "frontmatter", "not closed"},
+		"only opening":      {"---", "frontmatter", "not closed"},
+		"bad yaml":          {"---\nname: x\ndescription: [unclosed\n---\n", "frontmatter", "invalid YAML: line"},
+		"not a mapping":     {"---\n- a\n- b\n---\n", "frontmatter", "must be a YAML mapping"},
+		"empty frontmatter": {"---\n---\nbody\n", "name", "missing required field"},
+		"duplicate key":     {"---\nname: x\nname: x\ndescription: d\n---\n", "name", "defined twice"},
+		"binary":            {"---\nname: x\x00\n---\n", "file", "NUL byte at offset 11"},
+		"not utf-8":         {"---\nname: \xff\xfe\n---\n", "file", "not valid UTF-8 (first bad byte at offset 10)"},
+		"empty":             {"", "file", "file is empty"},
+		"only whitespace":   {" \n\t\n", "file", "file is empty"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := ParseSkill([]byte(c.src), "x")
+			if s.Valid() {
+				t.Fatalf("want invalid")
+			}
+			found := false
+			for _, p := range s.Problems {
+				if p.Field == c.field && strings.Contains(p.Message, c.msg) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("want a %q problem containing %q, got %v", c.field, c.msg, s.Problems)
+			}
+		})
+	}
+}
+
+func TestParseSkill_YAMLErrorNamesFileLine(t *testing.T) {
+	// Line 4 of the frontmatter is line 5 of the file.
+	src := "---\nname: x\ndescription: ok\nmetadata:\n  k: a: b\n---\n"
+	s := ParseSkill([]byte(src), "x")
+	if len(s.Problems) != 1 || s.Problems[0].Message != "invalid YAML: line 5 of the file: mapping values are not allowed in this context" {
+		t.Fatalf("problems = %v", s.Problems)
+	}
+}
+
+func TestParseSkill_NameRules(t *testing.T) {
+	cases := []struct {
+		name, folder, msg string
+	}{
+		{"My-Skill", "My-Skill", "must be lowercase"},
+		{"-skill", "-skill", "must not start or end with a hyphen"},
+		{"skill-", "skill-", "must not start or end with a hyphen"},
+		{"my--skill", "my--skill", "consecutive hyphens"},
+		{"my_skill", "my_skill", "holds characters other than"},
+		{"навык", "навык", "holds characters other than"},
+		{strings.Repeat("a", 65), strings.Repeat("a", 65), "over the 64 limit"},
+		{"vercel-react", "react", `does not match the folder name "react"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := ParseSkill(fmt.Appendf(nil, "---\nname: %s\ndescription: d\n---\n", c.name), c.folder)
+			var msgs []string
+			for _, p := range s.Problems {
+				if p.Field == "name" {
+					msgs = append(msgs, p.Message)
+				}
+			}
+			if !strings.Contains(strings.Join(msgs, "|"), c.msg) {
+				t.Errorf("name problems %q do not contain %q", msgs, c.msg)
+			}
+		})
+	}
+	ok := ParseSkill([]byte("---\nname: a1-b2-c3\ndescription: d\n---\n"), "a1-b2-c3")
+	mustValid(t, ok)
+	long := strings.Repeat("a", 64)
+	mustValid(t, ParseSkill(fmt.Appendf(nil, "---\nname: %s\ndescription: d\n---\n", long), long))
+}
+
+func TestParseSkill_TypesAreChecked(t *testing.T) {
+	src := `---
+name: 123
+description: [a, b]
+license: true
+compatibility: 1.5
+metadata:
+  version: 2
+  tags: [a, b]
+  author: me
+---
+`
+	s := ParseSkill([]byte(src), "123")
+	want := []string{"name", "description", "license", "compatibility", "metadata.version", "metadata.tags"}
+	if got := fields(s.Problems); !slices.Equal(got, want) {
+		t.Fatalf("problem fields = %q, want %q (%v)", got, want, s.Problems)
+	}
+	if !strings.Contains(s.Problems[0].Message, `not the number "123" (quote it)`) {
+		t.Errorf("name message = %q", s.Problems[0].Message)
+	}
+	if s.Metadata["author"] != "me" {
+		t.Errorf("the valid metadata keys are still read: %v", s.Metadata)
+	}
+	bad := ParseSkill([]byte("---\nname: x\ndescription: d\nmetadata: [a]\n---\n"), "x")
+	if !hasField(bad.Problems, "metadata") {
+		t.Errorf("metadata as a list: %v", bad.Problems)
+	}
+}
+
+func TestParseSkill_MissingRequiredFields(t *testing.T) {
+	s := ParseSkill([]byte("---\nlicense: MIT\n---\nBody\n"), "folder")
+	if got := fields(s.Problems); !slices.Equal(got, []string{"name", "description"}) {
+		t.Fatalf("problems = %v", s.Problems)
+	}
+	if s.Name != "folder" {
+		t.Errorf("a skill without a name is known by its folder, got %q", s.Name)
+	}
+	empty := ParseSkill([]byte("---\nname: x\ndescription: \"  \"\n---\n"), "x")
+	if !hasField(empty.Problems, "description") {
+		t.Errorf("blank description: %v", empty.Problems)
+	}
+}
+
+func TestParseSkill_LengthsCountRunes(t *testing.T) {
+	desc := func(n int) []byte {
+		return fmt.Appendf(nil, "---\nname: x\ndescription: %s\n---\n", strings.Repeat("é", n))
+	}
+	mustValid(t, ParseSkill(desc(1024), "x"))
+	s := ParseSkill(desc(1025), "x")
+	if len(s.Problems) != 1 || s.Problems[0].Field != "description" || !strings.Contains(s.Problems[0].Message, "1025 characters") {
+		t.Errorf("problems = %v", s.Problems)
+	}
+	compat := func(n int) []byte {
+		return fmt.Appendf(nil, "---\nname: x\ndescription: d\ncompatibility: %s\n---\n", strings.Repeat("ü", n))
+	}
+	mustValid(t, ParseSkill(compat(500), "x"))
+	if s := ParseSkill(compat(501), "x"); !hasField(s.Problems, "compatibility") {
+		t.Errorf("compatibility 501: %v", s.Problems)
+	}
+}
+
+func TestParseSkill_AllowedTools(t *testing.T) {
+	cases := []struct {
+		value string
+		want  []string
+		warn  bool
+	}{
+		{"Read Grep", []string{"Read", "Grep"}, false},
+		{"Bash(git:*) Bash(jq:*) Read", []string{"Bash(git:*)", "Bash(jq:*)", "Read"}, false},
+		{"Read, Grep, Glob, Bash, Task", []string{"Read", "Grep", "Glob", "Bash", "Task"}, true},
+		{"[Read, Grep]", []string{"Read", "Grep"}, true},
+	}
+	for _, c := range cases {
+		s := ParseSkill(fmt.Appendf(nil, "---\nname: x\ndescription: d\nallowed-tools: %s\n---\n", c.value), "x")
+		mustValid(t, s)
+		if !slices.Equal(s.AllowedTools, c.want) {
+			t.Errorf("%q: got %q, want %q", c.value, s.AllowedTools, c.want)
+		}
+		if got := hasField(s.Warnings, "allowed-tools"); got != c.warn {
+			t.Errorf("%q: warning %v, want %v (%v)", c.value, got, c.warn, s.Warnings)
+		}
+	}
+}
+
+func TestParseSkill_UnknownKeysAreWarnings(t *testing.T) {
+	src := "---\nname: x\ndescription: d\ndisable-model-invocation: true\nhooks:\n  pre: [a]\n---\n"
+	s := ParseSkill([]byte(src), "x")
+	mustValid(t, s)
+	if got := fields(s.Warnings); !slices.Equal(got, []string{"disable-model-invocation", "hooks"}) {
+		t.Errorf("warnings = %v", s.Warnings)
+	}
+	if s.Extra["disable-model-invocation"] != "true" || !strings.Contains(s.Extra["hooks"], "pre:") {
+		t.Errorf("extra = %q", s.Extra)
+	}
+}
+
+func TestParseSkill_ToolRefs(t *testing.T) {
+	src := `---
+name: x
+description: d
+tools:
+  - name: ok_tool
+  - name: pinned
+    version: 3
+  - name: zero
+    version: 0
+  - name: quoted
+    version: "1"
+  - name: bad name
+  - name: srv/tool
+    version: 2
+  - name: ok_tool
+  - verison: 1
+    name: typo
+  - just-a-string
+  - version: 1
+---
+`
+	s := ParseSkill([]byte(src), "x")
+	want := []string{"tools[2].version", "tools[3].version", "tools[4].name", "tools[5].name", "tools[6].name",
+		"tools[7].verison", "tools[8]", "tools[9].name"}
+	if got := fields(s.Problems); !slices.Equal(got, want) {
+		t.Fatalf("problem fields = %q\nwant %q\n%v", got, want, s.Problems)
+	}
+	if wantRefs := []ToolRef{{Name: "ok_tool"}, {Name: "pinned", Version: 3}}; !slices.Equal(s.Tools, wantRefs) {
+		t.Errorf("tools = %v", s.Tools)
+	}
+	if notList := ParseSkill([]byte("---\nname: x\ndescription: d\ntools: ok_tool\n---\n"), "x"); !hasField(notList.Problems, "tools") {
+		t.Errorf("tools as a string: %v", notList.Problems)
+	}
+}
+
+func TestR18_AtMost20Examples(t *testing.T) {
+	ex := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("---\nname: x\ndescription: d\nexamples:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "  - situation: s%d\n    resolution: r%d\n", i, i)
+		}
+		b.WriteString("---\n")
+		return []byte(b.String())
+	}
+	s := ParseSkill(ex(20), "x")
+	mustValid(t, s)
+	if len(s.Examples) != 20 {
+		t.Errorf("examples = %d", len(s.Examples))
+	}
+	if s := ParseSkill(ex(21), "x"); !hasField(s.Problems, "examples") {
+		t.Errorf("21 examples: %v", s.Problems)
+	}
+}
+
+func TestR18_ExampleAtMost4KiB(t *testing.T) {
+	ex := func(resolutionLen int) []byte {
+		return fmt.Appendf(nil, "---\nname: x\ndescription: d\nexamples:\n  - situation: ab\n    resolution: %s\n    reason: cd\n---\n",
+			strings.Repeat("r", resolutionLen))
+	}
+	mustValid(t, ParseSkill(ex(4096-4), "x"))
+	s := ParseSkill(ex(4096-3), "x")
+	if !hasField(s.Problems, "examples[0]") || !strings.Contains(s.Problems[0].Message, "4097 bytes") {
+		t.Errorf("problems = %v", s.Problems)
+	}
+}
+
+func TestR18_ExampleNeedsSituationAndResolution(t *testing.T) {
+	src := `---
+name: x
+description: d
+examples:
+  - situation: ""
+    resolution: r
+  - situation: s
+  - situation: s
+    resolution: r
+    source: {actionId: a}
+  - a plain string
+---
+`
+	s := ParseSkill([]byte(src), "x")
+	want := []string{"examples[0].situation", "examples[1].resolution", "examples[3]"}
+	if got := fields(s.Problems); !slices.Equal(got, want) {
+		t.Fatalf("problem fields = %q, want %q", got, want)
+	}
+	if !hasField(s.Warnings, "examples[2].source") {
+		t.Errorf("unknown example key should warn: %v", s.Warnings)
+	}
+}
+
+func TestR18_InstructionsAtMost65536Chars(t *testing.T) {
+	body := func(n int) []byte {
+		return fmt.Appendf(nil, "---\nname: x\ndescription: d\n---\n%s\n", strings.Repeat("ß", n))
+	}
+	mustValid(t, ParseSkill(body(65536), "x"))
+	s := ParseSkill(body(65537), "x")
+	if len(s.Problems) != 1 || s.Problems[0].Field != "body" {
+		t.Errorf("problems = %v", s.Problems)
+	}
+}
+
+func TestParseSkill_LongBodyIsAWarning(t *testing.T) {
+	s := ParseSkill(fmt.Appendf(nil, "---\nname: x\ndescription: d\n---\n%s", strings.Repeat("line\n", 501)), "x")
+	mustValid(t, s)
+	if !hasField(s.Warnings, "body") {
+		t.Errorf("warnings = %v", s.Warnings)
+	}
+	short := ParseSkill(fmt.Appendf(nil, "---\nname: x\ndescription: d\n---\n%s", strings.Repeat("line\n", 500)), "x")
+	if hasField(short.Warnings, "body") {
+		t.Errorf("500 lines should not warn: %v", short.Warnings)
+	}
+}
+
+func TestParseSkill_AllProblemsAtOnce(t *testing.T) {
+	src := fmt.Sprintf("---\nname: Bad--Name\ndescription: %s\ncompatibility: %s\nmetadata:\n  version: 1\nexamples:\n  - situation: s\n---\n",
+		strings.Repeat("d", 1100), strings.Repeat("c", 600))
+	s := ParseSkill([]byte(src), "bad-name")
+	for _, f := range []string{"name", "description", "compatibility", "metadata.version", "examples[0].resolution"} {
+		if !hasField(s.Problems, f) {
+			t.Errorf("missing a %q problem in %v", f, s.Problems)
+		}
+	}
+}
+
+func TestParseSkill_UnquotedColonIsReadLeniently(t *testing.T) {
+	src := "---\nname: x\ndescription: Use when: the user asks for a review\nlicense: MIT\n---\nBody\n"
+	s := ParseSkill([]byte(src), "x")
+	mustValid(t, s)
+	if s.Description != "Use when: the user asks for a review" || s.License != "MIT" {
+		t.Errorf("description %q, license %q", s.Description, s.License)
+	}
+	if !hasField(s.Warnings, "description") {
+		t.Errorf("warnings = %v", s.Warnings)
+	}
+	// A plain value going on over indented lines is quoted whole.
+	multi := "---\nname: x\ndescription: Scan skills. Use when: asked to \"scan\",\n  or to audit one.\n---\n"
+	m := ParseSkill([]byte(multi), "x")
+	mustValid(t, m)
+	if m.Description != `Scan skills. Use when: asked to "scan", or to audit one.` {
+		t.Errorf("description = %q", m.Description)
+	}
+	// YAML that is broken for another reason is still a problem.
+	broken := ParseSkill([]byte("---\nname: x\ndescription: a: b\nother: [\n---\n"), "x")
+	if !hasField(broken.Problems, "frontmatter") {
+		t.Errorf("problems = %v", broken.Problems)
+	}
+}
+
+func TestParseSkill_AliasesDoNotExpand(t *testing.T) {
+	src := "---\nname: x\ndescription: &d A description. Use when testing.\nmetadata:\n  summary: *d\nextra: &big [a, b]\nmore: *big\n---\n"
+	s := ParseSkill([]byte(src), "x")
+	mustValid(t, s)
+	if s.Metadata["summary"] != s.Description {
+		t.Errorf("alias in metadata: %q", s.Metadata["summary"])
+	}
+}
