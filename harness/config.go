@@ -140,6 +140,13 @@ func ParseConfig(data []byte, path string) (*Config, error) {
 	for i, d := range cfg.ToolsDirs {
 		cfg.ToolsDirs[i] = resolvePath(dir, d)
 	}
+	for name, srv := range cfg.MCP.Servers {
+		// a server program given by path is relative to this file
+		if strings.Contains(srv.Command, "/") {
+			srv.Command = resolvePath(dir, srv.Command)
+			cfg.MCP.Servers[name] = srv
+		}
+	}
 	return cfg, nil
 }
 

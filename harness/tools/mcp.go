@@ -34,9 +34,23 @@ const mcpDeathGrace = time.Second
 // a lock that lets a single caller start it.
 type mcpConn struct {
 	name string
-	mu   sync.Mutex
+	// lock is held (a value sent) while the session is checked or started;
+	// a channel rather than a mutex so a cancelled caller stops waiting.
+	lock chan struct{}
 	live *mcpSession
 }
+
+// acquire takes the lock, or gives up when ctx ends.
+func (c *mcpConn) acquire(ctx context.Context) error {
+	select {
+	case c.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *mcpConn) release() { <-c.lock }
 
 // mcpSession is one run of a server.
 type mcpSession struct {
@@ -171,13 +185,15 @@ func (r *Runner) session(ctx context.Context, server string) (*mcpSession, error
 	}
 	c := r.mcpConns[server]
 	if c == nil {
-		c = &mcpConn{name: server}
+		c = &mcpConn{name: server, lock: make(chan struct{}, 1)}
 		r.mcpConns[server] = c
 	}
 	r.mcpMu.Unlock()
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	if err := c.acquire(ctx); err != nil {
+		return nil, fmt.Errorf("MCP server %q: cancelled while it was starting", server)
+	}
+	defer c.release()
 	if c.live != nil && !c.live.isDead() {
 		return c.live, nil
 	}
@@ -465,8 +481,8 @@ func (r *Runner) closeMCP() error {
 	errs := make([]error, len(conns))
 	for i, c := range conns {
 		wg.Go(func() {
-			c.mu.Lock()
-			defer c.mu.Unlock()
+			_ = c.acquire(context.Background())
+			defer c.release()
 			if c.live == nil {
 				return
 			}

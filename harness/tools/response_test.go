@@ -262,3 +262,15 @@ func TestRun_BadCallsBecomeErrors(t *testing.T) {
 		t.Errorf("cancelled context: %+v", res)
 	}
 }
+
+func BenchmarkResponseTool(b *testing.B) {
+	r := NewRunner(Options{})
+	dir := b.TempDir()
+	def := responseTool("bench", `{"city": {{json .city}}, "n": {{incrStore "n"}}, "units": {{json (default "metric" .units)}}}`)
+	call := Call{Def: def, Args: json.RawMessage(`{"city":"Oslo"}`), StoreFile: filepath.Join(dir, "store.json")}
+	for b.Loop() {
+		if res := r.Run(context.Background(), call); res.IsError {
+			b.Fatal(res.Content)
+		}
+	}
+}

@@ -60,8 +60,8 @@ type Options struct {
 	// LogDir is where each MCP server's stderr goes (mcp-NAME.log); "" means
 	// a fresh temporary folder, made when the first server starts.
 	LogDir string
-	// DefaultTimeout bounds a tool run when its definition sets none; 0
-	// means DefaultTimeout.
+	// DefaultTimeout bounds a tool run when its definition sets none, and an
+	// MCP server's start; 0 means DefaultTimeout.
 	DefaultTimeout time.Duration
 	// DefaultMaxOutput caps a tool's output when its definition sets no
 	// cap; 0 means DefaultMaxOutput.
