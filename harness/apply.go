@@ -80,7 +80,7 @@ func (s *Session) apply(e Event, replay bool) {
 			ls.resultMsg = len(s.msgs)
 		}
 		s.touch(ls)
-		if s.cur != nil && (e.By == "model" || e.By == "paste") {
+		if s.cur != nil && (e.By == "model" || e.By == "paste") && !e.Repeat {
 			s.cur.usage.Loads++
 			s.cur.usage.LoadTokens += ls.tokens
 		}
@@ -167,6 +167,7 @@ func (s *Session) preparedOr(e Event, rebuild func() *loadedSkill) *loadedSkill 
 func (s *Session) rebuildLoaded(name, execID string, turn int, by string) *loadedSkill {
 	sk := s.catalog.Get(name)
 	if sk == nil || !sk.Valid() {
+		s.replayMissing = append(s.replayMissing, name)
 		return nil
 	}
 	ls := &loadedSkill{name: name, execID: execID, execTurn: turn, loadedTurn: turn, by: by, resultMsg: -1}

@@ -96,10 +96,10 @@ type Assistant struct {
 	Header
 	Call         int              `json:"call"`
 	Text         string           `json:"text"`
-	Reasoning    string           `json:"reasoning,omitempty"`
+	Reasoning    string           `json:"reasoning"`
 	ToolCalls    []ToolCallRecord `json:"tool_calls"`
 	FinishReason string           `json:"finish_reason"`
-	Usage        *chat.Usage      `json:"usage,omitempty"`
+	Usage        *chat.Usage      `json:"usage"`
 	Interrupted  bool             `json:"interrupted"`
 	// Manual marks a tool call the user made by hand (/call), not the model.
 	Manual bool `json:"manual,omitempty"`
@@ -148,6 +148,9 @@ type SkillLoaded struct {
 	Tokens int    `json:"tokens"`
 	// Delivery is how the text reaches the model: "context" or "tool-result".
 	Delivery string `json:"delivery"`
+	// Repeat marks a load of a skill this turn already read and that was
+	// unloaded since: the same execution, not counted again (R13).
+	Repeat bool `json:"repeat,omitempty"`
 
 	prep prepared
 }

@@ -151,6 +151,9 @@ func Open(path string, opts Options) (*Session, error) {
 	for _, p := range problems {
 		s.warn("journal " + p + " was skipped")
 	}
+	for _, name := range uniq(s.replayMissing) {
+		s.warn(fmt.Sprintf("skill %s was loaded in this session but is no longer a valid skill on disk: left out", name))
+	}
 	// A turn cut short by a crash keeps a valid transcript: every call
 	// gets a result, and the turn is closed.
 	for _, tc := range orphans {
@@ -160,6 +163,18 @@ func Open(path string, opts Options) (*Session, error) {
 		s.finishTurn(StopInterrupted)
 	}
 	return s, s.syncJournal()
+}
+
+func uniq(names []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // unansweredCalls lists tool calls of the transcript that have no result.

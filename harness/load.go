@@ -49,6 +49,16 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 	}
 	resident := s.findLoaded(name)
 	// R13: within a turn, loads of one version share one execution.
+	if exec, ok := s.cur.execs[name]; ok && resident == nil && s.cur.execVersion[name] == sk.Version {
+		// read this turn, unloaded since: back under the same execution
+		s.mu.Unlock()
+		lines := s.insert(ctx, sk, exec, "model", set.Delivery, tc.ID, live, true)
+		s.noteLoaded(name)
+		s.mu.Lock()
+		ls := s.findLoaded(name)
+		s.mu.Unlock()
+		return loadOutcome{content: s.loadResult(lines, ls, set.Delivery)}
+	}
 	if exec, ok := s.cur.execs[name]; ok && resident != nil && resident.execID == exec && resident.version == sk.Version {
 		wasActive := s.loaded[0] == resident
 		s.mu.Unlock()
@@ -89,7 +99,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 		lines = append(lines, line)
 		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
 	} else {
-		lines = s.insert(ctx, sk, exec, "model", set.Delivery, tc.ID, live)
+		lines = s.insert(ctx, sk, exec, "model", set.Delivery, tc.ID, live, false)
 	}
 	s.noteLoaded(name)
 	s.mu.Lock()
@@ -101,7 +111,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 // insert loads a skill that is not loaded: it unloads the least recently
 // used skills past max_loaded_skills (R2), then loads it and records the
 // contextChanged lines (R7). toolCallID "" records them as notes.
-func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delivery, toolCallID string, live *toolset) []string {
+func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delivery, toolCallID string, live *toolset, repeat bool) []string {
 	s.mu.Lock()
 	ls := &loadedSkill{name: sk.Name, execID: exec, execTurn: s.turn, loadedTurn: s.turn, by: by, delivery: delivery, resultMsg: -1}
 	if by != "model" {
@@ -130,7 +140,7 @@ func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delive
 		lines = append(lines, line)
 		s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
 	}
-	s.emit(&SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: exec, Evicted: nonNil(evicted), Tools: nonNil(ls.tools), By: by, Tokens: ls.tokens, Delivery: ls.delivery, prep: prepared{ls: ls}})
+	s.emit(&SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: exec, Evicted: nonNil(evicted), Tools: nonNil(ls.tools), By: by, Tokens: ls.tokens, Delivery: ls.delivery, Repeat: repeat, prep: prepared{ls: ls}})
 	line := loadLine(ls, by)
 	lines = append(lines, line)
 	s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
@@ -179,6 +189,7 @@ func (s *Session) noteLoaded(name string) {
 	defer s.mu.Unlock()
 	if ls := s.findLoaded(name); ls != nil {
 		s.cur.execs[name] = ls.execID
+		s.cur.execVersion[name] = ls.version
 	}
 	s.cur.loaded.add(name)
 }
@@ -247,7 +258,7 @@ func (s *Session) LoadSkill(name string) error {
 	}
 	exec := s.nextExecID()
 	s.mu.Unlock()
-	s.insert(context.Background(), sk, exec, "user", DeliveryContext, "", nil)
+	s.insert(context.Background(), sk, exec, "user", DeliveryContext, "", nil, false)
 	return s.syncJournal()
 }
 
@@ -333,6 +344,6 @@ func (s *Session) pasteSkills(text string) {
 			s.emit(&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: "paste"})
 			continue
 		}
-		s.insert(context.Background(), sk, exec, "paste", DeliveryContext, "", nil)
+		s.insert(context.Background(), sk, exec, "paste", DeliveryContext, "", nil, false)
 	}
 }

@@ -537,3 +537,22 @@ func TestR26_StateAndStoreThroughCommandTool(t *testing.T) {
 		t.Fatal("no state_changed event")
 	}
 }
+
+func TestR13_ReloadAfterEvictionInTheSameTurnIsTheSameExecution(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("[session]\nmax_loaded_skills = 1\nmax_loads_per_turn = 2\n", nil)
+	f.turn("one", load("alpha"), load("beta"), load("alpha"), say("ok"))
+	res := f.results()
+	if res[2].IsError {
+		t.Fatalf("reading alpha again this turn must not count against the limit: %q", res[2].Text)
+	}
+	loads := f.rec.ofType(TypeSkillLoaded)
+	first, again := loads[0].(*SkillLoaded), loads[2].(*SkillLoaded)
+	if first.ExecutionID != again.ExecutionID || !again.Repeat {
+		t.Fatalf("same execution expected: %s vs %s (repeat %v)", first.ExecutionID, again.ExecutionID, again.Repeat)
+	}
+	if u := f.s.Snapshot().Usage; u.Loads != 2 {
+		t.Fatalf("loads counted %d, want 2", u.Loads)
+	}
+}

@@ -112,6 +112,9 @@ type Session struct {
 	lastDropped int
 	outOfWindow map[string]bool
 	tokCache    map[string]int
+	// replayMissing names skills a reopened journal had loaded that the
+	// catalog no longer holds.
+	replayMissing []string
 }
 
 // loadedSkill is one skill in the loaded set or among this turn's preloads.

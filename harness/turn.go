@@ -35,20 +35,22 @@ type turnState struct {
 	userNotes []string
 	ended     bool
 	usage     TurnUsage
-	// execs is the execution of each skill read this turn (R13).
-	execs     map[string]string
-	offered   orderedSet
-	delivered orderedSet
-	loaded    orderedSet
-	skillUses map[string]Use
-	toolUses  []Use
-	reused    map[string]bool
-	warned    map[string]bool
-	leftOff   []string
+	// execs is the execution of each skill read this turn, and
+	// execVersion its version (R13).
+	execs       map[string]string
+	execVersion map[string]string
+	offered     orderedSet
+	delivered   orderedSet
+	loaded      orderedSet
+	skillUses   map[string]Use
+	toolUses    []Use
+	reused      map[string]bool
+	warned      map[string]bool
+	leftOff     []string
 }
 
 func newTurnState() *turnState {
-	return &turnState{userMsg: -1, execs: map[string]string{}, skillUses: map[string]Use{}, reused: map[string]bool{}, warned: map[string]bool{}}
+	return &turnState{userMsg: -1, execs: map[string]string{}, execVersion: map[string]string{}, skillUses: map[string]Use{}, reused: map[string]bool{}, warned: map[string]bool{}}
 }
 
 // orderedSet keeps names in the order first added.
