@@ -49,7 +49,7 @@ func TestRunOfflineDemoShowsTheLifecycle(t *testing.T) {
 	code, out, errOut := runCmd(t, "", "run", "--events", evFile,
 		"review account ACC-1042 for anomalies",
 		"write an incident report for yesterday's outage",
-		"capture meeting notes: we decided to ship on Friday",
+		"capture meeting notes: we decided to ship on Friday, task=\"ship v1.4\" owner=Ana",
 		"run the release checks for v1.4.0",
 		"get account activity for ACC-1042 again")
 	if code != 0 {

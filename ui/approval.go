@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// approvalDialog asks whether an `ask` tool call may run (R15). It sits
+// above every other overlay: the engine is waiting on it.
+type approvalDialog struct {
+	th     *theme
+	id     uint64
+	req    harness.ApprovalRequest
+	reply  chan<- string
+	choice int
+	args   *pager
+	argH   int
+}
+
+var approvalChoices = []struct{ key, label, decision string }{
+	{"a", "approve once", harness.DecisionOnce},
+	{"s", "approve for the session", harness.DecisionAll},
+	{"d", "deny", harness.DecisionDeny},
+}
+
+func newApprovalDialog(th *theme, m approvalMsg) *approvalDialog {
+	return &approvalDialog{th: th, id: m.id, req: m.req, reply: m.reply, args: newPager(prettyJSON(m.req.Arguments))}
+}
+
+// key answers the dialog; decided is the answer given, "" while open.
+func (d *approvalDialog) key(msg tea.KeyPressMsg) (decided string) {
+	switch msg.String() {
+	case "a", "A":
+		return d.answer(0)
+	case "s", "S":
+		return d.answer(1)
+	case "d", "D", "esc", "n":
+		return d.answer(2)
+	case "left", "h", "shift+tab", "up":
+		d.choice = (d.choice + len(approvalChoices) - 1) % len(approvalChoices)
+	case "right", "l", "tab", "down":
+		d.choice = (d.choice + 1) % len(approvalChoices)
+	case "enter", "space":
+		return d.answer(d.choice)
+	case "pgdown", "j":
+		d.args.down(3, max(1, d.argH))
+	case "pgup", "k":
+		d.args.down(-3, max(1, d.argH))
+	}
+	return ""
+}
+
+func (d *approvalDialog) answer(i int) string {
+	dec := approvalChoices[i].decision
+	select {
+	case d.reply <- dec:
+	default: // the reply channel holds one answer; never block the program
+	}
+	return dec
+}
+
+func (d *approvalDialog) view(w, h int) ([]string, int, int) {
+	th := d.th
+	bw := min(w, max(40, min(84, w-4)))
+	iw := max(1, bw-2)
+	from := "an agent tool"
+	if d.req.Skill != "" {
+		from = "brought by skill " + d.req.Skill
+	}
+	var head []string
+	head = append(head, indentStyled(th.bold, " ", "Run "+sanitize(d.req.Name)+"?", iw)...)
+	head = append(head, indentStyled(th.faint, " ", fmt.Sprintf("%s · %s · policy ask (R15: a skill grants nothing)", orDash(d.req.Kind), from), iw)...)
+	head = append(head, th.faint.Render(" arguments"))
+
+	var btns []string
+	for i, c := range approvalChoices {
+		label := fmt.Sprintf(" %s  %s ", c.key, c.label)
+		if i == d.choice {
+			btns = append(btns, th.buttonFocus.Render("["+label+"]"))
+		} else {
+			btns = append(btns, th.button.Render(" "+label+" "))
+		}
+	}
+	tail := []string{""}
+	if row := " " + strings.Join(btns, " "); width(row) <= iw {
+		tail = append(tail, row)
+	} else {
+		for _, b := range btns {
+			tail = append(tail, " "+b)
+		}
+	}
+	tail = append(tail, th.faint.Render(clip(" ←/→ choose · enter confirm · esc deny", iw)))
+
+	// the arguments get what room is left; on a tiny screen the spacing and
+	// hint go first, the buttons never
+	room := h - 2 - len(head) - len(tail)
+	if room < 1 {
+		tail = tail[1 : len(tail)-1]
+		room = h - 2 - len(head) - len(tail)
+	}
+	d.argH = max(1, min(12, room))
+	lines := head
+	for _, l := range d.args.view(max(1, iw-3), d.argH) {
+		lines = append(lines, "   "+th.toolCall.Render(l))
+	}
+	lines = append(lines, tail...)
+	if over := len(lines) + 2 - h; over > 0 { // keep the buttons: drop from the top
+		lines = lines[min(over, len(lines)):]
+	}
+	bh := min(h, len(lines)+2)
+	out := box(th, "Approval needed", lines, bw, bh, true, "")
+	return out, max(0, (w-bw)/2), max(0, (h-bh)/2)
+}

@@ -1,0 +1,346 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// command is one slash command.
+type command struct {
+	name, args, help string
+	// between marks commands that change the session: refused while a
+	// turn runs.
+	between bool
+	run     func(m *model, args string) tea.Cmd
+	// complete lists candidates for the argument being typed.
+	complete func(m *model) []string
+}
+
+func commandList() []command {
+	return []command{
+		{name: "load", args: "NAME", help: "load a skill by hand", between: true, run: (*model).cmdLoad, complete: (*model).enabledSkills},
+		{name: "unload", args: "NAME", help: "unload a skill", between: true, run: (*model).cmdUnload, complete: (*model).loadedSkills},
+		{name: "reload", help: "re-read skills from disk", between: true, run: (*model).cmdReload},
+		{name: "skills", help: "every skill found: errors, shadowed, tools", run: (*model).cmdSkills},
+		{name: "set", args: "KEY VALUE", help: "change a limit or mode (no args: list them)", between: true, run: (*model).cmdSet, complete: func(*model) []string { return harness.SettingKeys() }},
+		{name: "model", args: "[NAME]", help: "switch model (no name: pick one)", between: true, run: (*model).cmdModel},
+		{name: "call", args: "[TOOL [JSON]]", help: "call a tool of the next request by hand", between: true, run: (*model).cmdCall, complete: (*model).toolNames},
+		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
+		{name: "export", args: "FILE", help: "write the transcript as Markdown", run: (*model).cmdExport},
+		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
+		{name: "help", help: "commands and keys (?)", run: (*model).cmdHelp},
+		{name: "quit", help: "leave skillet", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
+	}
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commandList() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// runLine runs a typed slash command.
+func (m *model) runLine(line string) tea.Cmd {
+	line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "/"))
+	name, args, _ := strings.Cut(line, " ")
+	name = strings.ToLower(name)
+	args = strings.TrimSpace(args)
+	c, ok := findCommand(name)
+	if !ok {
+		return m.flashErr(fmt.Errorf("unknown command /%s — /help lists them", name))
+	}
+	if c.between && m.running {
+		return m.flashErr(fmt.Errorf("/%s changes the session: wait for the turn to end (esc cancels it)", name))
+	}
+	return c.run(m, args)
+}
+
+// engineCmd runs an engine call in a command and reports the outcome.
+type cmdDoneMsg struct {
+	ok  string
+	err error
+}
+
+func (m *model) engineCmd(ok string, f func() error) tea.Cmd {
+	return func() tea.Msg {
+		return cmdDoneMsg{ok: ok, err: f()}
+	}
+}
+
+func needArg(name, what string) error {
+	return fmt.Errorf("/%s needs %s", name, what)
+}
+
+func (m *model) cmdLoad(args string) tea.Cmd {
+	if args == "" {
+		return m.flashErr(needArg("load", "a skill name (tab completes)"))
+	}
+	eng := m.eng
+	return m.engineCmd("loaded "+args, func() error {
+		if err := eng.LoadSkill(args); err != nil {
+			return fmt.Errorf("load %s: %w", args, err)
+		}
+		return nil
+	})
+}
+
+func (m *model) cmdUnload(args string) tea.Cmd {
+	if args == "" {
+		return m.flashErr(needArg("unload", "a loaded skill's name"))
+	}
+	eng := m.eng
+	return m.engineCmd("unloaded "+args, func() error {
+		if err := eng.UnloadSkill(args); err != nil {
+			return fmt.Errorf("unload %s: %w", args, err)
+		}
+		return nil
+	})
+}
+
+func (m *model) cmdReload(string) tea.Cmd {
+	eng := m.eng
+	return m.engineCmd("skills re-read from disk", func() error {
+		if err := eng.Reload(); err != nil {
+			return fmt.Errorf("reload: %w", err)
+		}
+		return nil
+	})
+}
+
+func (m *model) cmdSet(args string) tea.Cmd {
+	key, value, _ := strings.Cut(args, " ")
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if key == "" {
+		m.overlay = newTextOverlay(m.th, "Settings (/set KEY VALUE)", "", m.settingsLines(), "", m.opts.ExportDir)
+		return nil
+	}
+	if k, v, ok := strings.Cut(key, "="); ok && value == "" {
+		key, value = k, v
+	}
+	if value == "" {
+		return m.flashErr(needArg("set", "KEY VALUE, e.g. /set max_loaded_skills 2"))
+	}
+	eng := m.eng
+	return m.engineCmd(key+" = "+value, func() error {
+		if err := eng.Set(key, value); err != nil {
+			return fmt.Errorf("set %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// settingsLines lists every setting with its value and rule.
+func (m *model) settingsLines() []string {
+	var lim harness.Settings
+	if m.snap != nil {
+		lim = m.snap.Limits
+	}
+	var out []string
+	for _, k := range harness.SettingKeys() {
+		v, err := lim.Get(k)
+		if err != nil {
+			v = "?"
+		}
+		out = append(out, m.th.bold.Render(k)+" = "+m.th.accent.Render(v)+m.th.faint.Render("  "+harness.SettingDoc(k)))
+	}
+	return out
+}
+
+func (m *model) cmdModel(args string) tea.Cmd {
+	eng := m.eng
+	if args != "" {
+		return m.engineCmd("model is now "+args, func() error {
+			if err := eng.SetModel(args); err != nil {
+				return fmt.Errorf("model %s: %w", args, err)
+			}
+			return nil
+		})
+	}
+	current := ""
+	if m.snap != nil {
+		current = m.snap.Model
+	}
+	p := newPicker(m.th, "Model", nil, current, func(name string) tea.Cmd { return runCommand("/model " + name) })
+	p.loading = true
+	m.overlay = p
+	return fetchModels(eng)
+}
+
+func (m *model) cmdCall(args string) tea.Cmd {
+	name, js, _ := strings.Cut(args, " ")
+	name, js = strings.TrimSpace(name), strings.TrimSpace(js)
+	if name == "" {
+		m.overlay = newPicker(m.th, "Call which tool?", m.toolNames(), "", func(n string) tea.Cmd { return runCommand("/call " + n) })
+		return nil
+	}
+	var tool *harness.ToolInfo
+	if m.snap != nil {
+		for i := range m.snap.Tools {
+			if t := &m.snap.Tools[i]; t.Name == name && !t.Gone {
+				tool = t
+			}
+		}
+	}
+	if js == "" {
+		if tool == nil {
+			return m.flashErr(fmt.Errorf("/call %s: not a tool of the next request (the tools pane lists them)", name))
+		}
+		m.overlay = newCallForm(m.th, m.eng, *tool)
+		return nil
+	}
+	eng := m.eng
+	ctx := m.base
+	return func() tea.Msg {
+		res, err := eng.CallTool(ctx, name, js)
+		if err != nil {
+			return cmdDoneMsg{err: fmt.Errorf("call %s: %w", name, err)}
+		}
+		state := "ok"
+		if res != nil && res.IsError {
+			state = "error result"
+		}
+		return cmdDoneMsg{ok: fmt.Sprintf("called %s: %s (in the transcript)", name, state)}
+	}
+}
+
+func (m *model) cmdExport(args string) tea.Cmd {
+	if args == "" {
+		return m.flashErr(needArg("export", "a file name, e.g. /export session.md"))
+	}
+	eng := m.eng
+	path := args
+	return m.engineCmd("exported the transcript to "+path, func() error {
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		if err := eng.ExportMarkdown(f); err != nil {
+			f.Close()
+			return fmt.Errorf("export %s: %w", path, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("export %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// clearedMsg says the engine started a new session.
+type clearedMsg struct{ err error }
+
+func (m *model) cmdClear(string) tea.Cmd {
+	eng := m.eng
+	return func() tea.Msg { return clearedMsg{err: eng.Clear()} }
+}
+
+func (m *model) cmdSkills(string) tea.Cmd {
+	m.overlay = newTextOverlay(m.th, "Skills", "", m.skillsLines(), "", m.opts.ExportDir)
+	return nil
+}
+
+func (m *model) cmdInspect(string) tea.Cmd { return m.openInspector(0) }
+
+func (m *model) cmdHelp(string) tea.Cmd {
+	m.overlay = newTextOverlay(m.th, "Help", "", m.helpLines(), "", m.opts.ExportDir)
+	return nil
+}
+
+func (m *model) enabledSkills() []string {
+	var out []string
+	if m.snap != nil {
+		for _, s := range m.snap.Skills {
+			if s.Enabled && len(s.Problems) == 0 && !s.Shadowed {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	return out
+}
+
+func (m *model) loadedSkills() []string {
+	var out []string
+	if m.snap != nil {
+		for _, s := range m.snap.Loaded {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func (m *model) toolNames() []string {
+	var out []string
+	if m.snap != nil {
+		for _, t := range m.snap.Tools {
+			if !t.Gone {
+				out = append(out, t.Name)
+			}
+		}
+	}
+	return out
+}
+
+// complete finishes the command or argument being typed. It returns the
+// new text and, when ambiguous, the candidates.
+func (m *model) complete(text string) (string, []string) {
+	if !strings.HasPrefix(text, "/") || strings.Contains(text, "\n") {
+		return text, nil
+	}
+	body := text[1:]
+	name, rest, hasArg := strings.Cut(body, " ")
+	if !hasArg {
+		var names []string
+		for _, c := range commandList() {
+			if strings.HasPrefix(c.name, strings.ToLower(name)) {
+				names = append(names, c.name)
+			}
+		}
+		return completeFrom("/", name, names, true)
+	}
+	c, ok := findCommand(strings.ToLower(name))
+	if !ok || c.complete == nil || strings.Contains(strings.TrimLeft(rest, " "), " ") {
+		return text, nil
+	}
+	arg := strings.TrimLeft(rest, " ")
+	var cands []string
+	for _, s := range c.complete(m) {
+		if strings.HasPrefix(s, arg) {
+			cands = append(cands, s)
+		}
+	}
+	return completeFrom("/"+name+" ", arg, cands, true)
+}
+
+// completeFrom extends typed to the candidates' common prefix; a single
+// candidate is finished with a space when more may follow.
+func completeFrom(prefix, typed string, cands []string, space bool) (string, []string) {
+	if len(cands) == 0 {
+		return prefix + typed, nil
+	}
+	sort.Strings(cands)
+	if len(cands) == 1 {
+		s := prefix + cands[0]
+		if space {
+			s += " "
+		}
+		return s, nil
+	}
+	common := cands[0]
+	for _, c := range cands[1:] {
+		for !strings.HasPrefix(c, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if len(common) < len(typed) {
+		common = typed
+	}
+	return prefix + common, cands
+}

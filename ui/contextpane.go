@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// contextPane shows the exact instructions of the next request — the
+// agent prompt, preloads, the skill list and <current_context> — with the
+// tokens of each part.
+type contextPane struct {
+	th   *theme
+	snap *harness.Snapshot
+	sc   scroller
+
+	lines  []string
+	builtW int
+	dirty  bool
+}
+
+func newContextPane(th *theme) *contextPane { return &contextPane{th: th, dirty: true} }
+
+func (p *contextPane) setSnapshot(s *harness.Snapshot) {
+	// Rebuilt even when the text is the same: token counts move with the
+	// window.
+	p.snap, p.dirty = s, true
+}
+
+func (p *contextPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
+	n := len(p.lines)
+	switch msg.String() {
+	case "up", "k":
+		p.sc.by(-1, n, h)
+	case "down", "j":
+		p.sc.by(1, n, h)
+	case "pgdown", "ctrl+d", "space":
+		p.sc.by(max(1, h-2), n, h)
+	case "pgup", "ctrl+u":
+		p.sc.by(-max(1, h-2), n, h)
+	case "home", "g":
+		p.sc.off = 0
+	case "end", "G":
+		p.sc.by(n, n, h)
+	case "y":
+		if p.snap != nil {
+			return copyText(p.snap.Instructions, "the instructions")
+		}
+	case "v":
+		if p.snap != nil {
+			return openViewer("instructions of the next request", p.snap.Instructions)
+		}
+	case "c":
+		if p.snap != nil {
+			if i := p.contextLine(); i >= 0 {
+				p.sc.show(i, i, n, h)
+				p.sc.off = i
+				p.sc.clamp(n, h)
+			}
+		}
+	}
+	return nil
+}
+
+// contextLine is the line where <current_context> starts, -1 if none.
+func (p *contextPane) contextLine() int {
+	for i, l := range p.lines {
+		if strings.Contains(l, "<current_context>") {
+			return i
+		}
+	}
+	return -1
+}
+
+func (p *contextPane) view(w, h int) []string {
+	if p.dirty || p.builtW != w {
+		p.build(w)
+	}
+	return p.sc.window(p.lines, h)
+}
+
+func (p *contextPane) footer(h int) string { return position(p.sc.off, h, len(p.lines)) }
+
+func (p *contextPane) build(w int) {
+	p.dirty, p.builtW = false, w
+	th := p.th
+	s := p.snap
+	if s == nil {
+		p.lines = []string{th.faint.Render("waiting for the engine…")}
+		return
+	}
+	out := []string{
+		th.bold.Render(clip(fmt.Sprintf("instructions %s tok", thousands(s.InstructionTokens)), w)),
+		th.faint.Render(clip(fmt.Sprintf("whole next request %s tok", thousands(s.RequestTokens)), w)),
+	}
+	for _, part := range s.Parts {
+		label := part.Kind
+		if part.Skill != "" {
+			label += " " + part.Skill
+		}
+		n := thousands(part.Tokens)
+		lw := max(1, w-2-width(n)-1)
+		out = append(out, "  "+fit(sanitize(label), lw)+" "+th.accent.Render(n))
+	}
+	if s.Context == "" {
+		out = append(out, th.faint.Render(clip("  <current_context> is empty: no skill loaded", w)))
+	}
+	out = append(out, th.faint.Render(strings.Repeat("─", max(0, w))))
+	inContext := false
+	for _, l := range strings.Split(sanitize(s.Instructions), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "<current_context>") {
+			inContext = true
+		}
+		st := th.faint
+		switch {
+		case strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">"):
+			st = th.xmlTag
+		case inContext:
+			st = th.status
+		}
+		for _, r := range wrap(l, w) {
+			out = append(out, style(st, r))
+		}
+		if strings.HasPrefix(t, "</current_context>") {
+			inContext = false
+		}
+	}
+	p.lines = out
+}

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"context"
+	"io"
+
+	"skillet/harness"
+)
+
+// Engine is what the interface drives: one session of the harness.
+// *harness.Session satisfies it. Every method may block, so the program
+// calls them from commands (goroutines), never while drawing; Snapshot and
+// Transcript are called while a turn runs.
+//
+// The program keeps what Snapshot and Transcript return and reads it while
+// drawing: the engine must not change a snapshot it handed out, nor the
+// entries of a transcript slice.
+//
+// Marks such as "skill loaded" are placed between transcript entries by
+// counting the events that record an entry (turn_start, assistant,
+// tool_result, skill_preload, a context_changed without a tool call id, a
+// warning with Log set), so the engine records exactly one entry for each
+// of those events, in the same order.
+type Engine interface {
+	// Snapshot describes the next request and the loaded set.
+	Snapshot() *harness.Snapshot
+	// Transcript is the whole transcript; entries never change once recorded.
+	Transcript() []harness.Entry
+	// Turn runs one turn for the user's text; cancelling ctx stops it (R25).
+	Turn(ctx context.Context, text string) (*harness.TurnEnd, error)
+	// LoadSkill loads a skill by hand between turns.
+	LoadSkill(name string) error
+	// UnloadSkill unloads a skill by hand between turns.
+	UnloadSkill(name string) error
+	// Reload re-reads the skills from disk.
+	Reload() error
+	// Set changes one limit or mode (harness.SettingKeys).
+	Set(key, value string) error
+	// SetModel switches the model for the next turn.
+	SetModel(name string) error
+	// Models lists the models the provider offers.
+	Models(ctx context.Context) ([]string, error)
+	// CallTool runs a tool of the next request by hand with JSON arguments.
+	CallTool(ctx context.Context, name, args string) (*harness.ToolResult, error)
+	// ModelCalls are the session's model calls with their exact requests.
+	ModelCalls() []harness.CallRecord
+	// ExportMarkdown writes the transcript as Markdown.
+	ExportMarkdown(w io.Writer) error
+	// Clear starts a new session.
+	Clear() error
+}

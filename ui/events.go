@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// onEvents takes a delivery from the sink: events in order, and approval
+// requests where they fell among them.
+func (m *model) onEvents(batch eventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	refresh := false
+	for _, it := range batch {
+		switch x := it.(type) {
+		case approvalMsg:
+			m.approvals = append(m.approvals, newApprovalDialog(m.th, x))
+			m.activity = "waiting for your approval"
+		case approvalGoneMsg:
+			for i, d := range m.approvals {
+				if d.id == x.id {
+					m.approvals = append(m.approvals[:i], m.approvals[i+1:]...)
+					break
+				}
+			}
+		case harness.Event:
+			m.seq++
+			if cmd := m.onEvent(x); cmd != nil {
+				cmds = append(cmds, cmd)
+			}
+			if harness.Journaled(x) {
+				refresh = true
+			}
+		}
+	}
+	if refresh {
+		cmds = append(cmds, m.requestRefresh())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *model) onEvent(ev harness.Event) tea.Cmd {
+	if mk, ok := markFor(ev); ok {
+		mk.after = m.entryEvents + m.entryBase
+		m.tr.addMark(mk)
+	}
+	if recordsEntry(ev) {
+		m.entryEvents++
+	}
+	inspecting := func() tea.Cmd {
+		if in, ok := m.overlay.(*inspector); ok {
+			return in.refresh()
+		}
+		return nil
+	}
+	switch e := ev.(type) {
+	case *harness.TurnStart:
+		m.pendingSeq = m.seq
+		m.activity = "turn started"
+	case *harness.ModelCall:
+		m.activity = fmt.Sprintf("waiting for the model (call %d)", e.Call)
+		return inspecting()
+	case *harness.TextDelta:
+		m.activity = "the model is writing"
+		return m.tr.onDelta(harness.TurnOf(e), e.Call, e.Text, false)
+	case *harness.ReasoningDelta:
+		m.activity = "the model is thinking"
+		return m.tr.onDelta(harness.TurnOf(e), e.Call, e.Text, true)
+	case *harness.Assistant:
+		m.tr.finishLive(m.seq)
+		if len(e.ToolCalls) > 0 {
+			m.activity = "running tools"
+		}
+		return inspecting()
+	case *harness.ToolStarted:
+		m.activity = "running " + e.Name
+	case *harness.ToolResult:
+		if m.running {
+			m.activity = "waiting for the model"
+		}
+	case *harness.Retry:
+		m.activity = fmt.Sprintf("retrying call %d", e.Call)
+	case *harness.TurnEnd:
+		m.activity = ""
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package ui
+
+import (
+	"strings"
+	"unicode"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+const reset = "\x1b[0m"
+
+// width is the number of terminal columns s takes, escape codes aside.
+func width(s string) int { return ansi.StringWidth(s) }
+
+// fit cuts s to w columns and pads it with spaces to exactly w, so joined
+// panes line up whatever the text (wide CJK, emoji, escape codes).
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := width(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "")
+		sw = width(s)
+		s += reset
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// clip cuts s to at most w columns with an ellipsis.
+func clip(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…") + reset
+}
+
+// wrap breaks s (which may hold escape codes) into lines of at most w
+// columns, breaking words only when they do not fit.
+func wrap(s string, w int) []string {
+	if w < 1 {
+		w = 1
+	}
+	out := make([]string, 0, strings.Count(s, "\n")+1)
+	for _, line := range strings.Split(s, "\n") {
+		if width(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		for _, l := range strings.Split(ansi.Wrap(line, w, ""), "\n") {
+			if width(l) > w { // a grapheme wider than the pane
+				l = ansi.Truncate(l, w, "")
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// sanitize makes text from outside (model replies, tool output, files) safe
+// to draw: escape sequences and control characters removed, tabs expanded,
+// carriage returns dropped. Without this one stray ESC garbles every pane.
+func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean && !strings.Contains(s, "\u009b") {
+		return s
+	}
+	s = ansi.Strip(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\n':
+			b.WriteRune(r)
+		case unicode.IsControl(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// border pieces: rounded for a pane, thick for the focused one.
+type borderSet struct{ tl, tr, bl, br, h, v string }
+
+var (
+	roundBorder = borderSet{"╭", "╮", "╰", "╯", "─", "│"}
+	thickBorder = borderSet{"┏", "┓", "┗", "┛", "━", "┃"}
+)
+
+// box draws lines inside a border of exactly w×h cells with a title in the
+// top edge and an optional footer (a scroll position) in the bottom edge.
+// Lines are cut and padded to the inner width; extra lines are dropped.
+func box(th *theme, title string, lines []string, w, h int, focused bool, footer string) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	if w < 2 || h < 2 {
+		out := make([]string, h)
+		for i := range out {
+			out[i] = fit("", w)
+		}
+		return out
+	}
+	b, bs, ts := roundBorder, th.border, th.title
+	if focused {
+		b, bs, ts = thickBorder, th.borderFocus, th.titleFocus
+	}
+	inner := w - 2
+	out := make([]string, 0, h)
+
+	if title != "" && inner >= 5 {
+		t := clip(title, inner-3)
+		rest := inner - 3 - width(t)
+		out = append(out, bs.Render(b.tl+b.h)+ts.Render(" "+t+" ")+bs.Render(strings.Repeat(b.h, max(0, rest))+b.tr))
+	} else {
+		out = append(out, bs.Render(b.tl+strings.Repeat(b.h, inner)+b.tr))
+	}
+
+	side := bs.Render(b.v)
+	for i := 0; i < h-2; i++ {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		out = append(out, side+fit(l, inner)+reset+side)
+	}
+
+	bottom := strings.Repeat(b.h, inner)
+	if footer != "" && inner >= 4 {
+		f := clip(footer, inner-3)
+		bottom = bs.Render(strings.Repeat(b.h, inner-3-width(f))) + th.footer.Render(" "+f+" ") + bs.Render(b.h)
+		out = append(out, bs.Render(b.bl)+bottom+bs.Render(b.br))
+	} else {
+		out = append(out, bs.Render(b.bl+bottom+b.br))
+	}
+	return out
+}
+
+// place draws fg over bg with fg's top-left corner at (x, y); bg lines are
+// w columns wide and stay so.
+func place(bg, fg []string, x, y, w int) []string {
+	out := append([]string(nil), bg...)
+	for i, l := range fg {
+		row := y + i
+		if row < 0 || row >= len(out) {
+			continue
+		}
+		fw := width(l)
+		if x+fw > w {
+			l = ansi.Truncate(l, max(0, w-x), "")
+			fw = width(l)
+		}
+		base := out[row]
+		left := fit(ansi.Truncate(base, x, ""), x)
+		right := ansi.TruncateLeft(base, x+fw, "")
+		out[row] = fit(left+reset+l+reset+right, w)
+	}
+	return out
+}
+
+// hjoin puts equally tall columns of lines side by side.
+func hjoin(cols ...[]string) []string {
+	if len(cols) == 0 {
+		return nil
+	}
+	h := 0
+	for _, c := range cols {
+		h = max(h, len(c))
+	}
+	out := make([]string, h)
+	var b strings.Builder
+	for i := range out {
+		b.Reset()
+		for _, c := range cols {
+			if i < len(c) {
+				b.WriteString(c[i])
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// style renders s with st unless s is empty, which keeps empty lines free of
+// escape codes.
+func style(st lipgloss.Style, s string) string {
+	if s == "" {
+		return s
+	}
+	return st.Render(s)
+}

@@ -1,0 +1,254 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"skillet/harness"
+	"skillet/ui/uitest"
+)
+
+// driver runs a model the way a program does, on the test's goroutine:
+// it applies messages, runs commands in goroutines and feeds their results
+// back. Timers that outlive a test are dropped with it.
+type driver struct {
+	t    testing.TB
+	m    *model
+	eng  *uitest.Engine
+	sink *Sink
+	msgs chan tea.Msg
+	quit bool
+	// clipboard and stop record what reached the terminal
+	clipboard []string
+	stop      func()
+}
+
+// Send lets the sink deliver to the driver as to a program.
+func (d *driver) Send(msg tea.Msg) { d.msgs <- msg }
+
+func newDriver(t testing.TB, eng *uitest.Engine, w, h int) *driver {
+	t.Helper()
+	if eng == nil {
+		eng = uitest.Sample()
+	}
+	d := &driver{t: t, eng: eng, sink: NewEventSink(), msgs: make(chan tea.Msg, 4096)}
+	eng.OnEvent = d.sink.OnEvent
+	eng.Approver = NewApprover(d.sink)
+	d.m = newModel(context.Background(), eng, Options{Style: "dark"})
+	d.stop = d.sink.attach(d)
+	t.Cleanup(d.stop)
+	d.exec(d.m.Init())
+	d.update(tea.WindowSizeMsg{Width: w, Height: h})
+	d.settle()
+	return d
+}
+
+func (d *driver) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if msg := cmd(); msg != nil {
+			d.msgs <- msg
+		}
+	}()
+}
+
+func (d *driver) update(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.exec(c)
+		}
+		return
+	case tea.QuitMsg:
+		d.quit = true
+		return
+	}
+	if s := fmt.Sprintf("%T", msg); s == "tea.setClipboardMsg" {
+		d.clipboard = append(d.clipboard, fmt.Sprint(msg))
+		return
+	}
+	_, cmd := d.m.Update(msg)
+	d.m.View() // a program draws after every update; panes build lazily
+	d.exec(cmd)
+}
+
+// settle applies messages until the program is quiet: no turn running, no
+// refresh in flight, nothing streaming and nothing arriving for a moment.
+func (d *driver) settle() { d.until(func(*model) bool { return true }) }
+
+// until applies messages until cond holds and the program is quiet.
+func (d *driver) until(cond func(m *model) bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	quietFor := 0
+	for {
+		select {
+		case msg := <-d.msgs:
+			d.update(msg)
+			quietFor = 0
+			continue
+		case <-deadline:
+			d.t.Fatalf("the program did not settle; screen:\n%s", d.screen())
+		case <-time.After(5 * time.Millisecond):
+		}
+		quiet := !d.m.running && !d.m.refreshing && d.m.tr.live == nil && d.sink.queued() == 0
+		if quiet && cond(d.m) {
+			quietFor++
+			if quietFor >= 4 {
+				return
+			}
+		}
+	}
+}
+
+// pump applies whatever arrives for a short while, without waiting for
+// quiet (a turn blocked on the approval dialog is never quiet).
+func (d *driver) pump(cond func(m *model) bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond(d.m) {
+		select {
+		case msg := <-d.msgs:
+			d.update(msg)
+		case <-deadline:
+			d.t.Fatalf("condition not met; screen:\n%s", d.screen())
+		}
+	}
+}
+
+func (d *driver) key(keys ...string) {
+	for _, k := range keys {
+		d.update(keyMsg(k))
+	}
+}
+
+// typeText types s into the program.
+func (d *driver) typeText(s string) {
+	for _, r := range s {
+		d.update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// send types a line and presses enter, then waits for quiet.
+func (d *driver) send(s string) {
+	d.typeText(s)
+	d.key("enter")
+	d.settle()
+}
+
+// screen is the view without colour.
+func (d *driver) screen() string { return ansi.Strip(d.m.View().Content) }
+
+// keyMsg builds a key press from its name as Bubble Tea writes it.
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "shift+enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
+	case "alt+enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: []rune(c)[0], Mod: tea.ModCtrl}
+	}
+	r := []rune(k)
+	return tea.KeyPressMsg{Code: r[0], Text: k}
+}
+
+// fakeEntries makes a transcript of n chat messages in turns of a user
+// message, an assistant call, a tool result and an answer.
+func fakeEntries(n int) []harness.Entry {
+	es := make([]harness.Entry, 0, n)
+	for i := 0; len(es) < n; i++ {
+		turn := i + 1
+		add := func(e harness.Entry) {
+			if len(es) < n {
+				e.Index, e.Message, e.Turn = len(es), len(es), turn
+				es = append(es, e)
+			}
+		}
+		add(harness.Entry{Kind: harness.EntryUser, Text: fmt.Sprintf("Question %d: what does the account show?", turn)})
+		add(harness.Entry{Kind: harness.EntryAssistant, Reasoning: "Load the skill first.", ToolCalls: []harness.ToolCallRecord{{ID: fmt.Sprintf("c%d", i), Name: "get_account_activity", Arguments: `{"account_id":"ACME-42","page":1}`}}})
+		add(harness.Entry{Kind: harness.EntryTool, ToolCallID: fmt.Sprintf("c%d", i), ToolName: "get_account_activity", Text: `{"items":[{"id":1,"amount":12.5},{"id":2,"amount":-3}],"next":null}`})
+		add(harness.Entry{Kind: harness.EntryAssistant, Text: fmt.Sprintf("## Turn %d\n\nThe account shows **two** items; one is a refund of `-3`.\n\n- first item\n- second item", turn)})
+	}
+	return es
+}
+
+// staticEngine serves a fixed snapshot and transcript, for benchmarks and
+// tests that need no turn.
+type staticEngine struct {
+	*uitest.Engine
+	snap    *harness.Snapshot
+	entries []harness.Entry
+}
+
+func (s *staticEngine) Snapshot() *harness.Snapshot { return s.snap }
+func (s *staticEngine) Transcript() []harness.Entry { return s.entries }
+
+func newStatic(entries []harness.Entry) *staticEngine {
+	base := uitest.Sample()
+	snap := base.Snapshot()
+	snap.Window.Messages = len(entries)
+	snap.Window.Cap = 60
+	snap.Window.InWindow = min(60, len(entries))
+	if len(entries) > 60 {
+		snap.Window.FirstEntry = len(entries) - 60
+	}
+	return &staticEngine{Engine: base, snap: snap, entries: entries}
+}
+
+// loadStatic makes a model over a static engine, sized and refreshed,
+// without a program.
+func loadStatic(tb testing.TB, st *staticEngine, w, h int) *model {
+	tb.Helper()
+	m := newModel(context.Background(), st, Options{Style: "dark"})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(refreshMsg{snap: st.snap, entries: st.entries})
+	m.View()
+	return m
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,190 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"skillet/harness"
+)
+
+// skillsLines is the /skills overlay: every skill found, enabled or not,
+// with its problems, shadowing and tools.
+func (m *model) skillsLines() []string {
+	th := m.th
+	if m.snap == nil {
+		return []string{th.faint.Render("waiting for the engine…")}
+	}
+	ss := m.snap.Skills
+	enabled, invalid, shadowed := 0, 0, 0
+	for _, s := range ss {
+		if s.Enabled {
+			enabled++
+		}
+		if len(s.Problems) > 0 {
+			invalid++
+		}
+		if s.Shadowed {
+			shadowed++
+		}
+	}
+	out := []string{th.bold.Render(fmt.Sprintf("%d skills · %d enabled · %d invalid · %d shadowed", len(ss), enabled, invalid, shadowed))}
+	for _, n := range m.snap.Notices {
+		out = append(out, th.warn.Render(iconLog+" "+sanitize(n)))
+	}
+	for _, s := range ss {
+		out = append(out, "")
+		head := th.bold.Render(sanitize(s.Name))
+		if s.Version != "" {
+			head += th.faint.Render(" v" + sanitize(s.Version))
+		}
+		var tags []string
+		switch {
+		case len(s.Problems) > 0:
+			tags = append(tags, th.bad.Render("invalid"))
+		case s.Enabled:
+			tags = append(tags, th.good.Render("enabled"))
+		default:
+			tags = append(tags, th.faint.Render("not enabled"))
+		}
+		if s.Preload {
+			tags = append(tags, th.preload.Render("preload"))
+		}
+		if s.Loaded {
+			tags = append(tags, th.accent.Render("loaded"))
+		}
+		if s.Shadowed {
+			tags = append(tags, th.warn.Render("shadowed by an earlier root"))
+		}
+		out = append(out, head+"  "+strings.Join(tags, " · "))
+		if s.Description != "" {
+			out = append(out, "  "+sanitize(s.Description))
+		}
+		out = append(out, th.faint.Render("  "+sanitize(s.Dir)))
+		if len(s.Tools) > 0 {
+			var ts []string
+			for _, t := range s.Tools {
+				if t.Version > 0 {
+					ts = append(ts, fmt.Sprintf("%s@%d", t.Name, t.Version))
+				} else {
+					ts = append(ts, t.Name)
+				}
+			}
+			out = append(out, th.toolCall.Render("  tools "+sanitize(strings.Join(ts, ", "))))
+		}
+		for _, p := range s.Problems {
+			out = append(out, th.bad.Render("  "+iconError+" "+sanitize(p.String())))
+		}
+		for _, p := range s.Warnings {
+			out = append(out, th.warn.Render("  "+iconLog+" "+sanitize(p.String())))
+		}
+	}
+	return out
+}
+
+// helpLines is the /help overlay: the commands, then every key.
+func (m *model) helpLines() []string {
+	th := m.th
+	out := []string{th.bold.Render("Commands"), ""}
+	for _, c := range commandList() {
+		usage := "/" + c.name
+		if c.args != "" {
+			usage += " " + c.args
+		}
+		mark := " "
+		if c.between {
+			mark = th.warn.Render("*")
+		}
+		out = append(out, th.key.Render(fmt.Sprintf("  %-21s", usage))+mark+" "+c.help)
+	}
+	out = append(out, "", th.faint.Render("  * changes the session: between turns only"))
+	out = append(out, "", th.bold.Render("Keys"), "")
+	for _, group := range m.keys.FullHelp() {
+		for _, b := range group {
+			h := b.Help()
+			out = append(out, th.key.Render(fmt.Sprintf("  %-16s", h.Key))+" "+h.Desc)
+		}
+		out = append(out, "")
+	}
+	out = append(out,
+		th.bold.Render("Dialogs"), "",
+		"  approval      a approve once · s approve for the session · d/esc deny · ←/→ enter",
+		"  inspector     ←/→ call · tab request/reply · y copy · w write to a file · r reload",
+		"  viewer        ↑/↓ pgup/pgdn g/G scroll · y copy · w write · esc close",
+		"  call form     tab/↑/↓ field · enter next · ctrl+r run · esc close",
+		"",
+		th.bold.Render("Marks in the transcript"), "",
+		"  "+th.context.Render(iconContext+" contextChanged")+"  "+th.log.Render(iconLog+" harness.log / warning")+"  "+th.preload.Render(iconPreload+" preload"),
+		"  "+th.mark.Render(iconLoaded+" loaded  "+iconUnloaded+" unloaded  "+iconActive+" active")+"  "+th.warn.Render(iconTrim+" window trimmed"),
+		"  "+th.good.Render(iconApproved+" approved")+"  "+th.refused.Render(iconRefused+" refused / denied")+"  "+th.bad.Render(iconError+" error"),
+		"  "+th.dim.Render("dimmed")+": out of the model's window (R9) — the model no longer sees it",
+	)
+	return out
+}
+
+// statusLine is the bar at the bottom: what runs, the model, the turn,
+// the window and the turn's use of each limit. When the long form does not
+// fit, a compact one is used, then it is cut.
+func (m *model) statusLine(w int) string {
+	th := m.th
+	sep := th.faint.Render(" │ ")
+	var lead []string
+	if m.running || m.activity != "" {
+		a := m.activity
+		if a == "" {
+			a = "working…"
+		}
+		lead = append(lead, th.accent.Render(m.spin.View()+" "+a))
+	}
+	s := m.snap
+	if s == nil {
+		lead = append(lead, th.faint.Render("connecting to the engine…"))
+		return clip(" "+strings.Join(lead, sep), w)
+	}
+	long, short := m.statusParts(s, false), m.statusParts(s, true)
+	line := " " + strings.Join(append(lead, long...), sep)
+	if width(line) > w {
+		line = " " + strings.Join(append(lead, short...), sep)
+	}
+	return clip(line, w)
+}
+
+func (m *model) statusParts(s *harness.Snapshot, short bool) []string {
+	th := m.th
+	pick := func(long, brief string) string {
+		if short {
+			return brief
+		}
+		return long
+	}
+	var parts []string
+	if s.Demo {
+		parts = append(parts, th.statusDemo.Render(pick("offline demo model — not an LLM", "demo model — not an LLM")))
+	} else {
+		parts = append(parts, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
+	}
+	win := fmt.Sprintf(pick("window %d/%d", "win %d/%d"), s.Window.InWindow, s.Window.Cap)
+	winSt := th.status
+	if s.Window.CapExceeded {
+		win += " cap exceeded"
+		winSt = th.warn
+	}
+	lim := s.Limits
+	parts = append(parts,
+		th.status.Render(fmt.Sprintf("turn %d", s.Turn)),
+		winSt.Render(win),
+		th.status.Render(fmt.Sprintf("loads %d/%d", s.Usage.Loads, lim.MaxLoadsPerTurn)),
+		th.status.Render(fmt.Sprintf(pick("load tok %s/%s", "ltok %s/%s"), thousands(s.Usage.LoadTokens), thousands(lim.LoadTokenBudget))),
+		th.status.Render(fmt.Sprintf(pick("tool calls %d/%d", "calls %d/%d"), s.Usage.ToolCalls, lim.MaxToolCalls)),
+		th.status.Render(fmt.Sprintf(pick("next request %s tok", "next %s tok"), thousands(s.RequestTokens))),
+	)
+	if lim.Delivery == harness.DeliveryToolResult {
+		parts = append(parts, th.info.Render(pick("delivery tool-result", "tool-result")))
+	}
+	if !lim.LoadSkillTool {
+		parts = append(parts, th.info.Render(pick("paste mode", "paste")))
+	}
+	if lim.FreezePrompt {
+		parts = append(parts, th.info.Render(pick("frozen prompt", "frozen")))
+	}
+	return parts
+}

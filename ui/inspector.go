@@ -1,0 +1,204 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// callsMsg carries the session's model calls to the inspector.
+type callsMsg struct{ calls []harness.CallRecord }
+
+func fetchCalls(eng Engine) tea.Cmd {
+	return func() tea.Msg { return callsMsg{calls: eng.ModelCalls()} }
+}
+
+// inspector shows the exact JSON request of any model call of the session
+// and the raw reply, one at a time.
+type inspector struct {
+	th    *theme
+	eng   Engine
+	dir   string
+	calls []harness.CallRecord
+	// idx is the call shown; wantTurn picks the first call of a turn once
+	// the calls arrive.
+	idx      int
+	wantTurn int
+	reply    bool
+	loading  bool
+	p        *pager
+	h        int
+}
+
+func newInspector(th *theme, eng Engine, dir string, turn int) (*inspector, tea.Cmd) {
+	in := &inspector{th: th, eng: eng, dir: dir, wantTurn: turn, loading: true, idx: -1}
+	return in, fetchCalls(eng)
+}
+
+func (in *inspector) handle(msg tea.Msg) tea.Cmd {
+	cm, ok := msg.(callsMsg)
+	if !ok {
+		return nil
+	}
+	atEnd := in.idx < 0 || in.idx == len(in.calls)-1
+	in.loading = false
+	in.calls = cm.calls
+	switch {
+	case len(in.calls) == 0:
+		in.idx = -1
+	case in.wantTurn > 0:
+		in.idx = len(in.calls) - 1
+		for i, c := range in.calls {
+			if c.Turn == in.wantTurn {
+				in.idx = i
+				break
+			}
+		}
+		in.wantTurn = 0
+	case atEnd:
+		in.idx = len(in.calls) - 1
+	default:
+		in.idx = min(in.idx, len(in.calls)-1)
+	}
+	in.load(true)
+	return nil
+}
+
+// refresh fetches the calls again (a new call started or finished).
+func (in *inspector) refresh() tea.Cmd { return fetchCalls(in.eng) }
+
+// text is what the pager shows: the request pretty-printed, or the reply.
+func (in *inspector) text() string {
+	if in.idx < 0 || in.idx >= len(in.calls) {
+		return ""
+	}
+	c := in.calls[in.idx]
+	if !in.reply {
+		return readableJSON(prettyRaw(c.Request))
+	}
+	var b strings.Builder
+	if c.Error != "" {
+		b.WriteString("error: " + c.Error + "\n\n")
+	}
+	switch {
+	case c.Reply != "":
+		b.WriteString(readableJSON(prettyJSON(c.Reply)))
+	case c.Error == "":
+		b.WriteString("(no reply yet: the call is streaming or was cancelled)")
+	}
+	return b.String()
+}
+
+// load shows the current call, keeping the position when only the data
+// was refreshed.
+func (in *inspector) load(keep bool) {
+	top, sub := 0, 0
+	if keep && in.p != nil {
+		top, sub = in.p.top, in.p.sub
+	}
+	in.p = newPager(in.text())
+	in.p.top, in.p.sub = min(top, len(in.p.lines)-1), sub
+}
+
+func (in *inspector) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	if in.p != nil {
+		if cmd, done, ok := pagerKeys(in.p, msg, in.h); ok {
+			return cmd, done
+		}
+	} else if s := msg.String(); s == "esc" || s == "q" {
+		return nil, true
+	}
+	switch msg.String() {
+	case "left", "h", "[", "p":
+		if in.idx > 0 {
+			in.idx--
+			in.load(false)
+		}
+	case "right", "l", "]", "n":
+		if in.idx < len(in.calls)-1 {
+			in.idx++
+			in.load(false)
+		}
+	case "tab", "shift+tab":
+		in.reply = !in.reply
+		in.load(false)
+	case "r":
+		return in.refresh(), false
+	case "y":
+		if t := in.text(); t != "" {
+			return copyText(t, in.what()), false
+		}
+	case "w":
+		if in.idx >= 0 && in.idx < len(in.calls) {
+			c := in.calls[in.idx]
+			side, ext := "request", "json"
+			if in.reply {
+				side = "reply"
+				if !strings.HasPrefix(strings.TrimSpace(c.Reply), "{") {
+					ext = "txt"
+				}
+			}
+			return writeFile(in.dir, fileName("skillet", fmt.Sprintf("turn%d", c.Turn), fmt.Sprintf("call%d", c.Call), side)+"."+ext, in.text()), false
+		}
+	}
+	return nil, false
+}
+
+func (in *inspector) what() string {
+	c := in.calls[in.idx]
+	side := "request"
+	if in.reply {
+		side = "reply"
+	}
+	return fmt.Sprintf("the %s of turn %d call %d", side, c.Turn, c.Call)
+}
+
+func (in *inspector) wheel(n int) {
+	if in.p != nil {
+		in.p.down(n, in.h)
+	}
+}
+
+func (in *inspector) view(w, h int) ([]string, int, int) {
+	th := in.th
+	x, y, bw, bh := bigRect(w, h)
+	iw := max(1, bw-2)
+	in.h = max(1, bh-4)
+	title := "Inspector"
+	var lines []string
+	switch {
+	case in.loading:
+		lines = append(lines, th.faint.Render("loading model calls…"))
+	case len(in.calls) == 0:
+		lines = append(lines, th.faint.Render(clip("No model calls yet: send a message first.", iw)))
+	default:
+		c := in.calls[in.idx]
+		title = fmt.Sprintf("Inspector · call %d of %d · turn %d call %d", in.idx+1, len(in.calls), c.Turn, c.Call)
+		req, rep := " request ", " reply "
+		if in.reply {
+			rep = th.tagActive.Render("[reply]")
+			req = th.tag.Render(req)
+		} else {
+			req = th.tagActive.Render("[request]")
+			rep = th.tag.Render(rep)
+		}
+		size := fmt.Sprintf("  request %s B · reply %s B", thousands(len(c.Request)), thousands(len(c.Reply)))
+		if c.Error != "" {
+			size += th.bad.Render(" · error")
+		}
+		lines = append(lines, clip(req+" "+rep+th.faint.Render(size), iw))
+		lines = append(lines, pad(in.p.view(max(1, iw-2), in.h))...)
+	}
+	for len(lines) < bh-3 {
+		lines = append(lines, "")
+	}
+	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("←/→ call · tab request/reply · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
+	footer := ""
+	if in.p != nil && !in.loading && len(in.calls) > 0 {
+		footer = in.p.footer()
+	}
+	return box(th, title, lines, bw, bh, true, footer), x, y
+}

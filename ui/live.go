@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// liveInterval is how often the streaming message is rendered again: often
+// enough to look live, rarely enough that key presses never wait on it.
+const liveInterval = 50 * time.Millisecond
+
+// liveState is the assistant message streaming in. Its Markdown is
+// rendered off the program's goroutine on a throttle; until a render lands
+// the raw text shows.
+type liveState struct {
+	gen        int
+	turn, call int
+	text       strings.Builder
+	reasoning  strings.Builder
+
+	lines  []string // last Markdown render of text
+	linesW int
+	plain  []string // raw text wrapped, until the first render
+	plainN int
+	plainW int
+
+	dirty, ticking, rendering bool
+	// done is set by the whole message (the assistant event); the live
+	// message stays until a transcript holding it arrives.
+	done    bool
+	doneSeq uint64
+}
+
+type liveTickMsg struct{ gen int }
+
+type liveRenderedMsg struct {
+	gen, w int
+	lines  []string
+}
+
+// onDelta adds streamed text and schedules a render.
+func (t *transcriptPane) onDelta(turn, call int, text string, reasoning bool) tea.Cmd {
+	if t.live == nil || t.live.turn != turn || t.live.call != call || t.live.done {
+		gen := 1
+		if t.live != nil {
+			gen = t.live.gen + 1
+		}
+		t.live = &liveState{gen: gen, turn: turn, call: call}
+		delete(t.cache, item{itemLive, 0})
+		t.rebuild()
+	}
+	l := t.live
+	if reasoning {
+		l.reasoning.WriteString(text)
+		return nil
+	}
+	l.text.WriteString(text)
+	l.dirty = true
+	return t.schedule()
+}
+
+func (t *transcriptPane) schedule() tea.Cmd {
+	l := t.live
+	if l == nil || l.ticking || l.rendering {
+		return nil
+	}
+	l.ticking = true
+	gen := l.gen
+	return tea.Tick(liveInterval, func(time.Time) tea.Msg { return liveTickMsg{gen: gen} })
+}
+
+// onTick starts a render of the text so far, in a command.
+func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
+	l := t.live
+	if l == nil || l.gen != msg.gen {
+		return nil
+	}
+	l.ticking = false
+	if !l.dirty && l.linesW == t.w-1 {
+		return nil
+	}
+	l.dirty, l.rendering = false, true
+	md, style, text, w, gen := t.md, t.md.style, l.text.String(), t.w-1, l.gen
+	return func() tea.Msg {
+		return liveRenderedMsg{gen: gen, w: w, lines: md.renderAsync(style, text, w)}
+	}
+}
+
+func (t *transcriptPane) onRendered(msg liveRenderedMsg) tea.Cmd {
+	l := t.live
+	if l == nil || l.gen != msg.gen {
+		return nil
+	}
+	l.rendering = false
+	l.lines, l.linesW = msg.lines, msg.w
+	if l.dirty || l.linesW != t.w-1 {
+		l.dirty = true
+		return t.schedule()
+	}
+	return nil
+}
+
+// finishLive marks the streaming message whole; it goes once a transcript
+// fetched after event seq arrives.
+func (t *transcriptPane) finishLive(seq uint64) {
+	if t.live != nil && !t.live.done {
+		t.live.done, t.live.doneSeq = true, seq
+	}
+}
+
+// dropLive removes a finished live message once the transcript holds it.
+func (t *transcriptPane) dropLive(seq uint64) {
+	if t.live != nil && t.live.done && seq >= t.live.doneSeq {
+		t.live = nil
+		t.rebuild()
+	}
+}

@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// lruPane shows the loaded skills, most recent first, the preloads apart,
+// and what the last turn offered, delivered and loaded (R20).
+type lruPane struct {
+	th   *theme
+	snap *harness.Snapshot
+
+	sel  int // among loaded then preloaded skills
+	open map[string]bool
+	sc   scroller
+
+	lines   []string
+	selFrom int
+	selTo   int
+	builtW  int
+	dirty   bool
+	follow  bool // keep the selection in view after a rebuild
+	focused bool
+}
+
+func newLRUPane(th *theme) *lruPane {
+	return &lruPane{th: th, open: map[string]bool{}, dirty: true}
+}
+
+func (p *lruPane) setSnapshot(s *harness.Snapshot) { p.snap, p.dirty = s, true }
+
+func (p *lruPane) skills() []harness.LoadedSkill {
+	if p.snap == nil {
+		return nil
+	}
+	return append(slices.Clip(p.snap.Loaded), p.snap.Preloaded...)
+}
+
+// selected is the skill under the cursor.
+func (p *lruPane) selected() (harness.LoadedSkill, bool) {
+	all := p.skills()
+	if p.sel < 0 || p.sel >= len(all) {
+		return harness.LoadedSkill{}, false
+	}
+	return all[p.sel], true
+}
+
+func (p *lruPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
+	n := len(p.skills())
+	switch msg.String() {
+	case "up", "k":
+		p.sel, p.follow, p.dirty = max(0, p.sel-1), true, true
+	case "down", "j":
+		p.sel, p.follow, p.dirty = max(0, min(n-1, p.sel+1)), true, true
+	case "enter", "space":
+		if s, ok := p.selected(); ok {
+			p.open[s.Name] = !p.open[s.Name]
+			p.follow, p.dirty = true, true
+		}
+	case "pgdown", "ctrl+d":
+		p.sc.by(max(1, h-2), len(p.lines), h)
+	case "pgup", "ctrl+u":
+		p.sc.by(-max(1, h-2), len(p.lines), h)
+	case "home", "g":
+		p.sc.off = 0
+	case "end", "G":
+		p.sc.by(len(p.lines), len(p.lines), h)
+	case "u":
+		if s, ok := p.selected(); ok && s.By != "preload" && p.sel < len(p.snap.Loaded) {
+			return runCommand("/unload " + s.Name)
+		}
+	case "y":
+		if s, ok := p.selected(); ok {
+			return copyText(fmt.Sprintf("state:\n%s\nstore:\n%s", prettyRaw(s.State), prettyRaw(s.Store)), "state and store of "+s.Name)
+		}
+	case "v":
+		if s, ok := p.selected(); ok {
+			return openViewer("state and store of "+s.Name, fmt.Sprintf("state (this load, R26):\n%s\n\nstore (the session, R26):\n%s", prettyRaw(s.State), prettyRaw(s.Store)))
+		}
+	}
+	return nil
+}
+
+func (p *lruPane) view(w, h int, focused bool) []string {
+	if focused != p.focused {
+		p.focused, p.dirty = focused, true
+	}
+	if p.dirty || p.builtW != w {
+		p.build(w)
+	}
+	if p.follow {
+		p.sc.show(p.selFrom, p.selTo, len(p.lines), h)
+		p.follow = false
+	}
+	return p.sc.window(p.lines, h)
+}
+
+func (p *lruPane) footer(h int) string { return position(p.sc.off, h, len(p.lines)) }
+
+func (p *lruPane) build(w int) {
+	p.dirty, p.builtW = false, w
+	th := p.th
+	var out []string
+	add := func(s ...string) { out = append(out, s...) }
+	s := p.snap
+	if s == nil {
+		p.lines = []string{th.faint.Render("waiting for the engine…")}
+		return
+	}
+	all := p.skills()
+	p.sel = max(0, min(p.sel, len(all)-1))
+	limit := s.Limits.MaxLoadedSkills
+	add(th.bold.Render(clip(fmt.Sprintf("Loaded %d/%d", len(s.Loaded), limit), w)))
+	if len(s.Loaded) == 0 {
+		add(th.faint.Render(clip("  none — the model loads with load_skill, you with /load", w)))
+	}
+	i := 0
+	for _, sk := range s.Loaded {
+		p.skillLines(&out, sk, i, w)
+		i++
+	}
+	if len(s.Preloaded) > 0 {
+		add("", th.bold.Render(clip(fmt.Sprintf("Preloaded %d (outside the LRU, R16)", len(s.Preloaded)), w)))
+		for _, sk := range s.Preloaded {
+			p.skillLines(&out, sk, i, w)
+			i++
+		}
+	}
+	add("")
+	add(p.lastTurnLines(w)...)
+	p.lines = out
+}
+
+func (p *lruPane) skillLines(out *[]string, sk harness.LoadedSkill, i, w int) {
+	th := p.th
+	selected := i == p.sel
+	from := len(*out)
+	cursor := "  "
+	if selected && p.focused {
+		cursor = th.selected.Render(iconSelected + " ")
+	}
+	name := th.bold.Render(sanitize(sk.Name))
+	if sk.Version != "" {
+		name += th.faint.Render(" v" + sanitize(sk.Version))
+	}
+	if sk.Active {
+		name = th.accent.Render(iconActive+" ") + name
+	}
+	*out = append(*out, cursor+clip(name, w-2))
+	meta := fmt.Sprintf("%s · %s tok · by %s · turn %d", orDash(sk.ExecutionID), thousands(sk.Tokens), orDash(sk.By), sk.LoadedTurn)
+	if sk.Active {
+		meta = "active · " + meta
+	}
+	*out = append(*out, indentStyled(th.faint, "    ", meta, w)...)
+	var flags []string
+	if sk.Changed {
+		flags = append(flags, th.warn.Render(iconLog+" changed on disk"))
+	}
+	if sk.OutOfWindow {
+		flags = append(flags, th.bad.Render(iconLog+" text out of window"))
+	}
+	if len(flags) > 0 {
+		*out = append(*out, clip("    "+strings.Join(flags, " "), w))
+	}
+	for _, t := range sk.Tools {
+		*out = append(*out, th.toolCall.Render(clip("    "+iconToolCall+" "+sanitize(t), w)))
+	}
+	if p.open[sk.Name] {
+		*out = append(*out, th.info.Render("    state (this load)"))
+		for _, l := range strings.Split(prettyRaw(sk.State), "\n") {
+			*out = append(*out, indentStyled(th.faint, "      ", l, w)...)
+		}
+		*out = append(*out, th.info.Render("    store (session)"))
+		for _, l := range strings.Split(prettyRaw(sk.Store), "\n") {
+			*out = append(*out, indentStyled(th.faint, "      ", l, w)...)
+		}
+	} else {
+		*out = append(*out, th.faint.Render(clip("    "+iconFolded+" state "+compactJSON(prettyRaw(sk.State))+" · store "+compactJSON(prettyRaw(sk.Store)), w)))
+	}
+	if selected {
+		p.selFrom, p.selTo = from, len(*out)-1
+	}
+}
+
+// lastTurnLines is the R20 table of the last finished turn, its uses
+// (R21) and the skills the list left off (R10).
+func (p *lruPane) lastTurnLines(w int) []string {
+	th := p.th
+	s := p.snap
+	lt := s.LastTurn
+	var out []string
+	if lt == nil {
+		out = append(out, th.bold.Render("Last turn"), th.faint.Render(clip("  no turn yet", w)))
+	} else {
+		head := fmt.Sprintf("Last turn %d · %s", harness.TurnOf(lt), orDash(lt.StopReason))
+		out = append(out, th.bold.Render(clip(head, w)))
+		names := unionNames(lt.Offered, lt.Delivered, lt.Loaded)
+		if len(names) == 0 {
+			out = append(out, th.faint.Render(clip("  no skills offered", w)))
+		} else {
+			nw := max(4, w-9)
+			out = append(out, th.faint.Render(clip("  O offered · D delivered · L loaded (R20)", w)))
+			offered, delivered, loaded := set(lt.Offered), set(lt.Delivered), set(lt.Loaded)
+			for _, n := range names {
+				row := "  " + fit(clip(sanitize(n), nw-1), nw) + tick(th, "O", offered[n]) + tick(th, "D", delivered[n]) + tick(th, "L", loaded[n])
+				out = append(out, row)
+			}
+		}
+		if len(lt.Uses) > 0 {
+			out = append(out, th.faint.Render("  uses (R21)"))
+			for _, u := range lt.Uses {
+				line := fmt.Sprintf("%s %s", strings.ToLower(u.Role), u.Name)
+				if u.Version != "" {
+					line += " v" + u.Version
+				}
+				if u.ExecutionID != "" {
+					line += " · " + u.ExecutionID
+				}
+				if u.Reused {
+					line += " · reused"
+				}
+				out = append(out, indentStyled(th.faint, "    ", line, w)...)
+			}
+		}
+		if len(lt.LeftOff) > 0 {
+			out = append(out, indentStyled(th.warn, "  left off the list (R10): ", strings.Join(lt.LeftOff, ", "), w)...)
+		}
+	}
+	if len(s.LeftOff) > 0 && (lt == nil || !slices.Equal(s.LeftOff, lt.LeftOff)) {
+		out = append(out, indentStyled(th.warn, "  next list leaves off (R10): ", strings.Join(s.LeftOff, ", "), w)...)
+	}
+	return out
+}
+
+// tick is a column of the R20 table: the letter when it holds.
+func tick(th *theme, letter string, ok bool) string {
+	if ok {
+		return " " + th.good.Render(letter)
+	}
+	return " " + th.faint.Render("·")
+}
+
+// unionNames keeps each name once: delivered and loaded first, then the
+// rest of the offered list in its order.
+func unionNames(offered, delivered, loaded []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, list := range [][]string{loaded, delivered, offered} {
+		for _, n := range list {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func set(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}

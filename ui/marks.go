@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"skillet/harness"
+)
+
+// markKind picks a mark's icon and style.
+type markKind int
+
+const (
+	markLoaded markKind = iota
+	markUnloaded
+	markActivated
+	markTrim
+	markWarning
+	markError
+	markRetry
+	markApproved
+	markDenied
+	markSetting
+	markTurnEnd
+	markInfo
+)
+
+// mark is an event shown inline in the transcript that is not itself a
+// transcript entry: a load or eviction, a window trim, an approval, a
+// warning. It stands where the transcript was when it happened.
+type mark struct {
+	kind markKind
+	// after is the number of transcript entries recorded before the
+	// event: the mark stands just before entry number after.
+	after int
+	text  string
+}
+
+func (k markKind) look(th *theme) (string, lipgloss.Style) {
+	switch k {
+	case markLoaded:
+		return iconLoaded, th.mark
+	case markUnloaded:
+		return iconUnloaded, th.mark
+	case markActivated:
+		return iconActive, th.mark
+	case markTrim:
+		return iconTrim, th.warn
+	case markWarning:
+		return iconLog, th.warn
+	case markError:
+		return iconError, th.bad
+	case markRetry:
+		return iconRetry, th.warn
+	case markApproved:
+		return iconApproved, th.good
+	case markDenied:
+		return iconRefused, th.bad
+	case markSetting:
+		return iconSetting, th.info
+	case markTurnEnd:
+		return "─", th.faint
+	default:
+		return "•", th.faint
+	}
+}
+
+// recordsEntry reports whether the engine records a transcript entry for
+// an event: the user's message, an assistant message, a tool result, and
+// the notes (a contextChanged line standing alone, a harness.log line, a
+// preload). Counting them places marks exactly between entries without
+// waiting for a transcript.
+func recordsEntry(ev harness.Event) bool {
+	switch e := ev.(type) {
+	case *harness.TurnStart, *harness.Assistant, *harness.ToolResult, *harness.SkillPreload:
+		return true
+	case *harness.ContextChanged:
+		return e.ToolCallID == ""
+	case *harness.Warning:
+		return e.Log
+	}
+	return false
+}
+
+// markFor says how an event shows inline, if it does. Events that are
+// transcript entries themselves (messages, tool results, contextChanged and
+// harness.log lines, preloads) are not marks.
+func markFor(ev harness.Event) (mark, bool) {
+	m := mark{after: -1}
+	switch e := ev.(type) {
+	case *harness.SkillLoaded:
+		m.kind = markLoaded
+		var b strings.Builder
+		fmt.Fprintf(&b, "loaded %s", e.Skill)
+		if e.Version != "" {
+			fmt.Fprintf(&b, " v%s", e.Version)
+		}
+		fmt.Fprintf(&b, " · %s · by %s · %s tok", e.ExecutionID, orDash(e.By), thousands(e.Tokens))
+		if len(e.Tools) > 0 {
+			fmt.Fprintf(&b, " · tools %s", strings.Join(e.Tools, ", "))
+		}
+		if len(e.Evicted) > 0 {
+			fmt.Fprintf(&b, " · evicted %s (LRU)", strings.Join(e.Evicted, ", "))
+		}
+		m.text = b.String()
+	case *harness.SkillActivated:
+		m.kind, m.text = markActivated, fmt.Sprintf("%s is active again (%s)", e.Skill, e.ExecutionID)
+	case *harness.SkillUnloaded:
+		m.kind, m.text = markUnloaded, fmt.Sprintf("unloaded %s (%s)", e.Skill, e.Reason)
+	case *harness.WindowTrimmed:
+		m.kind = markTrim
+		m.text = fmt.Sprintf("window: %d message(s) left out of call %d, %d kept", e.Dropped, e.Call, e.Kept)
+		if e.CapExceeded {
+			m.text += " — this turn alone is longer than the cap (R9)"
+		}
+	case *harness.Warning:
+		if e.Log {
+			return m, false
+		}
+		m.kind, m.text = markWarning, e.Message
+	case *harness.Error:
+		m.kind, m.text = markError, e.Message
+	case *harness.Retry:
+		m.kind = markRetry
+		m.text = fmt.Sprintf("retry %d of call %d in %s: %s", e.Attempt, e.Call, time.Duration(e.WaitMS)*time.Millisecond, e.Message)
+	case *harness.Approval:
+		switch e.Decision {
+		case harness.DecisionOnce:
+			m.kind, m.text = markApproved, "approved "+e.Name+" once"
+		case harness.DecisionAll:
+			m.kind, m.text = markApproved, "approved "+e.Name+" for the session"
+		case harness.DecisionDeny:
+			m.kind, m.text = markDenied, "denied "+e.Name
+		default:
+			m.kind, m.text = markDenied, fmt.Sprintf("%s: %s", e.Decision, e.Name)
+		}
+	case *harness.SettingChanged:
+		m.kind, m.text = markSetting, fmt.Sprintf("%s = %s", e.Key, e.Value)
+	case *harness.TurnEnd:
+		m.kind = markTurnEnd
+		var b strings.Builder
+		fmt.Fprintf(&b, "turn %d ended: %s", harness.TurnOf(e), orDash(e.StopReason))
+		if len(e.Delivered) > 0 {
+			fmt.Fprintf(&b, " · delivered %s", strings.Join(e.Delivered, ", "))
+		}
+		if len(e.Loaded) > 0 {
+			fmt.Fprintf(&b, " · loaded %s", strings.Join(e.Loaded, ", "))
+		}
+		if len(e.LeftOff) > 0 {
+			fmt.Fprintf(&b, " · %d left off the list", len(e.LeftOff))
+		}
+		m.text = b.String()
+		if e.StopReason != "" && e.StopReason != "done" {
+			m.kind = markWarning
+		}
+	default:
+		return m, false
+	}
+	return m, true
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// thousands writes n with thin separators: 12,345.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,397 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// model is the root of the program. It routes each message to the part
+// that owns it: the panes, the input, the overlays, the commands. Its
+// state is what the engine last reported plus view state (focus, scroll,
+// folding); it keeps no lifecycle of its own.
+type model struct {
+	eng  Engine
+	opts Options
+	base context.Context
+
+	keys keyMap
+	help help.Model
+	th   *theme
+	md   *markdown
+	spin spinner.Model
+
+	w, h  int
+	focus pane
+	shown pane // the pane the narrow layout shows
+
+	snap *harness.Snapshot
+	// seq counts events received; a refresh remembers the seq it was asked
+	// at, so marks and pending text are placed against a transcript that
+	// already holds what came before them.
+	seq                      uint64
+	refreshing, refreshAgain bool
+	// entryEvents counts events that record a transcript entry and
+	// entryBase the entries recorded before the program saw any (a
+	// resumed session), so marks stand where their event happened.
+	entryEvents, entryBase int
+	calibrated             bool
+
+	tr    *transcriptPane
+	lru   *lruPane
+	cx    *contextPane
+	tools *toolsPane
+	in    *inputBox
+
+	running    bool
+	turnCancel context.CancelFunc
+	pendingSeq uint64
+	activity   string
+	spinning   bool
+
+	flash      string
+	flashIsErr bool
+	flashID    int
+	quitArmed  bool
+
+	overlay   overlay
+	approvals []*approvalDialog
+}
+
+// Internal messages.
+type (
+	refreshMsg struct {
+		seq     uint64
+		counted int // entryEvents when asked
+		snap    *harness.Snapshot
+		entries []harness.Entry
+	}
+	turnDoneMsg struct {
+		end *harness.TurnEnd
+		err error
+	}
+	flashExpiredMsg struct{ id int }
+	quitDisarmMsg   struct{}
+)
+
+func newModel(ctx context.Context, eng Engine, opts Options) *model {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	style := opts.Style
+	if style == "" {
+		style = "dark"
+	}
+	th := newTheme(style != "light")
+	md := newMarkdown(style)
+	m := &model{
+		eng:   eng,
+		opts:  opts,
+		base:  ctx,
+		keys:  newKeyMap(),
+		help:  help.New(),
+		th:    th,
+		md:    md,
+		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		focus: paneInput,
+		shown: paneTranscript,
+		tr:    newTranscriptPane(th, md),
+		lru:   newLRUPane(th),
+		cx:    newContextPane(th),
+		tools: newToolsPane(th),
+		in:    newInputBox(th),
+	}
+	m.setTheme(th)
+	return m
+}
+
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.requestRefresh()}
+	if m.opts.Style == "" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// setTheme applies a theme to every part.
+func (m *model) setTheme(th *theme) {
+	m.th = th
+	m.tr.th, m.lru.th, m.cx.th, m.tools.th = th, th, th, th
+	m.lru.dirty, m.cx.dirty, m.tools.dirty = true, true, true
+	m.tr.invalidate()
+	m.in.setTheme(th)
+	m.help.Styles = help.DefaultStyles(th.dark)
+	m.spin.Style = th.accent
+}
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.in.setSize(max(1, m.w-2), m.h)
+		if m.tr.live != nil {
+			m.tr.live.dirty = true
+			return m, m.tr.schedule()
+		}
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if m.opts.Style == "" && msg.IsDark() != m.th.dark {
+			style := "light"
+			if msg.IsDark() {
+				style = "dark"
+			}
+			m.md.setStyle(style)
+			m.setTheme(newTheme(msg.IsDark()))
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.MouseWheelMsg:
+		m.onWheel(msg)
+		return m, nil
+	case tea.MouseClickMsg:
+		return m, m.onClick(msg)
+	case tea.PasteMsg:
+		if m.overlay != nil || len(m.approvals) > 0 {
+			return m, m.routeOverlay(msg)
+		}
+		cmd := m.setFocus(paneInput)
+		return m, tea.Batch(cmd, m.in.update(msg))
+	case eventsMsg:
+		return m, m.onEvents(msg)
+	case refreshMsg:
+		return m, m.onRefresh(msg)
+	case turnDoneMsg:
+		return m, m.onTurnDone(msg)
+	case cmdDoneMsg:
+		if msg.err != nil {
+			return m, tea.Batch(m.flashErr(msg.err), m.requestRefresh())
+		}
+		return m, tea.Batch(m.flashInfo(msg.ok), m.requestRefresh())
+	case clearedMsg:
+		if msg.err != nil {
+			return m, m.flashErr(fmt.Errorf("clear: %w", msg.err))
+		}
+		m.newSession()
+		return m, tea.Batch(m.flashInfo("new session"), m.requestRefresh())
+	case liveTickMsg:
+		return m, m.tr.onTick(msg)
+	case liveRenderedMsg:
+		return m, m.tr.onRendered(msg)
+	case spinner.TickMsg:
+		if !m.running {
+			m.spinning = false
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case flashMsg:
+		if msg.err {
+			return m, m.flashErr(errors.New(msg.text))
+		}
+		return m, m.flashInfo(msg.text)
+	case flashExpiredMsg:
+		if msg.id == m.flashID {
+			m.flash = ""
+		}
+		return m, nil
+	case quitDisarmMsg:
+		if m.quitArmed {
+			m.quitArmed = false
+			m.flash = ""
+		}
+		return m, nil
+	case runCommandMsg:
+		return m, m.runLine(msg.line)
+	case copyMsg:
+		return m, tea.Batch(tea.SetClipboard(msg.text), m.flashInfo(fmt.Sprintf("copied %s (%s bytes) to the clipboard", msg.what, thousands(len(msg.text)))))
+	case openViewerMsg:
+		m.overlay = newTextOverlay(m.th, msg.title, msg.text, nil, fileName("skillet", msg.title)+".txt", m.opts.ExportDir)
+		return m, nil
+	case callsMsg, modelsMsg, callResultMsg:
+		cmd := m.routeOverlay(msg)
+		if _, ok := msg.(callResultMsg); ok {
+			cmd = tea.Batch(cmd, m.requestRefresh())
+		}
+		return m, cmd
+	}
+	if m.focus == paneInput && m.overlay == nil {
+		return m, m.in.update(msg)
+	}
+	return m, nil
+}
+
+// routeOverlay hands a result to the open overlay that waits for it.
+func (m *model) routeOverlay(msg tea.Msg) tea.Cmd {
+	if o, ok := m.overlay.(asyncOverlay); ok {
+		return o.handle(msg)
+	}
+	if p, ok := msg.(tea.PasteMsg); ok {
+		if f, ok := m.overlay.(*callForm); ok {
+			var cmd tea.Cmd
+			f.fields[f.focus].in, cmd = f.fields[f.focus].in.Update(p)
+			return cmd
+		}
+	}
+	return nil
+}
+
+// newSession forgets what belonged to the previous session.
+func (m *model) newSession() {
+	m.tr.reset()
+	m.tools.reset()
+	m.entryEvents, m.entryBase = 0, 0
+}
+
+// requestRefresh fetches the snapshot and transcript in a command; while
+// one is in flight, another is asked for when it lands.
+func (m *model) requestRefresh() tea.Cmd {
+	if m.refreshing {
+		m.refreshAgain = true
+		return nil
+	}
+	m.refreshing = true
+	seq, counted, eng := m.seq, m.entryEvents, m.eng
+	return func() tea.Msg {
+		return refreshMsg{seq: seq, counted: counted, snap: eng.Snapshot(), entries: eng.Transcript()}
+	}
+}
+
+func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
+	m.refreshing = false
+	if msg.snap != nil {
+		if m.snap != nil && msg.snap.SessionID != m.snap.SessionID {
+			m.newSession()
+		}
+		m.snap = msg.snap
+	}
+	first := 0
+	if m.snap != nil {
+		first = m.snap.Window.FirstEntry
+	}
+	m.tr.setEntries(msg.entries, first)
+	if !m.calibrated {
+		// the first transcript is fetched before any user action: what it
+		// holds was recorded before the program saw an event (a resumed
+		// session) and comes before every mark
+		m.calibrated = true
+		m.entryBase = max(0, len(msg.entries)-msg.counted)
+	}
+	if m.pendingSeq > 0 && msg.seq >= m.pendingSeq {
+		m.tr.setPending("")
+		m.pendingSeq = 0
+	}
+	m.tr.dropLive(msg.seq)
+	m.lru.setSnapshot(m.snap)
+	m.cx.setSnapshot(m.snap)
+	m.tools.setSnapshot(m.snap)
+	if m.refreshAgain {
+		m.refreshAgain = false
+		return m.requestRefresh()
+	}
+	return nil
+}
+
+// send starts a turn with the user's text; the engine runs it in a
+// command and Esc cancels its context (R25).
+func (m *model) send(text string) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.base)
+	m.running, m.turnCancel = true, cancel
+	m.activity = "starting the turn"
+	m.pendingSeq = 0
+	m.tr.setPending(text)
+	m.tr.end()
+	m.flash = ""
+	eng := m.eng
+	turn := func() tea.Msg {
+		end, err := eng.Turn(ctx, text)
+		return turnDoneMsg{end: end, err: err}
+	}
+	return tea.Batch(turn, m.startSpinner(), m.requestRefresh())
+}
+
+func (m *model) startSpinner() tea.Cmd {
+	if m.spinning {
+		return nil
+	}
+	m.spinning = true
+	return m.spin.Tick
+}
+
+func (m *model) onTurnDone(msg turnDoneMsg) tea.Cmd {
+	m.running, m.activity = false, ""
+	if m.turnCancel != nil {
+		m.turnCancel()
+		m.turnCancel = nil
+	}
+	m.tr.finishLive(m.seq)
+	if m.pendingSeq == 0 {
+		// the engine never recorded the message: the turn failed to start
+		m.tr.setPending("")
+	}
+	var cmd tea.Cmd
+	switch {
+	case msg.err == nil:
+	case errors.Is(msg.err, context.Canceled):
+		cmd = m.flashInfo("turn cancelled")
+	default:
+		cmd = m.flashErr(fmt.Errorf("turn: %w", msg.err))
+	}
+	return tea.Batch(cmd, m.requestRefresh())
+}
+
+// cancelTurn stops the running turn (R25): the engine answers every open
+// tool call with "cancelled by user".
+func (m *model) cancelTurn() tea.Cmd {
+	if !m.running || m.turnCancel == nil {
+		return nil
+	}
+	m.turnCancel()
+	m.activity = "cancelling…"
+	return m.flashInfo("cancelling the turn…")
+}
+
+func (m *model) quit() tea.Cmd {
+	if m.turnCancel != nil {
+		m.turnCancel()
+	}
+	for _, d := range m.approvals {
+		d.answer(2)
+	}
+	m.approvals = nil
+	if c, ok := m.overlay.(closer); ok {
+		c.close()
+	}
+	return tea.Quit
+}
+
+const flashFor = 6 * time.Second
+
+func (m *model) flashInfo(s string) tea.Cmd {
+	m.flash, m.flashIsErr, m.quitArmed = s, false, false
+	m.flashID++
+	id := m.flashID
+	return tea.Tick(flashFor, func(time.Time) tea.Msg { return flashExpiredMsg{id: id} })
+}
+
+// flashErr shows an error until the next one or the next action: errors
+// are never lost to a timer.
+func (m *model) flashErr(err error) tea.Cmd {
+	m.flash, m.flashIsErr, m.quitArmed = err.Error(), true, false
+	m.flashID++
+	return nil
+}
+
+func (m *model) openInspector(turn int) tea.Cmd {
+	in, cmd := newInspector(m.th, m.eng, m.opts.ExportDir, turn)
+	m.overlay = in
+	return cmd
+}

@@ -1,0 +1,424 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"skillet/harness"
+	"skillet/ui/uitest"
+)
+
+func TestTurnShowsMessagesToolsAndMarks(t *testing.T) {
+	d := newDriver(t, nil, 160, 70)
+	d.typeText("please review account ACME-42")
+	d.key("enter")
+	d.pump(func(m *model) bool { return len(m.approvals) > 0 })
+	if s := d.screen(); !strings.Contains(s, "Approval needed") || !strings.Contains(s, "Run run_checks?") {
+		t.Fatalf("approval dialog not shown:\n%s", s)
+	}
+	d.key("s")
+	d.settle()
+	s := d.screen()
+	for _, want := range []string{
+		"❯ You · turn 1",
+		"please review account ACME-42",
+		`⚙ load_skill {"name":"account-review"}`,
+		"▲ loaded account-review v2 · x-1",
+		"contextChanged: loaded account-review",
+		"✓ approved run_checks for the session",
+		"Review of ACME-42",
+		"turn 1 ended: done",
+		"★ account-review v2",  // LRU pane
+		"skill account-review", // context part
+		"get_account_activity", // tools pane
+		"window 8/60",          // status bar
+		"loads 1/3",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestEnterSendsShiftEnterAddsLine(t *testing.T) {
+	eng := uitest.Sample()
+	var got []string
+	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
+		got = append(got, text)
+		e.StartTurn(text)
+		return e.EndTurn("done"), nil
+	}
+	d := newDriver(t, eng, 120, 40)
+	d.typeText("first line")
+	d.key("shift+enter")
+	d.typeText("second")
+	d.key("alt+enter")
+	d.typeText("third")
+	if v := d.m.in.value(); v != "first line\nsecond\nthird" {
+		t.Fatalf("input = %q, want three lines", v)
+	}
+	d.key("enter")
+	d.settle()
+	if len(got) != 1 || got[0] != "first line\nsecond\nthird" {
+		t.Fatalf("turns = %q", got)
+	}
+	if d.m.in.value() != "" {
+		t.Fatalf("input not emptied after send: %q", d.m.in.value())
+	}
+	// history: ↑ brings the message back
+	d.key("up")
+	if d.m.in.value() != "first line\nsecond\nthird" {
+		t.Fatalf("history up = %q", d.m.in.value())
+	}
+}
+
+func TestR25_EscCancelsRunningTurn(t *testing.T) {
+	eng := uitest.Sample()
+	started := make(chan struct{})
+	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
+		e.StartTurn(text)
+		e.ModelCall()
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	d := newDriver(t, eng, 120, 40)
+	d.typeText("wait for me")
+	d.key("enter")
+	d.pump(func(m *model) bool { return m.running && m.pendingSeq > 0 })
+	<-started
+	if s := d.screen(); !strings.Contains(s, "esc cancels it") {
+		t.Fatalf("running turn not shown:\n%s", s)
+	}
+	// a second message is refused while the turn runs
+	d.typeText("again")
+	d.key("enter")
+	if !d.m.flashIsErr || !strings.Contains(d.m.flash, "turn is running") {
+		t.Fatalf("second send not refused: %q", d.m.flash)
+	}
+	d.key("esc")
+	d.settle()
+	if d.m.running {
+		t.Fatal("turn still running after esc")
+	}
+	if d.m.flash != "turn cancelled" {
+		t.Fatalf("flash = %q, want turn cancelled", d.m.flash)
+	}
+	if last := eng.Transcript(); !last[len(last)-1].Interrupted {
+		t.Fatalf("engine did not record the interruption: %+v", last[len(last)-1])
+	}
+	if !strings.Contains(d.screen(), "interrupted") {
+		t.Fatalf("interrupted message not marked:\n%s", d.screen())
+	}
+}
+
+func TestR15_ApprovalDialogKeys(t *testing.T) {
+	for _, tc := range []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"a"}, harness.DecisionOnce},
+		{[]string{"s"}, harness.DecisionAll},
+		{[]string{"d"}, harness.DecisionDeny},
+		{[]string{"esc"}, harness.DecisionDeny},
+		{[]string{"right", "enter"}, harness.DecisionAll},
+		{[]string{"left", "enter"}, harness.DecisionDeny},
+	} {
+		t.Run(strings.Join(tc.keys, "+"), func(t *testing.T) {
+			d := newDriver(t, nil, 100, 30)
+			got := make(chan string, 1)
+			go func() {
+				dec, _ := NewApprover(d.sink)(context.Background(), harness.ApprovalRequest{Name: "run_checks", Arguments: `{"quick":true}`, Kind: "command"})
+				got <- dec
+			}()
+			d.pump(func(m *model) bool { return len(m.approvals) == 1 })
+			if s := d.screen(); !strings.Contains(s, `"quick": true`) {
+				t.Fatalf("arguments not shown pretty:\n%s", s)
+			}
+			d.key(tc.keys...)
+			if dec := <-got; dec != tc.want {
+				t.Fatalf("decision = %q, want %q", dec, tc.want)
+			}
+			if len(d.m.approvals) != 0 {
+				t.Fatal("dialog still open")
+			}
+		})
+	}
+}
+
+func TestR15_ApprovalClosesWhenTurnCancelled(t *testing.T) {
+	d := newDriver(t, nil, 100, 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := NewApprover(d.sink)(ctx, harness.ApprovalRequest{Name: "run_checks"})
+		errc <- err
+	}()
+	d.pump(func(m *model) bool { return len(m.approvals) == 1 })
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	d.pump(func(m *model) bool { return len(m.approvals) == 0 })
+	if strings.Contains(d.screen(), "Approval needed") {
+		t.Fatal("dialog still drawn")
+	}
+}
+
+func TestApproverAfterProgramEndsDenies(t *testing.T) {
+	s := NewEventSink()
+	stop := s.attach(&driver{msgs: make(chan tea.Msg, 8)})
+	stop()
+	dec, err := NewApprover(s)(context.Background(), harness.ApprovalRequest{Name: "x"})
+	if dec != harness.DecisionDeny || err == nil {
+		t.Fatalf("got %q, %v; want deny with an error", dec, err)
+	}
+}
+
+func TestCommandErrorsShowInMessageLine(t *testing.T) {
+	d := newDriver(t, nil, 120, 40)
+	for _, tc := range []struct{ line, want string }{
+		{"/load nosuch", `load nosuch: no skill named "nosuch"`},
+		{"/set max_loaded_skills zero", "want a whole number"},
+		{"/set nokey 1", `unknown setting "nokey"`},
+		{"/frobnicate", "unknown command /frobnicate"},
+		{"/load", "/load needs a skill name"},
+		{"/call nosuch", "not a tool of the next request"},
+		{"/export", "/export needs a file name"},
+	} {
+		d.send(tc.line)
+		if !d.m.flashIsErr || !strings.Contains(d.m.flash, tc.want) {
+			t.Errorf("%s: message line = %q, want an error with %q", tc.line, d.m.flash, tc.want)
+		}
+		if !strings.Contains(d.screen(), tc.want) {
+			t.Errorf("%s: error not on screen", tc.line)
+		}
+	}
+}
+
+func TestCommandsChangeTheSession(t *testing.T) {
+	d := newDriver(t, nil, 160, 48)
+	d.send("/load brand-voice")
+	if got := d.m.snap.Loaded; len(got) != 1 || got[0].Name != "brand-voice" {
+		t.Fatalf("loaded = %+v", got)
+	}
+	d.send("/set max_loaded_skills 1")
+	if d.m.snap.Limits.MaxLoadedSkills != 1 {
+		t.Fatal("/set did not apply")
+	}
+	d.send("/model gpt-4o")
+	if d.m.snap.Model != "gpt-4o" || !strings.Contains(d.screen(), "model gpt-4o") {
+		t.Fatalf("model not switched:\n%s", d.screen())
+	}
+	d.send("/unload brand-voice")
+	if len(d.m.snap.Loaded) != 0 {
+		t.Fatal("/unload did not apply")
+	}
+	path := filepath.Join(t.TempDir(), "out.md")
+	d.send("/export " + path)
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(b), "contextChanged: unloaded brand-voice") {
+		t.Fatalf("export: %v %q", err, b)
+	}
+	d.send("/clear")
+	if len(d.m.tr.entries) != 0 || len(d.m.tr.marks) != 0 {
+		t.Fatalf("/clear left %d entries, %d marks", len(d.m.tr.entries), len(d.m.tr.marks))
+	}
+}
+
+func TestModelPickerListsAndPicks(t *testing.T) {
+	d := newDriver(t, nil, 120, 40)
+	d.send("/model")
+	p, ok := d.m.overlay.(*picker)
+	if !ok || p.loading {
+		t.Fatalf("picker not open or still loading: %T", d.m.overlay)
+	}
+	d.typeText("o4")
+	if ms := p.matches(); len(ms) != 1 || ms[0] != "o4-mini" {
+		t.Fatalf("filter matches %q", ms)
+	}
+	d.key("enter")
+	d.settle()
+	if d.m.snap.Model != "o4-mini" {
+		t.Fatalf("model = %q", d.m.snap.Model)
+	}
+}
+
+func TestTabCompletesCommandsAndNames(t *testing.T) {
+	d := newDriver(t, nil, 120, 40)
+	for _, tc := range []struct{ typed, want string }{
+		{"/lo", "/load "},
+		{"/load acc", "/load account-review "},
+		{"/set max_lo", "/set max_load"},
+		{"/set max_loade", "/set max_loaded_skills "},
+		{"/call get_we", "/call get_weather "},
+		{"/re", "/reload "},
+	} {
+		d.m.in.set(tc.typed)
+		d.key("tab")
+		if got := d.m.in.value(); got != tc.want {
+			t.Errorf("%q + tab = %q, want %q", tc.typed, got, tc.want)
+		}
+		if d.m.focus != paneInput {
+			t.Errorf("%q + tab moved focus", tc.typed)
+		}
+	}
+	// ambiguous: the common prefix, and the candidates shown
+	d.m.in.set("/s")
+	d.key("tab")
+	if got := d.m.in.value(); got != "/s" || !strings.Contains(d.m.flash, "set") || !strings.Contains(d.m.flash, "skills") {
+		t.Errorf("ambiguous completion: %q, flash %q", got, d.m.flash)
+	}
+	// plain text: tab moves focus
+	d.m.in.set("hello")
+	d.key("tab")
+	if d.m.focus != paneTranscript {
+		t.Errorf("tab with plain text: focus = %v", d.m.focus)
+	}
+}
+
+func TestFocusCyclesAndNarrowTabs(t *testing.T) {
+	d := newDriver(t, nil, 80, 24)
+	want := []pane{paneTranscript, paneLRU, paneContext, paneTools, paneInput}
+	for _, p := range want {
+		d.key("tab")
+		if d.m.focus != p {
+			t.Fatalf("focus = %v, want %v", d.m.focus, p)
+		}
+		if p != paneInput && !strings.Contains(d.screen(), "["+p.shortTitle()+"]") {
+			t.Fatalf("narrow tab bar does not show %s:\n%s", p.shortTitle(), d.screen())
+		}
+	}
+	d.key("shift+tab")
+	if d.m.focus != paneTools {
+		t.Fatalf("shift+tab: focus = %v", d.m.focus)
+	}
+}
+
+func TestCtrlCTwiceQuits(t *testing.T) {
+	d := newDriver(t, nil, 100, 30)
+	d.key("ctrl+c")
+	d.settle()
+	if d.quit || !strings.Contains(d.screen(), "press ctrl+c again to quit") {
+		t.Fatalf("first ctrl+c: quit=%v\n%s", d.quit, d.screen())
+	}
+	d.key("ctrl+c")
+	d.settle()
+	if !d.quit {
+		t.Fatal("second ctrl+c did not quit")
+	}
+}
+
+func TestHelpShowsKeyMap(t *testing.T) {
+	d := newDriver(t, nil, 120, 40)
+	d.key("?")
+	s := d.screen()
+	for _, want := range []string{"Help", "/load NAME", "ctrl+o", "inspector", "shift/alt+enter"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("help lacks %q:\n%s", want, s)
+		}
+	}
+	d.key("esc")
+	if d.m.overlay != nil {
+		t.Fatal("esc did not close help")
+	}
+	// '?' typed into a message is text, not help
+	d.typeText("why?")
+	if d.m.overlay != nil || d.m.in.value() != "why?" {
+		t.Fatalf("? in a message opened help: %q", d.m.in.value())
+	}
+}
+
+func TestSkillsOverlayShowsErrorsAndShadowed(t *testing.T) {
+	d := newDriver(t, nil, 120, 40)
+	d.send("/skills")
+	s := d.screen()
+	for _, want := range []string{"7 skills", "1 invalid", "broken-skill", "✗ description: must not be empty", "shadowed by an earlier root", "preload"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/skills lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestInspectorShowsRequestReplyCopiesAndWrites(t *testing.T) {
+	d := newDriver(t, nil, 160, 48)
+	d.send("draft it in the brand voice")
+	dir := t.TempDir()
+	d.m.opts.ExportDir = dir
+	d.key("ctrl+o")
+	d.settle()
+	in, ok := d.m.overlay.(*inspector)
+	if !ok || len(in.calls) != 2 {
+		t.Fatalf("inspector: %T with %d calls", d.m.overlay, len(in.calls))
+	}
+	s := d.screen()
+	if !strings.Contains(s, "call 2 of 2") || !strings.Contains(s, `"messages": [`) || !strings.Contains(s, "<current_context>") {
+		t.Fatalf("request not shown readable:\n%s", s)
+	}
+	d.key("left")
+	if !strings.Contains(d.screen(), "call 1 of 2") {
+		t.Fatal("left did not go to the previous call")
+	}
+	d.key("tab")
+	if !strings.Contains(d.screen(), `"choices": [`) {
+		t.Fatalf("reply not shown:\n%s", d.screen())
+	}
+	d.key("y")
+	d.settle()
+	if len(d.clipboard) != 1 || !strings.Contains(d.clipboard[0], `"choices"`) {
+		t.Fatalf("clipboard = %q", d.clipboard)
+	}
+	d.key("w")
+	d.settle()
+	b, err := os.ReadFile(filepath.Join(dir, "skillet-turn1-call1-reply.json"))
+	if err != nil || !strings.Contains(string(b), `"choices"`) {
+		t.Fatalf("written reply: %v %q (flash %q)", err, b, d.m.flash)
+	}
+}
+
+func TestReadableJSONKeepsEscapedBackslash(t *testing.T) {
+	in := `{"a":"\u003cx\u003e \\u003c \u0026"}`
+	want := `{"a":"<x> \\u003c &"}`
+	if got := readableJSON(in); got != want {
+		t.Fatalf("readableJSON = %s, want %s", got, want)
+	}
+}
+
+func TestBackgroundLightSwitchesStyle(t *testing.T) {
+	m := newModel(context.Background(), uitest.Sample(), Options{})
+	m.Update(tea.BackgroundColorMsg{Color: ansi.White})
+	if m.md.style != "light" || m.th.dark {
+		t.Fatalf("style = %q dark=%v after a light background", m.md.style, m.th.dark)
+	}
+	// a fixed style is kept
+	m = newModel(context.Background(), uitest.Sample(), Options{Style: "dark"})
+	m.Update(tea.BackgroundColorMsg{Color: ansi.White})
+	if m.md.style != "dark" {
+		t.Fatal("fixed style changed")
+	}
+}
+
+func TestMouseWheelScrollsPaneUnderPointer(t *testing.T) {
+	d := newDriver(t, nil, 160, 48)
+	lay := d.m.layout()
+	r := lay.panes[paneContext]
+	before := d.m.cx.sc.off
+	d.update(tea.MouseWheelMsg{X: r.x + 2, Y: r.y + 2, Button: tea.MouseWheelDown})
+	if d.m.cx.sc.off != before+3 {
+		t.Fatalf("context offset %d → %d, want +3", before, d.m.cx.sc.off)
+	}
+	if d.m.focus != paneInput {
+		t.Fatal("wheel moved focus")
+	}
+	d.update(tea.MouseClickMsg{X: r.x + 2, Y: r.y + 2, Button: tea.MouseLeft})
+	if d.m.focus != paneContext {
+		t.Fatalf("click: focus = %v", d.m.focus)
+	}
+}

@@ -1,0 +1,42 @@
+package ui
+
+import "fmt"
+
+// scroller is the scroll position of a pane whose lines are all built (the
+// side panes): an offset kept within the content.
+type scroller struct{ off int }
+
+func (s *scroller) clamp(total, h int) {
+	s.off = min(s.off, total-h)
+	s.off = max(s.off, 0)
+}
+
+func (s *scroller) by(n, total, h int) {
+	s.off += n
+	s.clamp(total, h)
+}
+
+// show scrolls the least needed to bring lines from..to into view.
+func (s *scroller) show(from, to, total, h int) {
+	if to-from+1 > h || from < s.off {
+		s.off = from
+	} else if to >= s.off+h {
+		s.off = to - h + 1
+	}
+	s.clamp(total, h)
+}
+
+// window is the visible part of lines.
+func (s *scroller) window(lines []string, h int) []string {
+	s.clamp(len(lines), h)
+	end := min(len(lines), s.off+h)
+	return lines[s.off:end]
+}
+
+// position is a footer such as "12–40/300", empty when everything fits.
+func position(off, h, total int) string {
+	if total <= h || h <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d–%d/%d", off+1, min(total, off+h), total)
+}

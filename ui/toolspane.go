@@ -1,0 +1,257 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"skillet/harness"
+)
+
+// toolsPane lists the tools of the next request: where each comes from,
+// its version and approval policy. A tool that just left with its skill
+// stays, struck through, until the next turn ends.
+type toolsPane struct {
+	th   *theme
+	snap *harness.Snapshot
+
+	// lastSeen is the snapshot turn in which each tool was last offered,
+	// with the tool as it was then, so leavers can be shown.
+	lastSeen map[string]seenTool
+	shown    []harness.ToolInfo
+
+	sel            int
+	open           map[string]bool
+	sc             scroller
+	lines          []string
+	selFrom, selTo int
+	builtW         int
+	dirty          bool
+	follow         bool
+	focused        bool
+}
+
+type seenTool struct {
+	turn int
+	info harness.ToolInfo
+}
+
+func newToolsPane(th *theme) *toolsPane {
+	return &toolsPane{th: th, lastSeen: map[string]seenTool{}, open: map[string]bool{}, dirty: true}
+}
+
+func (p *toolsPane) reset() { clear(p.lastSeen) }
+
+// setSnapshot takes the next request's tools and works out which left: a
+// tool seen in this turn (or between it and the next) that is no longer
+// offered shows as gone until the next turn ends. Tools the engine itself
+// marks Gone show too.
+func (p *toolsPane) setSnapshot(s *harness.Snapshot) {
+	p.snap, p.dirty = s, true
+	if s == nil {
+		p.shown = nil
+		return
+	}
+	now := map[string]bool{}
+	var shown []harness.ToolInfo
+	for _, t := range s.Tools {
+		if t.Gone {
+			continue
+		}
+		now[t.Name] = true
+		p.lastSeen[t.Name] = seenTool{turn: s.Turn, info: t}
+		shown = append(shown, t)
+	}
+	for _, t := range s.Tools {
+		if t.Gone && !now[t.Name] {
+			now[t.Name] = true
+			shown = append(shown, t)
+		}
+	}
+	var gone []harness.ToolInfo
+	for name, st := range p.lastSeen {
+		if now[name] {
+			continue
+		}
+		if st.turn == s.Turn || (st.turn == s.Turn-1 && s.Running) {
+			t := st.info
+			t.Gone = true
+			gone = append(gone, t)
+		} else {
+			delete(p.lastSeen, name)
+		}
+	}
+	sortTools(gone)
+	p.shown = append(shown, gone...)
+}
+
+func sortTools(ts []harness.ToolInfo) {
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j].Name < ts[j-1].Name; j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+}
+
+func (p *toolsPane) selected() (harness.ToolInfo, bool) {
+	if p.sel < 0 || p.sel >= len(p.shown) {
+		return harness.ToolInfo{}, false
+	}
+	return p.shown[p.sel], true
+}
+
+func (p *toolsPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
+	switch msg.String() {
+	case "up", "k":
+		p.sel, p.follow, p.dirty = max(0, p.sel-1), true, true
+	case "down", "j":
+		p.sel, p.follow, p.dirty = max(0, min(len(p.shown)-1, p.sel+1)), true, true
+	case "enter", "space":
+		if t, ok := p.selected(); ok {
+			p.open[t.Name] = !p.open[t.Name]
+			p.follow, p.dirty = true, true
+		}
+	case "pgdown", "ctrl+d":
+		p.sc.by(max(1, h-2), len(p.lines), h)
+	case "pgup", "ctrl+u":
+		p.sc.by(-max(1, h-2), len(p.lines), h)
+	case "home", "g":
+		p.sc.off = 0
+	case "end", "G":
+		p.sc.by(len(p.lines), len(p.lines), h)
+	case "c":
+		if t, ok := p.selected(); ok && !t.Gone {
+			return runCommand("/call " + t.Name)
+		}
+	case "v":
+		if t, ok := p.selected(); ok {
+			return openViewer("tool "+t.Name, toolDetail(t))
+		}
+	}
+	return nil
+}
+
+func toolDetail(t harness.ToolInfo) string {
+	return fmt.Sprintf("%s\n\n%s\n\nparameters:\n%s", toolSummary(t), t.Description, prettyRaw(t.Parameters))
+}
+
+func (p *toolsPane) view(w, h int, focused bool) []string {
+	if focused != p.focused {
+		p.focused, p.dirty = focused, true
+	}
+	if p.dirty || p.builtW != w {
+		p.build(w)
+	}
+	if p.follow {
+		p.sc.show(p.selFrom, p.selTo, len(p.lines), h)
+		p.follow = false
+	}
+	return p.sc.window(p.lines, h)
+}
+
+func (p *toolsPane) footer(h int) string { return position(p.sc.off, h, len(p.lines)) }
+
+// toolSummary is where a tool comes from, its version and its policy.
+func toolSummary(t harness.ToolInfo) string {
+	src := t.Source
+	if t.Source == "skill" && t.Skill != "" {
+		src = "skill " + t.Skill
+	}
+	ver := "latest"
+	if t.Version > 0 {
+		ver = fmt.Sprintf("v%d", t.Version)
+		if t.Pinned {
+			ver += " pinned"
+		} else {
+			ver += " latest"
+		}
+	}
+	if t.Source == "built-in" {
+		ver = ""
+	}
+	parts := []string{orDash(src)}
+	if ver != "" {
+		parts = append(parts, ver)
+	}
+	parts = append(parts, "approval "+orDash(t.Approval))
+	if t.Kind != "" {
+		parts = append(parts, string(t.Kind))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (p *toolsPane) build(w int) {
+	p.dirty, p.builtW = false, w
+	th := p.th
+	if p.snap == nil {
+		p.lines = []string{th.faint.Render("waiting for the engine…")}
+		return
+	}
+	p.sel = max(0, min(p.sel, len(p.shown)-1))
+	live, ask := 0, 0
+	for _, t := range p.shown {
+		if !t.Gone {
+			live++
+			if t.Approval == harness.ApproveAsk {
+				ask++
+			}
+		}
+	}
+	out := []string{th.bold.Render(clip(fmt.Sprintf("%d tools · %d ask approval", live, ask), w))}
+	for i, t := range p.shown {
+		from := len(out)
+		cursor := "  "
+		if i == p.sel && p.focused {
+			cursor = th.selected.Render(iconSelected + " ")
+		}
+		name := sanitize(t.Name)
+		ver := ""
+		if t.Version > 0 {
+			ver = fmt.Sprintf(" v%d", t.Version)
+			if t.Pinned {
+				ver += " pinned"
+			}
+		}
+		if t.Gone {
+			who := "its skill"
+			if t.Skill != "" {
+				who = t.Skill
+			}
+			out = append(out, cursor+clip(th.gone.Render(name)+th.faint.Render(ver+" · gone with "+sanitize(who)), w-2))
+		} else {
+			out = append(out, cursor+clip(th.bold.Render(name)+th.faint.Render(ver), w-2))
+		}
+		pol := th.faint
+		switch t.Approval {
+		case harness.ApproveAsk:
+			pol = th.warn
+		case harness.ApproveDeny:
+			pol = th.bad
+		}
+		src := t.Source
+		if t.Source == "skill" && t.Skill != "" {
+			src = "skill " + t.Skill
+		}
+		line := th.faint.Render("    "+sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
+		if t.Kind != "" {
+			line += th.faint.Render(" · " + string(t.Kind))
+		}
+		out = append(out, clip(line, w))
+		if p.open[t.Name] {
+			if d := strings.TrimSpace(t.Description); d != "" {
+				out = append(out, indentStyled(th.status, "    ", sanitize(d), w)...)
+			}
+			for _, l := range strings.Split(sanitize(prettyRaw(t.Parameters)), "\n") {
+				out = append(out, indentStyled(th.faint, "    ", l, w)...)
+			}
+			if !t.Gone {
+				out = append(out, th.accent.Render(clip("    c calls it by hand", w)))
+			}
+		}
+		if i == p.sel {
+			p.selFrom, p.selTo = from, len(out)-1
+		}
+	}
+	p.lines = out
+}

@@ -1,0 +1,286 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"skillet/harness"
+)
+
+const (
+	// foldLines is how many lines of a long tool result or argument show
+	// while folded.
+	foldLines = 6
+	// openLines caps an unfolded item in the transcript; the viewer (v)
+	// shows all of it.
+	openLines = 400
+)
+
+// render draws one item (not the streaming one) at width w.
+func (t *transcriptPane) render(it item, w int, open bool) []string {
+	th := t.th
+	switch it.kind {
+	case itemMark:
+		m := t.marks[it.idx]
+		icon, st := m.kind.look(th)
+		return indentStyled(st, icon+" ", sanitize(m.text), w)
+	case itemDivider:
+		n := 0
+		for _, e := range t.entries {
+			if e.Index >= t.firstInWindow {
+				break
+			}
+			if e.Message >= 0 {
+				n++
+			}
+		}
+		return []string{
+			"",
+			th.warn.Render(centerRule(" the model's window starts here ", w)),
+			th.warn.Render(clip(fmt.Sprintf("  %d earlier message(s) above are out of it (R9)", n), w)),
+		}
+	case itemPending:
+		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(" · sending…")}
+		return append(out, indent(wrap(sanitize(t.pending), max(1, w-2)), "  ")...)
+	case itemEntry:
+		return t.renderEntry(&t.entries[it.idx], w, open)
+	}
+	return nil
+}
+
+func (t *transcriptPane) renderEntry(e *harness.Entry, w int, open bool) []string {
+	th := t.th
+	switch e.Kind {
+	case harness.EntryUser:
+		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(fmt.Sprintf(" · turn %d", e.Turn))}
+		return append(out, t.md.render(e.Text, w)...)
+	case harness.EntryAssistant:
+		return t.renderAssistant(e, w, open)
+	case harness.EntryTool:
+		return t.renderTool(e, w, open)
+	default:
+		return t.renderNote(e, w)
+	}
+}
+
+func (t *transcriptPane) renderAssistant(e *harness.Entry, w int, open bool) []string {
+	th := t.th
+	head := th.assistant.Render(iconAssistant+" Assistant") + th.faint.Render(fmt.Sprintf(" · turn %d", e.Turn))
+	if e.Manual {
+		head += th.faint.Render(" · manual call")
+	}
+	if e.Interrupted {
+		head += th.warn.Render(" · interrupted")
+	}
+	out := []string{"", head}
+	out = append(out, reasoningLines(th, e.Reasoning, w, open, false)...)
+	out = append(out, t.md.render(e.Text, w)...)
+	for _, c := range e.ToolCalls {
+		out = append(out, toolCallLines(th, c.Name, c.Arguments, w, open)...)
+	}
+	return out
+}
+
+// reasoningLines folds reasoning to one line; open, it shows in full.
+func reasoningLines(th *theme, r string, w int, open, streaming bool) []string {
+	if strings.TrimSpace(r) == "" {
+		return nil
+	}
+	words := len(strings.Fields(r))
+	label := "reasoning"
+	if streaming {
+		label = "thinking"
+	}
+	if !open {
+		return []string{th.reasoning.Render(clip(fmt.Sprintf("  %s %s %s · %d words · enter unfolds", iconFolded, iconReasoning, label, words), w))}
+	}
+	out := []string{th.reasoning.Render(clip(fmt.Sprintf("  %s %s %s · %d words", iconUnfolded, iconReasoning, label, words), w))}
+	for _, l := range wrap(sanitize(r), max(1, w-4)) {
+		out = append(out, th.reasoning.Render("    "+l))
+	}
+	return out
+}
+
+// toolCallLines shows a call with its arguments: on the call's line when
+// they fit, else indented JSON, folded when long.
+func toolCallLines(th *theme, name, args string, w int, open bool) []string {
+	head := "  " + iconToolCall + " " + sanitize(name)
+	compact := sanitize(compactJSON(args))
+	if compact == "" || compact == "{}" {
+		return []string{th.toolCall.Render(clip(head+"()", w))}
+	}
+	if width(head)+1+width(compact) <= w {
+		return []string{th.toolCall.Render(head) + " " + th.faint.Render(compact)}
+	}
+	body := strings.Split(sanitize(prettyJSON(args)), "\n")
+	out := []string{th.toolCall.Render(clip(head, w))}
+	return append(out, foldBlock(th, body, w, 4, open, th.faint)...)
+}
+
+func (t *transcriptPane) renderTool(e *harness.Entry, w int, open bool) []string {
+	th := t.th
+	st, icon, what := th.result, iconResult, "result"
+	switch {
+	case e.Refused:
+		st, icon, what = th.refused, iconRefused, "refused"
+	case e.IsError:
+		st, icon, what = th.bad, iconError, "error"
+	}
+	head := fmt.Sprintf("  %s %s · %s", icon, sanitize(orDash(e.ToolName)), what)
+	if e.Manual {
+		head += " · manual call"
+	}
+	out := []string{st.Render(clip(head, w))}
+	body := t.prettyContent(e.Index)
+	if e.Refused && len(body) <= 2 {
+		for _, l := range body {
+			out = append(out, indentStyled(th.refused, "    ", l, w)...)
+		}
+	} else {
+		out = append(out, foldBlock(th, body, w, 4, open, lipgloss.NewStyle())...)
+	}
+	if e.Stderr != "" {
+		out = append(out, th.warn.Render("    stderr:"))
+		out = append(out, foldBlock(th, strings.Split(sanitize(e.Stderr), "\n"), w, 6, open, th.warn)...)
+	}
+	return out
+}
+
+// prettyContent is a tool entry's content in lines, JSON indented, kept
+// for reuse at every width.
+func (t *transcriptPane) prettyContent(idx int) []string {
+	if ls, ok := t.pretty[idx]; ok {
+		return ls
+	}
+	var e *harness.Entry
+	if idx < len(t.entries) && t.entries[idx].Index == idx {
+		e = &t.entries[idx]
+	} else {
+		for i := range t.entries {
+			if t.entries[i].Index == idx {
+				e = &t.entries[i]
+			}
+		}
+	}
+	if e == nil {
+		return nil
+	}
+	ls := strings.Split(sanitize(prettyJSON(e.Text)), "\n")
+	t.pretty[idx] = ls
+	return ls
+}
+
+func (t *transcriptPane) renderNote(e *harness.Entry, w int) []string {
+	th := t.th
+	text := sanitize(e.Text)
+	switch e.NoteKind {
+	case harness.NoteContextChanged:
+		return indentStyled(th.context, iconContext+" ", text, w)
+	case harness.NoteHarnessLog:
+		return indentStyled(th.log, iconLog+" harness.log: ", text, w)
+	case harness.NoteSkillPreload:
+		return indentStyled(th.preload, iconPreload+" ", text, w)
+	default:
+		return indentStyled(th.faint, "• ", text, w)
+	}
+}
+
+// foldBlock shows body indented by ind; folded, only its first lines and a
+// count of the rest; open, up to openLines. Lines starting with
+// "contextChanged:" keep their own style wherever they are.
+func foldBlock(th *theme, body []string, w, ind int, open bool, st lipgloss.Style) []string {
+	limit := foldLines
+	if open {
+		limit = openLines
+	}
+	pad := strings.Repeat(" ", ind)
+	out := make([]string, 0, min(len(body), limit)+1)
+	shown := 0
+	for _, l := range body {
+		if shown >= limit {
+			break
+		}
+		lst := st
+		if strings.HasPrefix(l, "contextChanged:") {
+			lst = th.context
+		}
+		for _, r := range wrap(l, max(1, w-ind)) {
+			out = append(out, pad+style(lst, r))
+		}
+		shown++
+	}
+	if rest := len(body) - shown; rest > 0 {
+		hint := "enter unfolds"
+		if open {
+			hint = "v views all"
+		}
+		out = append(out, th.faint.Render(clip(fmt.Sprintf("%s… %s more line(s) · %s", pad, thousands(rest), hint), w)))
+	}
+	return out
+}
+
+// indentStyled wraps text after a prefix, aligning continuation lines
+// under the text.
+func indentStyled(st lipgloss.Style, prefix, text string, w int) []string {
+	pw := width(prefix)
+	lines := wrap(text, max(1, w-pw))
+	out := make([]string, len(lines))
+	pad := strings.Repeat(" ", pw)
+	for i, l := range lines {
+		p := pad
+		if i == 0 {
+			p = prefix
+		}
+		out[i] = st.Render(p + l)
+	}
+	return out
+}
+
+func indent(lines []string, pad string) []string {
+	for i, l := range lines {
+		lines[i] = pad + l
+	}
+	return lines
+}
+
+// centerRule is label in the middle of a ─ rule w columns wide.
+func centerRule(label string, w int) string {
+	label = clip(label, w)
+	rest := w - width(label)
+	if rest <= 0 {
+		return label
+	}
+	return strings.Repeat("─", rest/2) + label + strings.Repeat("─", rest-rest/2)
+}
+
+// dimLines redraws lines in the dim colour: what the model no longer sees.
+func dimLines(th *theme, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = style(th.dim, ansi.Strip(l))
+	}
+	return out
+}
+
+// liveLines draws the streaming message.
+func (t *transcriptPane) liveLines(w int) []string {
+	l := t.live
+	th := t.th
+	state := " · writing…"
+	if l.done {
+		state = ""
+	}
+	out := []string{"", th.assistant.Render(iconAssistant+" Assistant") + th.faint.Render(fmt.Sprintf(" · turn %d%s", l.turn, state))}
+	out = append(out, reasoningLines(th, l.reasoning.String(), w, t.isOpen(item{itemLive, 0}), !l.done)...)
+	if l.linesW == w && l.lines != nil {
+		return append(out, l.lines...)
+	}
+	if l.plainW != w || l.plainN != l.text.Len() {
+		l.plain = indent(wrap(sanitize(l.text.String()), max(1, w-2)), "  ")
+		l.plainW, l.plainN = w, l.text.Len()
+	}
+	return append(out, l.plain...)
+}

@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// layout places everything for the current size.
+func (m *model) layout() layout {
+	return computeLayout(m.w, m.h, m.in.height(), m.shown)
+}
+
+// View draws the screen: panes, message line, input, status bar, then any
+// overlay on top. Every line is exactly the terminal's width.
+func (m *model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "skillet"
+	if m.focus == paneInput && m.overlay == nil && len(m.approvals) == 0 {
+		if c := m.in.cursor(); c != nil {
+			r := m.layout().panes[paneInput]
+			c.Position.X += r.x + 1
+			c.Position.Y += r.y + 1
+			v.Cursor = c
+		}
+	}
+	return v
+}
+
+func (m *model) render() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	lay := m.layout()
+	screen := make([]string, 0, m.h)
+	body := m.body(lay)
+	screen = append(screen, body...)
+	if lay.msg.h > 0 {
+		screen = append(screen, m.messageLine(m.w))
+	}
+	if r := lay.panes[paneInput]; r.h > 0 {
+		screen = append(screen, m.inputBox(r)...)
+	}
+	if lay.status.h > 0 {
+		screen = append(screen, fit(m.statusLine(m.w), m.w))
+	}
+	for len(screen) < m.h {
+		screen = append(screen, fit("", m.w))
+	}
+	screen = screen[:m.h]
+	if m.overlay != nil {
+		lines, x, y := m.overlay.view(m.w, m.h)
+		screen = place(screen, lines, x, y, m.w)
+	}
+	if len(m.approvals) > 0 {
+		lines, x, y := m.approvals[0].view(m.w, m.h)
+		screen = place(screen, lines, x, y, m.w)
+	}
+	return strings.Join(screen, "\n")
+}
+
+// paneBox draws one pane in its rect.
+func (m *model) paneBox(p pane, r rect) []string {
+	if r.w <= 0 || r.h <= 0 {
+		return nil
+	}
+	iw, ih := max(0, r.w-2), max(0, r.h-2)
+	// side panes get a column of padding each side; the transcript's
+	// selection gutter is its padding
+	sw := max(1, iw-2)
+	focused := m.focus == p
+	var lines []string
+	var footer string
+	switch p {
+	case paneTranscript:
+		m.tr.focused = focused
+		lines = m.tr.view(iw, ih)
+		footer = m.tr.footer()
+	case paneLRU:
+		lines = pad(m.lru.view(sw, ih, focused))
+		footer = m.lru.footer(ih)
+	case paneContext:
+		lines = pad(m.cx.view(sw, ih))
+		footer = m.cx.footer(ih)
+	case paneTools:
+		lines = pad(m.tools.view(sw, ih, focused))
+		footer = m.tools.footer(ih)
+	}
+	return box(m.th, p.title(), lines, r.w, r.h, m.focus == p, footer)
+}
+
+// pad puts a space before each line.
+func pad(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = " " + l
+	}
+	return out
+}
+
+func (m *model) body(lay layout) []string {
+	bodyH := lay.msg.y
+	switch lay.mode {
+	case layoutWide:
+		return hjoin(
+			m.paneBox(paneTranscript, lay.panes[paneTranscript]),
+			m.paneBox(paneLRU, lay.panes[paneLRU]),
+			m.paneBox(paneContext, lay.panes[paneContext]),
+			m.paneBox(paneTools, lay.panes[paneTools]),
+		)
+	case layoutMedium:
+		side := append(m.paneBox(paneLRU, lay.panes[paneLRU]), m.paneBox(paneContext, lay.panes[paneContext])...)
+		side = append(side, m.paneBox(paneTools, lay.panes[paneTools])...)
+		return hjoin(m.paneBox(paneTranscript, lay.panes[paneTranscript]), side)
+	default:
+		var out []string
+		if lay.tabs.h > 0 {
+			out = append(out, m.tabBar(lay.w))
+		}
+		for p := paneTranscript; p < numPanes; p++ {
+			if r := lay.panes[p]; r.h > 0 {
+				out = append(out, m.paneBox(p, r)...)
+			}
+		}
+		for len(out) < bodyH {
+			out = append(out, fit("", lay.w))
+		}
+		return out[:min(len(out), bodyH)]
+	}
+}
+
+// tabBar names the narrow layout's panes, the shown one in brackets.
+func (m *model) tabBar(w int) string {
+	var b strings.Builder
+	for p := paneTranscript; p < numPanes; p++ {
+		name := p.shortTitle()
+		if p == m.shown {
+			st := m.th.tagActive
+			if m.focus != p {
+				st = m.th.bold
+			}
+			b.WriteString(st.Render("[" + name + "]"))
+			b.WriteString(" ")
+		} else {
+			b.WriteString(m.th.tag.Render(" " + name + "  "))
+		}
+	}
+	bar := b.String()
+	if hint := "  tab switches panes"; width(bar)+width(hint) <= w {
+		bar += m.th.faint.Render(hint)
+	}
+	return fit(bar, w)
+}
+
+func (m *model) inputBox(r rect) []string {
+	lines := strings.Split(m.in.view(), "\n")
+	title := "Message"
+	if m.running {
+		title = "Message · a turn is running — esc cancels it"
+	}
+	return box(m.th, title, lines, r.w, r.h, m.focus == paneInput, "")
+}
+
+// messageLine shows the last command's outcome or error, else key hints.
+func (m *model) messageLine(w int) string {
+	switch {
+	case m.flash != "" && m.flashIsErr:
+		return fit(m.th.bad.Render(" "+iconError+" "+sanitize(m.flash)), w)
+	case m.flash != "" && m.quitArmed:
+		return fit(m.th.warn.Render(" "+sanitize(m.flash)), w)
+	case m.flash != "":
+		return fit(m.th.info.Render(" "+sanitize(m.flash)), w)
+	}
+	m.help.SetWidth(max(0, w-1))
+	return fit(" "+m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100)), w)
+}
