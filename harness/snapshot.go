@@ -182,6 +182,17 @@ type Snapshot struct {
 
 	Skills  []SkillStatus `json:"skills"`
 	Notices []string      `json:"notices,omitempty"`
+	// MCP lists the config's MCP servers and where their stderr goes.
+	MCP []MCPServerInfo `json:"mcp,omitempty"`
+}
+
+// MCPServerInfo is one configured MCP server.
+type MCPServerInfo struct {
+	Name string `json:"name"`
+	// Target is the command line or URL.
+	Target string `json:"target"`
+	// Log is the file holding the server's stderr, "" before it started.
+	Log string `json:"log"`
 }
 
 // CallRecord is one model call of the session, for the inspector.

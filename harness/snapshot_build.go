@@ -52,7 +52,21 @@ func (s *Session) Snapshot() *Snapshot {
 		snap.Usage = s.cur.usage
 	}
 	snap.Skills = s.skillStatuses()
+	snap.MCP = s.mcpInfo()
 	return snap
+}
+
+func (s *Session) mcpInfo() []MCPServerInfo {
+	var out []MCPServerInfo
+	for name, srv := range s.cfg.MCP.Servers {
+		target := srv.URL
+		if target == "" {
+			target = strings.TrimSpace(srv.Command + " " + strings.Join(srv.Args, " "))
+		}
+		out = append(out, MCPServerInfo{Name: name, Target: target, Log: s.opts.Runner.MCPLogPath(name)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func (s *Session) loadedInfo(ls *loadedSkill, active bool, w window) LoadedSkill {

@@ -143,8 +143,20 @@ func (s *Session) bindSkillTool(ctx context.Context, ts *toolset, ls *loadedSkil
 	}
 	def, err := s.resolveRef(ctx, ls.skill, ref, start)
 	if err != nil {
-		ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: %v", name, ls.name, err))
-		return
+		server, tool, isMCP := strings.Cut(ref.Name, "/")
+		if !isMCP {
+			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: %v", name, ls.name, err))
+			return
+		}
+		// The server could not say what its tool takes. The tool stays
+		// offered, so a call reaches the runner, which tries the server
+		// again and answers with a clear error if it still fails.
+		if start {
+			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s: %v", name, ls.name, err))
+		}
+		def = &skills.ToolDef{Name: name, Kind: skills.KindMCP, Server: server, RemoteTool: tool,
+			Description: fmt.Sprintf("Tool %s of MCP server %s (not reachable yet).", tool, server),
+			Parameters:  json.RawMessage(`{"type":"object"}`)}
 	}
 	b := &binding{def: def, owner: ls, info: ToolInfo{
 		Name: name, Description: def.Description, Parameters: def.Parameters, Source: "skill", Skill: ls.name,
@@ -233,8 +245,17 @@ func madeAvailable(before, after *toolset, ls *loadedSkill) []string {
 		if prev := before.byName[name]; prev != nil && prev.info.Pinned && prev.owner != ls {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s@%d", name, b.info.Version))
+		out = append(out, toolLabel(name, b.info.Version))
 	}
 	sort.Strings(out)
 	return out
+}
+
+// toolLabel is name@version, or the name alone for tools without versions
+// (MCP tools).
+func toolLabel(name string, version int) string {
+	if version <= 0 {
+		return name
+	}
+	return fmt.Sprintf("%s@%d", name, version)
 }

@@ -32,6 +32,7 @@ func commandList() []command {
 		{name: "model", args: "[NAME]", help: "switch model (no name: pick one)", between: true, run: (*model).cmdModel},
 		{name: "call", args: "[TOOL [JSON]]", help: "call a tool of the next request by hand", between: true, run: (*model).cmdCall, complete: (*model).toolNames},
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
+		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
 		{name: "export", args: "FILE", help: "write the transcript as Markdown", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
 		{name: "help", help: "commands and keys (?)", run: (*model).cmdHelp},
@@ -248,6 +249,50 @@ func (m *model) cmdSkills(string) tea.Cmd {
 }
 
 func (m *model) cmdInspect(string) tea.Cmd { return m.openInspector(0) }
+
+// cmdMCP shows each MCP server of the config with the end of its stderr
+// log, read off the UI's path.
+func (m *model) cmdMCP(string) tea.Cmd {
+	if m.snap == nil || len(m.snap.MCP) == 0 {
+		return m.flashErr(fmt.Errorf("no MCP servers: declare them under [mcp.servers.NAME] in skillet.toml"))
+	}
+	servers := append([]harness.MCPServerInfo(nil), m.snap.MCP...)
+	return func() tea.Msg {
+		var b strings.Builder
+		for _, srv := range servers {
+			fmt.Fprintf(&b, "%s — %s\n", srv.Name, srv.Target)
+			if srv.Log == "" {
+				b.WriteString("  not started yet (it starts when the first skill that needs it loads)\n\n")
+				continue
+			}
+			fmt.Fprintf(&b, "  log: %s\n", srv.Log)
+			tail, err := logTail(srv.Log, 40)
+			switch {
+			case err != nil:
+				fmt.Fprintf(&b, "  (%v)\n", err)
+			case tail == "":
+				b.WriteString("  (the log is empty)\n")
+			default:
+				b.WriteString(tail)
+			}
+			b.WriteString("\n")
+		}
+		return openViewerMsg{title: "MCP servers", text: b.String()}
+	}
+}
+
+// logTail returns the last n lines of a log file.
+func logTail(path string, n int) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ") + "\n", nil
+}
 
 func (m *model) cmdHelp(string) tea.Cmd {
 	m.overlay = newTextOverlay(m.th, "Help", "", m.helpLines(), "", m.opts.ExportDir)

@@ -418,3 +418,10 @@ func (e *Engine) recompose() {
 		e.snap.Skills = append(e.snap.Skills, st)
 	}
 }
+
+// SetMCP sets the MCP servers the snapshot lists.
+func (e *Engine) SetMCP(servers []harness.MCPServerInfo) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.snap.MCP = append([]harness.MCPServerInfo(nil), servers...)
+}

@@ -1,0 +1,92 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpMode, when set, makes the test binary serve MCP over stdio instead of
+// running tests, so the engine can start it as a real server.
+const mcpMode = "SKILLET_HARNESS_TEST_MCP"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(mcpMode) {
+	case "":
+		os.Exit(m.Run())
+	case "stdio":
+		s := mcp.NewServer(&mcp.Implementation{Name: "ledger", Version: "1"}, nil)
+		type in struct {
+			Account string `json:"account" jsonschema:"the account to read"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "balance", Description: "Read an account's balance."},
+			func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "balance of " + a.Account + ": 42.00 EUR"}}}, nil, nil
+			})
+		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	default:
+		fmt.Fprintln(os.Stderr, "ledger database is locked")
+		os.Exit(3)
+	}
+}
+
+func mcpConfig(mode string) string {
+	return fmt.Sprintf("[mcp.servers.ledger]\ncommand = %q\nenv = { %s = %q }\n[approval]\nledger__balance = \"never\"\n", os.Args[0], mcpMode, mode)
+}
+
+func TestMCPToolOfASkillStartsItsServerAtLoad(t *testing.T) {
+	w := newWorkspace(t)
+	w.skill("ledger-review", "Reads balances from the ledger.", "Use ledger__balance.", "tools:\n  - name: ledger/balance\n")
+	w.skill("other", "Other.", "O", "")
+	f := w.open(mcpConfig("stdio"), nil)
+	f.turn("balance please", load("ledger-review"), call("ledger__balance", `{"account":"ACC-7"}`), say("ok"))
+	res := f.results()
+	if !strings.Contains(res[0].Text, "tools: ledger__balance") {
+		t.Fatalf("load result should list the MCP tool: %q", res[0].Text)
+	}
+	if r := res[1]; r.IsError || r.Text != "balance of ACC-7: 42.00 EUR" {
+		t.Fatalf("MCP call: %+v", r)
+	}
+	ti := findTool(f.s.Snapshot().Tools, "ledger__balance")
+	if ti == nil || ti.Kind != "mcp" || !strings.Contains(string(ti.Parameters), "account") {
+		t.Fatalf("snapshot tool %+v", ti)
+	}
+	// the schema came from the server: a wrong argument is refused before the call
+	f.turn("again", call("ledger__balance", `{"account":7}`), say("ok"))
+	if r := f.lastResult(); !r.IsError || !strings.Contains(r.Text, "account") {
+		t.Fatalf("bad argument: %+v", r)
+	}
+}
+
+func TestMCPServerThatFailsGivesAClearErrorAndTheSessionGoesOn(t *testing.T) {
+	w := newWorkspace(t)
+	w.skill("ledger-review", "Reads balances from the ledger.", "Use the ledger.", "tools:\n  - name: ledger/balance\n")
+	f := w.open(mcpConfig("die"), nil)
+	f.turn("balance please", load("ledger-review"), call("ledger__balance", `{"account":"ACC-7"}`), say("still here"))
+	res := f.results()
+	if res[0].IsError {
+		t.Fatalf("the skill loads although its server failed: %q", res[0].Text)
+	}
+	if r := res[1]; !r.IsError || !strings.Contains(r.Text, "ledger") || !strings.Contains(r.Text, "locked") {
+		t.Fatalf("the tool result should say the server failed, with its log: %+v", r)
+	}
+	logged := ""
+	for _, e := range f.s.Transcript() {
+		if e.NoteKind == NoteHarnessLog {
+			logged += e.Text
+		}
+	}
+	if !strings.Contains(logged, "ledger") {
+		t.Fatalf("no harness.log line about the server: %q / warnings %q", logged, f.rec.warnings())
+	}
+	if f.s.Snapshot().LastTurn.Answer != "still here" {
+		t.Fatal("the session should go on")
+	}
+}
