@@ -21,9 +21,16 @@ func TestRandomSequencesKeepTheInvariants(t *testing.T) {
 	if testing.Short() {
 		sequences = 200
 	}
+	// one workspace for all sequences: each puts back the skills it edits
+	w := newWorkspace(t)
+	for _, name := range randomSkills {
+		writeRandomSkill(w, name)
+		w.tool(name+"_tool.yaml", fmt.Sprintf("name: %s_tool\nversion: 1\ndescription: Tool of %s.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: '{{setState \"last\" .q}}{{appendStore \"all\" .q}}%s:{{.q}}'\n", name, name, name))
+	}
+	w.responseTool("shared", 1, "shared {{.q}}")
 	seen := map[string]int{}
 	for seed := 0; seed < sequences; seed++ {
-		for k, v := range runRandomSequence(t, int64(seed)) {
+		for k, v := range runRandomSequence(t, w, int64(seed)) {
 			seen[k] += v
 		}
 		if t.Failed() {
@@ -41,14 +48,18 @@ func TestRandomSequencesKeepTheInvariants(t *testing.T) {
 
 var randomSkills = []string{"alpha", "beta", "gamma", "delta"}
 
-func runRandomSequence(t *testing.T, seed int64) map[string]int {
+func writeRandomSkill(w *workspace, name string) {
+	w.skill(name, name+" does "+name+" work.", strings.ToUpper(name)+" text.", fmt.Sprintf("tools:\n  - name: %s_tool\n  - name: shared\n", name))
+}
+
+func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 	rng := rand.New(rand.NewSource(seed))
-	w := newWorkspace(t)
-	for _, name := range randomSkills {
-		w.skill(name, name+" does "+name+" work.", strings.ToUpper(name)+" text.", fmt.Sprintf("tools:\n  - name: %s_tool\n  - name: shared\n", name))
-		w.tool(name+"_tool.yaml", fmt.Sprintf("name: %s_tool\nversion: 1\ndescription: Tool of %s.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: '{{setState \"last\" .q}}{{appendStore \"all\" .q}}%s:{{.q}}'\n", name, name, name))
-	}
-	w.responseTool("shared", 1, "shared {{.q}}")
+	edited := map[string]bool{}
+	defer func() {
+		for name := range edited {
+			writeRandomSkill(w, name)
+		}
+	}()
 	f := w.open(fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3)),
 		func(o *Options) { o.Dir = "" })
 	s := f.s
@@ -97,6 +108,7 @@ func runRandomSequence(t *testing.T, seed int64) map[string]int {
 			_ = s.UnloadSkill(randomSkills[rng.Intn(len(randomSkills))])
 		case r < 9:
 			name := randomSkills[rng.Intn(len(randomSkills))]
+			edited[name] = true
 			if rng.Intn(3) == 0 {
 				w.skill(name, strings.Repeat("x", 1100), "invalid now", "")
 			} else {

@@ -2,11 +2,17 @@ package harness
 
 import (
 	"fmt"
-	"html"
 	"strings"
 
 	"skillet/skills"
 )
+
+// xmlText escapes element text; the model reads it, so only what would
+// break the markup is escaped (not apostrophes or quotes).
+var xmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// xmlAttr escapes an attribute value written in double quotes.
+var xmlAttr = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
 
 // listHint follows the skill list so the model knows how to use it.
 const listHint = "Call load_skill with a skill's name to read it before you follow it."
@@ -22,13 +28,13 @@ func skillText(s *skills.Skill) string {
 	b.WriteString("\n\n<examples>\n")
 	for _, ex := range s.Examples {
 		b.WriteString("<example>\n<situation>")
-		b.WriteString(html.EscapeString(ex.Situation))
+		b.WriteString(xmlText.Replace(ex.Situation))
 		b.WriteString("</situation>\n<resolution>")
-		b.WriteString(html.EscapeString(ex.Resolution))
+		b.WriteString(xmlText.Replace(ex.Resolution))
 		b.WriteString("</resolution>\n")
 		if ex.Reason != "" {
 			b.WriteString("<reason>")
-			b.WriteString(html.EscapeString(ex.Reason))
+			b.WriteString(xmlText.Replace(ex.Reason))
 			b.WriteString("</reason>\n")
 		}
 		b.WriteString("</example>\n")
@@ -40,9 +46,9 @@ func skillText(s *skills.Skill) string {
 // skillElement wraps a skill's text in a <skill> element with its identity.
 func skillElement(name, version, execution string, active bool, extra, text string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<skill name=%q version=%q", html.EscapeString(name), html.EscapeString(version))
+	fmt.Fprintf(&b, `<skill name="%s" version="%s"`, xmlAttr.Replace(name), xmlAttr.Replace(version))
 	if execution != "" {
-		fmt.Fprintf(&b, " execution=%q", execution)
+		fmt.Fprintf(&b, ` execution="%s"`, xmlAttr.Replace(execution))
 	}
 	if active {
 		b.WriteString(` active="true"`)
@@ -63,9 +69,9 @@ func listBlock(list []*skills.Skill) string {
 	b.WriteString("<available_skills>\n")
 	for _, s := range list {
 		b.WriteString("<skill>\n<name>")
-		b.WriteString(html.EscapeString(s.Name))
+		b.WriteString(xmlText.Replace(s.Name))
 		b.WriteString("</name>\n<description>")
-		b.WriteString(html.EscapeString(s.Description))
+		b.WriteString(xmlText.Replace(s.Description))
 		b.WriteString("</description>\n</skill>\n")
 	}
 	b.WriteString("</available_skills>\n")

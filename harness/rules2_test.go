@@ -36,7 +36,7 @@ func TestR10_ListEscapesNamesAndDescriptions(t *testing.T) {
 	w.skill("alpha", "'Use for <b> & \"quotes\"'", "A", "")
 	f := w.open("", nil)
 	f.turn("hi", say("ok"))
-	if sys := system(f.model.last()); !strings.Contains(sys, "Use for &lt;b&gt; &amp; &#34;quotes&#34;") {
+	if sys := system(f.model.last()); !strings.Contains(sys, `Use for &lt;b&gt; &amp; "quotes"`) {
 		t.Fatalf("description not escaped: %s", sys)
 	}
 }

@@ -42,7 +42,8 @@ func (v *view) answer() string {
 	}
 	if act := v.prompt.active(); act != nil {
 		if line := firstInstruction(act.Instructions); line != "" {
-			paras = append(paras, "> "+firstSentence(line, instructionChars))
+			// one line: glamour keeps a quote's source line breaks
+			paras = append(paras, "> "+firstSentence(strings.Join(strings.Fields(line), " "), instructionChars))
 		}
 	}
 	if len(v.turn) >= MaxTurnCalls {
