@@ -18,19 +18,11 @@ type lruPane struct {
 
 	sel  int // among loaded then preloaded skills
 	open map[string]bool
-	sc   scroller
-
-	lines   []string
-	selFrom int
-	selTo   int
-	builtW  int
-	dirty   bool
-	follow  bool // keep the selection in view after a rebuild
-	focused bool
+	builtPane
 }
 
 func newLRUPane(th *theme) *lruPane {
-	return &lruPane{th: th, open: map[string]bool{}, dirty: true}
+	return &lruPane{th: th, open: map[string]bool{}, builtPane: builtPane{dirty: true}}
 }
 
 func (p *lruPane) setSnapshot(s *harness.Snapshot) { p.snap, p.dirty = s, true }
@@ -88,20 +80,8 @@ func (p *lruPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
 }
 
 func (p *lruPane) view(w, h int, focused bool) []string {
-	if focused != p.focused {
-		p.focused, p.dirty = focused, true
-	}
-	if p.dirty || p.builtW != w {
-		p.build(w)
-	}
-	if p.follow {
-		p.sc.show(p.selFrom, p.selTo, len(p.lines), h)
-		p.follow = false
-	}
-	return p.sc.window(p.lines, h)
+	return p.show(w, h, focused, p.build)
 }
-
-func (p *lruPane) footer(h int) string { return position(p.sc.off, h, len(p.lines)) }
 
 func (p *lruPane) build(w int) {
 	p.dirty, p.builtW = false, w

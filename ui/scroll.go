@@ -40,3 +40,34 @@ func position(off, h, total int) string {
 	}
 	return fmt.Sprintf("%d–%d/%d", off+1, min(total, off+h), total)
 }
+
+// builtPane is the part of a side pane that holds its built lines and the
+// selected item's line range, rebuilt when its content, width or focus
+// changes.
+type builtPane struct {
+	sc      scroller
+	lines   []string
+	selFrom int
+	selTo   int
+	builtW  int
+	dirty   bool
+	follow  bool // keep the selection in view after a rebuild
+	focused bool
+}
+
+// show returns the h lines on screen, calling build when they are stale.
+func (b *builtPane) show(w, h int, focused bool, build func(w int)) []string {
+	if focused != b.focused {
+		b.focused, b.dirty = focused, true
+	}
+	if b.dirty || b.builtW != w {
+		build(w)
+	}
+	if b.follow {
+		b.sc.show(b.selFrom, b.selTo, len(b.lines), h)
+		b.follow = false
+	}
+	return b.sc.window(b.lines, h)
+}
+
+func (b *builtPane) footer(h int) string { return position(b.sc.off, h, len(b.lines)) }

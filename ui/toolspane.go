@@ -21,15 +21,9 @@ type toolsPane struct {
 	lastSeen map[string]seenTool
 	shown    []harness.ToolInfo
 
-	sel            int
-	open           map[string]bool
-	sc             scroller
-	lines          []string
-	selFrom, selTo int
-	builtW         int
-	dirty          bool
-	follow         bool
-	focused        bool
+	sel  int
+	open map[string]bool
+	builtPane
 }
 
 type seenTool struct {
@@ -38,7 +32,7 @@ type seenTool struct {
 }
 
 func newToolsPane(th *theme) *toolsPane {
-	return &toolsPane{th: th, lastSeen: map[string]seenTool{}, open: map[string]bool{}, dirty: true}
+	return &toolsPane{th: th, lastSeen: map[string]seenTool{}, open: map[string]bool{}, builtPane: builtPane{dirty: true}}
 }
 
 func (p *toolsPane) reset() { clear(p.lastSeen) }
@@ -137,20 +131,8 @@ func toolDetail(t harness.ToolInfo) string {
 }
 
 func (p *toolsPane) view(w, h int, focused bool) []string {
-	if focused != p.focused {
-		p.focused, p.dirty = focused, true
-	}
-	if p.dirty || p.builtW != w {
-		p.build(w)
-	}
-	if p.follow {
-		p.sc.show(p.selFrom, p.selTo, len(p.lines), h)
-		p.follow = false
-	}
-	return p.sc.window(p.lines, h)
+	return p.show(w, h, focused, p.build)
 }
-
-func (p *toolsPane) footer(h int) string { return position(p.sc.off, h, len(p.lines)) }
 
 // toolSummary is where a tool comes from, its version and its policy.
 func toolSummary(t harness.ToolInfo) string {
