@@ -136,7 +136,7 @@ func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delive
 	var lines []string
 	for _, name := range evicted {
 		s.emit(&SkillUnloaded{Skill: name, Reason: "lru"})
-		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; at most %d skills stay loaded): its instructions and tools left", name, max)
+		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; max_loaded_skills is %d): its instructions and tools left", name, max)
 		lines = append(lines, line)
 		s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
 	}
