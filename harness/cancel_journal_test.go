@@ -88,7 +88,7 @@ func TestJournalReopensSessionWithTranscriptLRUAndStores(t *testing.T) {
 	w.tool("remember.yaml", "name: remember\nversion: 1\ndescription: Remember.\nparameters:\n  type: object\n  properties:\n    fact: {type: string}\nresponse: '{{appendStore \"facts\" .fact}}ok'\n")
 	os.Setenv("OPENAI_API_KEY", "sk-secret-test-key")
 	defer os.Unsetenv("OPENAI_API_KEY")
-	f := w.open("", func(o *Options) { o.BaseURL = "https://user:pw@example.test/v1" })
+	f := w.open("", func(o *Options) { o.BaseURL = "https://user:pw@example.test/v1?key=sk-query-secret" })
 	f.turn("take notes", load("notes"), call("remember", `{"fact":"f1"}`), say("noted"))
 	f.turn("other", load("other"), say("ok"))
 	before := f.s.Snapshot()
@@ -100,7 +100,7 @@ func TestJournalReopensSessionWithTranscriptLRUAndStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(raw, []byte("sk-secret-test-key")) || bytes.Contains(raw, []byte("user:pw")) {
+	if bytes.Contains(raw, []byte("sk-secret-test-key")) || bytes.Contains(raw, []byte("user:pw")) || bytes.Contains(raw, []byte("sk-query-secret")) {
 		t.Fatal("a secret reached the journal")
 	}
 	for i, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {

@@ -174,6 +174,9 @@ func (s *Session) composeCall(ctx context.Context, call int) *composition {
 		cur.offered.add(sk.Name)
 	}
 	for _, ls := range c.delivered {
+		if ls.by == "paste" {
+			cur.offered.add(ls.name) // its name is in the prompt (R20)
+		}
 		cur.delivered.add(ls.name)
 		if _, ok := cur.skillUses[ls.name]; !ok {
 			cur.skillUses[ls.name] = Use{Role: "SKILL", Name: ls.name, Version: ls.version, ExecutionID: ls.execID, Reused: ls.execTurn < s.turn}

@@ -464,8 +464,8 @@ func TestR22_PasteMode(t *testing.T) {
 		t.Fatal("unrelated skills should not be pasted")
 	}
 	end := f.s.Snapshot().LastTurn
-	if !has(end.Delivered, "gamma") || len(end.Loaded) != 0 {
-		t.Fatalf("pasted skills are Delivered, not Loaded: %+v", end)
+	if !has(end.Delivered, "gamma") || !has(end.Offered, "gamma") || len(end.Loaded) != 0 {
+		t.Fatalf("pasted skills are Offered (named in the prompt) and Delivered, not Loaded: %+v", end)
 	}
 }
 

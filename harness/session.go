@@ -298,13 +298,24 @@ func newSessionID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// redactURL drops credentials a base URL may carry.
+// redactURL drops credentials a base URL may carry: user info, and the
+// values of its query (some gateways take a key there).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User == nil && u.RawQuery == "" {
 		return raw
 	}
 	u.User = nil
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q.Set(k, "REDACTED")
+		}
+		u.RawQuery = q.Encode()
+	}
 	return u.String()
 }
 
