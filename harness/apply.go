@@ -30,6 +30,9 @@ func (s *Session) apply(e Event, replay bool) {
 		s.turn = e.Turn
 		s.running = !replay
 		s.cur = newTurnState()
+		for _, ls := range s.preloads {
+			_ = os.Remove(ls.stateFile) // last turn's preloads end with it
+		}
 		s.preloads = nil
 		s.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text}, chat.Message{Role: chat.RoleUser, Content: e.Text})
 		s.cur.userText = e.Text
@@ -38,16 +41,40 @@ func (s *Session) apply(e Event, replay bool) {
 		s.bumpExec(e.ExecutionID)
 		if ls := s.preparedOr(e, func() *loadedSkill { return s.rebuildLoaded(e.Skill, e.ExecutionID, e.Turn, "preload") }); ls != nil {
 			s.preloads = append(s.preloads, ls)
+			// a preload is a load: its tools get a fresh state (R26)
+			_ = os.WriteFile(ls.stateFile, []byte("{}"), 0o600)
 		}
 		s.addNote(NoteSkillPreload, fmt.Sprintf("skill.preload: %s version %s (execution %s)", e.Skill, orNone(e.Version), e.ExecutionID), e.Turn)
 	case *ModelCall:
 		s.calls = append(s.calls, CallRecord{Turn: e.Turn, Call: e.Call, Request: e.Request})
-		if s.cur != nil {
-			s.cur.usage.ModelCalls = e.Call
+		if replay && s.settings.FreezePrompt && s.frozen == nil {
+			s.frozen = thawFrozen(e.Request)
+		}
+		if cur := s.cur; cur != nil {
+			cur.usage.ModelCalls = e.Call
+			for _, name := range e.Offered {
+				cur.offered.add(name)
+			}
+			cur.leftOff = e.LeftOff
+			for _, u := range e.Delivered {
+				cur.delivered.add(u.Name)
+				if _, ok := cur.skillUses[u.Name]; !ok {
+					cur.skillUses[u.Name] = u
+				}
+			}
+			for _, u := range e.Reused {
+				if !cur.reused[u.ExecutionID] {
+					cur.reused[u.ExecutionID] = true
+					cur.toolUses = append(cur.toolUses, u)
+				}
+			}
 		}
 	case *Assistant:
 		if n := len(s.calls); n > 0 && !e.Manual {
 			s.calls[n-1].Reply = e.Raw
+		}
+		for _, tc := range e.ToolCalls {
+			s.callIDs[tc.ID] = true
 		}
 		msg := chat.Message{Role: chat.RoleAssistant, Content: e.Text}
 		for _, tc := range e.ToolCalls {
@@ -55,6 +82,18 @@ func (s *Session) apply(e Event, replay bool) {
 		}
 		s.addMessage(Entry{Kind: EntryAssistant, Turn: e.Turn, Text: e.Text, Reasoning: e.Reasoning, ToolCalls: e.ToolCalls, Manual: e.Manual, Interrupted: e.Interrupted}, msg)
 	case *ToolResult:
+		if cur := s.cur; cur != nil && !e.Manual {
+			if !e.OverLimit {
+				cur.usage.ToolCalls++
+			}
+			if !e.IsError && !e.Refused && e.Name != ToolLoadSkill {
+				v := ""
+				if e.Version > 0 {
+					v = strconv.Itoa(e.Version)
+				}
+				cur.toolUses = append(cur.toolUses, Use{Role: "TOOL", Name: e.Name, Version: v, ExecutionID: e.ToolCallID})
+			}
+		}
 		s.addMessage(Entry{Kind: EntryTool, Turn: e.Turn, Text: e.Content, ToolCallID: e.ToolCallID, ToolName: e.Name, ToolVersion: e.Version, IsError: e.IsError, Stderr: e.Stderr, Refused: e.Refused},
 			chat.Message{Role: chat.RoleTool, Content: e.Content, ToolCallID: e.ToolCallID})
 	case *SkillLoaded:
@@ -84,6 +123,9 @@ func (s *Session) apply(e Event, replay bool) {
 			s.cur.usage.Loads++
 			s.cur.usage.LoadTokens += ls.tokens
 		}
+		if s.cur != nil && e.By == "model" {
+			s.cur.noteLoaded(ls)
+		}
 	case *SkillActivated:
 		s.bumpExec(e.ExecutionID)
 		if ls := s.findLoaded(e.Skill); ls != nil {
@@ -96,6 +138,9 @@ func (s *Session) apply(e Event, replay bool) {
 			}
 			if e.By == "model" {
 				ls.resultMsg = len(s.msgs)
+				if s.cur != nil {
+					s.cur.noteLoaded(ls)
+				}
 			}
 			s.touch(ls)
 		}
@@ -133,16 +178,24 @@ func (s *Session) apply(e Event, replay bool) {
 		if e.Decision == DecisionAll {
 			s.approved[e.Name] = true
 		}
+		s.approvals[e.ToolCallID] = e.Decision
 	case *SettingChanged:
-		if e.Key == "model" {
+		switch e.Key {
+		case "model":
 			s.modelName = e.Value
-		} else {
+		case "freeze_prompt", "list_size":
+			s.frozen = nil // freeze again from the next request
+			_ = s.settings.Set(e.Key, e.Value)
+		default:
 			_ = s.settings.Set(e.Key, e.Value)
 		}
+	case *WindowTrimmed:
+		s.lastDropped = e.Dropped
 	case *TurnEnd:
 		s.running = false
 		s.last = e
 		s.ends = append(s.ends, e)
+		s.endAt[e.Turn] = len(s.entries)
 		if s.cur != nil {
 			s.cur.ended = true
 		}
@@ -172,9 +225,7 @@ func (s *Session) rebuildLoaded(name, execID string, turn int, by string) *loade
 	}
 	ls := &loadedSkill{name: name, execID: execID, execTurn: turn, loadedTurn: turn, by: by, resultMsg: -1}
 	s.render(ls, sk)
-	if by != "preload" {
-		ls.stateFile = s.stateFile(name, execID)
-	}
+	ls.stateFile = s.stateFile(name, execID)
 	return ls
 }
 
@@ -207,19 +258,15 @@ func orNone(v string) string {
 	return v
 }
 
-// addMessage records a chat message. Notes recorded since the last chat
-// message go in front of a user message on the wire, so the model reads
-// what changed before the message that follows it.
+// addMessage records a chat message. Notes not yet sent go in front of a
+// user message on the wire, so the model reads what changed before the
+// message that follows it.
 func (s *Session) addMessage(en Entry, msg chat.Message) {
 	en.Index = len(s.entries)
 	en.Message = len(s.msgs)
 	if msg.Role == chat.RoleUser {
-		var notes []string
-		for i := len(s.entries) - 1; i >= 0 && s.entries[i].Kind == EntryNote; i-- {
-			if s.entries[i].NoteKind != NoteSkillPreload {
-				notes = append([]string{s.entries[i].Text}, notes...)
-			}
-		}
+		notes := s.unsent
+		s.unsent = nil
 		if s.cur != nil {
 			s.cur.userNotes = notes
 		}
@@ -240,11 +287,19 @@ func withNotes(notes []string, text string) string {
 }
 
 // addNote records a note. A note recorded after this turn's user message,
-// before the first model call, joins that message on the wire too.
+// before the first model call, joins that message on the wire; any other
+// goes in front of the next user message. Preload records are not sent.
 func (s *Session) addNote(kind, text string, turn int) {
 	s.entries = append(s.entries, Entry{Index: len(s.entries), Message: -1, Kind: EntryNote, Turn: turn, Text: text, NoteKind: kind})
-	if kind == NoteSkillPreload || s.cur == nil || s.cur.ended || s.cur.usage.ModelCalls > 0 || s.cur.userMsg != len(s.msgs)-1 {
+	if kind == NoteSkillPreload {
 		return
+	}
+	if s.cur == nil || s.cur.ended || s.cur.usage.ModelCalls > 0 || s.cur.userMsg != len(s.msgs)-1 {
+		s.unsent = append(s.unsent, text)
+		return
+	}
+	if containsString(s.cur.userNotes, text) {
+		return // already on the wire with this message
 	}
 	s.cur.userNotes = append(s.cur.userNotes, text)
 	s.msgs[s.cur.userMsg].Content = withNotes(s.cur.userNotes, s.cur.userText)

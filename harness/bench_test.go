@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -42,17 +41,16 @@ func benchSession(b *testing.B, n, msgs int) *Session {
 // loaded and a 10,000-message transcript.
 func BenchmarkCompose(b *testing.B) {
 	s := benchSession(b, 1000, 10000)
-	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.compose(ctx, false)
+	c := s.compose(false)
 	if len(c.offered) != 30 || len(c.req.Messages) > 61 || !strings.Contains(c.instructions, "<current_context>") {
 		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.offered), len(c.req.Messages))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.compose(ctx, false)
+		s.compose(false)
 	}
 }
 
@@ -60,13 +58,12 @@ func BenchmarkCompose(b *testing.B) {
 // model call also does.
 func BenchmarkComposeAndEncode(b *testing.B) {
 	s := benchSession(b, 1000, 10000)
-	ctx := context.Background()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c := s.compose(ctx, false)
+		c := s.compose(false)
 		if _, err := c.req.Body(); err != nil {
 			b.Fatal(err)
 		}

@@ -174,4 +174,62 @@ func TestJournalReopenRepairsATurnCutShort(t *testing.T) {
 	if s2.Snapshot().LastTurn.StopReason != StopInterrupted {
 		t.Fatal("the cut turn should be closed as interrupted")
 	}
+	// the torn line stays alone on its line: everything after it reads
+	raw, _ := os.ReadFile(filepath.Join(dir, JournalFile))
+	events, problems, _ := ReadJournal(bytes.NewReader(raw))
+	if len(problems) != 1 || events[len(events)-1].EventType() != TypeTurnEnd {
+		t.Fatalf("after repair: %d problems %v, last event %s", len(problems), problems, events[len(events)-1].EventType())
+	}
+}
+
+func TestJournalIsLockedAndClearAfterReopenKeepsJournaling(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", nil)
+	f.turn("one", say("ok"))
+	dir := f.s.Dir()
+	if _, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}}); err == nil || !strings.Contains(err.Error(), "another skillet") {
+		t.Fatalf("a second skillet must not append to an open session: %v", err)
+	}
+	f.s.Close()
+	s2, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(s2.Dir()) != filepath.Dir(dir) {
+		t.Fatalf("the new session went to %s, not beside %s", s2.Dir(), dir)
+	}
+	if _, err := os.Stat(filepath.Join(s2.Dir(), JournalFile)); err != nil {
+		t.Fatalf("the new session has no journal: %v", err)
+	}
+}
+
+func TestExportMarkdownHoldsTheSessionInOrder(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("[approval]\nalpha_tool = \"ask\"\n", func(o *Options) {
+		o.Approver = func(context.Context, ApprovalRequest) (string, error) { return DecisionOnce, nil }
+	})
+	f.turn("review", load("alpha"), call("alpha_tool", `{"q":"x"}`), say("all **good**"))
+	if err := f.s.LoadSkill("beta"); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := f.s.ExportMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	order := []string{"## Turn 1", "**User:**", "load_skill", "contextChanged: loaded alpha", "alpha_tool", "approved once by the user", "alpha says x", "all **good**", "_Turn 1 ended: done", "contextChanged: loaded beta"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(md[at:], want)
+		if i < 0 {
+			t.Fatalf("export lacks %q after position %d:\n%s", want, at, md)
+		}
+		at += i
+	}
 }

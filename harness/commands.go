@@ -12,11 +12,15 @@ import (
 // from the next model call. Lowering max_loaded_skills unloads the least
 // recently used skills past it at once.
 func (s *Session) Set(key, value string) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
 	s.mu.Lock()
 	probe := s.settings
 	if err := probe.Set(key, value); err != nil {
 		s.mu.Unlock()
-		return err
+		return fmt.Errorf("set %w", err)
 	}
 	key = strings.TrimSpace(key)
 	v, _ := probe.Get(key)
@@ -48,6 +52,10 @@ func (s *Session) SetModel(name string) error {
 	if name == "" {
 		return errors.New("model: give a model name")
 	}
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
 	s.emit(&SettingChanged{Key: "model", Value: name})
 	return s.syncJournal()
 }
@@ -55,23 +63,19 @@ func (s *Session) SetModel(name string) error {
 // Clear starts a new session with the same skills, config and model; the
 // old session's journal stays on disk.
 func (s *Session) Clear() error {
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return ErrTurnRunning
+	if err := s.acquire(); err != nil {
+		return err
 	}
-	s.mu.Unlock()
+	defer s.release()
 	return s.start("")
 }
 
 // Reload re-reads skills from disk now (/reload); turns do this anyway.
 func (s *Session) Reload() error {
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return ErrTurnRunning
+	if err := s.acquire(); err != nil {
+		return err
 	}
-	s.mu.Unlock()
+	defer s.release()
 	s.syncSkills()
 	return nil
 }

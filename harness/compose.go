@@ -2,7 +2,10 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"skillet/harness/chat"
 	"skillet/skills"
@@ -19,8 +22,10 @@ type composition struct {
 	instructions string
 	context      string
 	win          window
-	offered      []*skills.Skill
-	leftOff      []string
+	// offered names the skills on the list the model sees; leftOff the
+	// enabled ones it leaves out (R10).
+	offered []string
+	leftOff []string
 	// delivered are the skills whose full text this request carries.
 	delivered []*loadedSkill
 	// outOfWindow are tool-result loads whose result left the window (R11).
@@ -28,10 +33,23 @@ type composition struct {
 	infos       []ToolInfo
 }
 
+// frozenPrompt is the first request's instructions and tools (R23), with
+// what its instructions carry.
+type frozenPrompt struct {
+	instructions string
+	tools        []chat.Tool
+	infos        []ToolInfo
+	offered      []string
+	leftOff      []string
+	// context maps each skill rendered in the frozen <current_context> to
+	// its execution then.
+	context map[string]string
+}
+
 // compose builds the next request from the session's state (R8–R11, R14,
-// R16, R22, R23). start allows starting MCP servers to learn their tools.
-// Called with s.mu held.
-func (s *Session) compose(ctx context.Context, start bool) *composition {
+// R16, R22, R23). freeze lets a model call freeze the prompt; snapshots
+// only look. Called with s.mu held; it contacts nothing.
+func (s *Session) compose(freeze bool) *composition {
 	c := &composition{}
 	set := s.settings
 	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.cfg.Agent.Prompt})
@@ -48,9 +66,13 @@ func (s *Session) compose(ctx context.Context, start bool) *composition {
 		c.delivered = append(c.delivered, ls)
 	}
 
+	var list []*skills.Skill
 	if set.LoadSkillTool {
-		c.offered, c.leftOff = s.list(set.ListSize)
-		c.parts = append(c.parts, ContextPart{Kind: "list", Text: listBlock(c.offered)})
+		list, c.leftOff = s.list(set.ListSize)
+		c.parts = append(c.parts, ContextPart{Kind: "list", Text: listBlock(list)})
+		for _, sk := range list {
+			c.offered = append(c.offered, sk.Name)
+		}
 	}
 
 	c.win = computeWindow(len(s.msgs), set.MaxTranscriptMessages, s.userMsgs)
@@ -67,6 +89,7 @@ func (s *Session) compose(ctx context.Context, start bool) *composition {
 		kind := "skill"
 		if ls.by == "paste" {
 			kind = "paste"
+			c.offered = append(c.offered, ls.name) // its name is in the prompt (R20)
 		}
 		el := skillElement(ls.name, ls.version, ls.execID, i == 0, "", ls.text)
 		ctxElems = append(ctxElems, el)
@@ -74,17 +97,18 @@ func (s *Session) compose(ctx context.Context, start bool) *composition {
 		c.delivered = append(c.delivered, ls)
 	}
 	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(s.cfg.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(c.offered), c.context)
+	c.instructions = joinBlocks(s.cfg.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(list), c.context)
 
-	c.live = s.buildTools(ctx, start)
+	c.live = s.buildTools()
 	tools := chatTools(c.live)
 	c.infos = c.live.infos()
 	if set.FreezePrompt {
-		if s.frozen == nil && start {
-			s.frozen = s.freeze(ctx, c)
+		if s.frozen == nil && freeze {
+			s.frozen = s.freeze(c)
 		}
 		if s.frozen != nil {
-			c.instructions, tools, c.infos = s.frozen.instructions, s.frozen.tools, s.frozen.infos
+			s.applyFrozen(c)
+			tools = s.frozen.tools
 		}
 	}
 
@@ -95,6 +119,25 @@ func (s *Session) compose(ctx context.Context, start bool) *composition {
 	msgs = append(msgs, s.msgs[c.win.start:c.win.n]...)
 	c.req = &chat.Request{Model: s.modelName, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
+}
+
+// applyFrozen puts the frozen instructions and tools in a composition: its
+// list is the first request's, and only what those instructions carried, or
+// a load result in the window, counts as delivered.
+func (s *Session) applyFrozen(c *composition) {
+	f := s.frozen
+	c.instructions, c.infos = f.instructions, f.infos
+	c.offered, c.leftOff = f.offered, f.leftOff
+	var delivered []*loadedSkill
+	for _, ls := range c.delivered {
+		switch {
+		case ls.by == "preload", ls.delivery == DeliveryToolResult:
+			delivered = append(delivered, ls)
+		case f.context[ls.name] == ls.execID:
+			delivered = append(delivered, ls)
+		}
+	}
+	c.delivered = delivered
 }
 
 func joinBlocks(blocks ...string) string {
@@ -142,61 +185,111 @@ func (s *Session) pendingPreloads() []*loadedSkill {
 
 // freeze keeps the first request's instructions and declares every tool
 // any enabled skill could bring (R23).
-func (s *Session) freeze(ctx context.Context, c *composition) *frozenPrompt {
+func (s *Session) freeze(c *composition) *frozenPrompt {
 	all := &toolset{byName: map[string]*binding{}}
 	for _, b := range c.live.list {
 		if b.info.Source != "skill" {
 			all.add(b)
 		}
 	}
-	owners := make([]*loadedSkill, 0, len(s.sel.byName))
 	for _, sk := range append(append([]*skills.Skill{}, s.sel.preload...), s.sel.enabled...) {
-		owners = append(owners, &loadedSkill{skill: sk, name: sk.Name, resultMsg: -1})
-	}
-	for _, ls := range owners {
-		for _, ref := range ls.skill.Tools {
-			s.bindSkillTool(ctx, all, ls, ref, true)
+		ls := &loadedSkill{skill: sk, name: sk.Name, resultMsg: -1}
+		for _, ref := range sk.Tools {
+			s.bindSkillTool(all, ls, ref)
 		}
 	}
-	return &frozenPrompt{instructions: c.instructions, tools: chatTools(all), infos: all.infos()}
+	f := &frozenPrompt{instructions: c.instructions, tools: chatTools(all), infos: all.infos(),
+		offered: c.offered, leftOff: c.leftOff, context: map[string]string{}}
+	for _, ls := range s.loaded {
+		if ls.delivery != DeliveryToolResult {
+			f.context[ls.name] = ls.execID
+		}
+	}
+	return f
 }
 
-// composeCall composes the request of one model call of the running turn
-// and records what the rule book tracks: Offered and Delivered (R20), skill
-// uses (R21), trims of the window (R9), text out of window (R11), the
-// skills the list left off (R10) and tools left out (R17).
-func (s *Session) composeCall(ctx context.Context, call int) *composition {
+var (
+	listNameRE     = regexp.MustCompile(`<name>([^<]*)</name>`)
+	contextSkillRE = regexp.MustCompile(`<skill name="([^"]*)" version="[^"]*" execution="([^"]*)"`)
+)
+
+// thawFrozen rebuilds a frozen prompt from the first request it froze,
+// when a journal is replayed.
+func thawFrozen(body json.RawMessage) *frozenPrompt {
+	var req chat.Request
+	if json.Unmarshal(body, &req) != nil {
+		return nil
+	}
+	f := &frozenPrompt{tools: req.Tools, context: map[string]string{}}
+	if len(req.Messages) > 0 && req.Messages[0].Role == chat.RoleSystem {
+		f.instructions = req.Messages[0].Content
+	}
+	if list, _, ok := strings.Cut(f.instructions, "</available_skills>"); ok {
+		for _, m := range listNameRE.FindAllStringSubmatch(list, -1) {
+			f.offered = append(f.offered, m[1])
+		}
+	}
+	if _, ctx, ok := strings.Cut(f.instructions, "<current_context>"); ok {
+		for _, m := range contextSkillRE.FindAllStringSubmatch(ctx, -1) {
+			f.context[m[1]] = m[2]
+		}
+	}
+	for _, t := range req.Tools {
+		if t.Function == nil {
+			continue
+		}
+		params, _ := json.Marshal(t.Function.Parameters)
+		f.infos = append(f.infos, ToolInfo{Name: t.Function.Name, Description: t.Function.Description, Parameters: params, Source: "frozen"})
+	}
+	return f
+}
+
+// callPlan is what composeCall hands the turn loop: the request and what
+// the model_call event records of it.
+type callPlan struct {
+	*composition
+	deliveredUses []Use
+	reusedUses    []Use
+}
+
+// composeCall prepares one model call of the running turn. MCP servers the
+// loaded skills need are asked first, without the lock; tools left out are
+// recorded before composing, so the request carries their harness.log
+// lines; then the request is composed and what the rule book tracks about
+// it is gathered for the model_call event: Offered and Delivered (R20),
+// skill and reused tool uses (R21). Window trims (R9), text out of window
+// (R11) and skills left off the list (R10) are emitted as they happen.
+func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	s.mu.Lock()
-	c := s.compose(ctx, true)
+	need := s.loadedSkills()
+	if s.settings.FreezePrompt && s.frozen == nil {
+		need = append(need, s.sel.enabled...)
+	}
+	refs := s.mcpRefs(need)
+	s.mu.Unlock()
+	var logs []string
+	for _, f := range s.prefetchMCP(ctx, refs) {
+		logs = append(logs, f+" (a call of it will try the server again)")
+	}
+	s.mu.Lock()
+	logs = append(logs, s.buildTools().dropped...)
+	logs = s.cur.unwarned(logs)
+	s.mu.Unlock()
+	for _, l := range logs {
+		s.logWarn(l)
+	}
+
+	s.mu.Lock()
+	c := s.compose(true)
 	cur := s.cur
-	var warns, logs []string
-	for _, sk := range c.offered {
-		cur.offered.add(sk.Name)
-	}
+	p := &callPlan{composition: c}
 	for _, ls := range c.delivered {
-		if ls.by == "paste" {
-			cur.offered.add(ls.name) // its name is in the prompt (R20)
-		}
-		cur.delivered.add(ls.name)
-		if _, ok := cur.skillUses[ls.name]; !ok {
-			cur.skillUses[ls.name] = Use{Role: "SKILL", Name: ls.name, Version: ls.version, ExecutionID: ls.execID, Reused: ls.execTurn < s.turn}
-		}
+		p.deliveredUses = append(p.deliveredUses, Use{Role: "SKILL", Name: ls.name, Version: ls.version, ExecutionID: ls.execID, Reused: ls.execTurn < s.turn})
 	}
-	if s.settings.FreezePrompt && s.frozen != nil {
-		// a frozen prompt carries the list of the first request
-		cur.offered = orderedSet{}
-		for _, name := range frozenList(s) {
-			cur.offered.add(name)
-		}
-	}
-	s.collectReusedTools(c.win)
+	p.reusedUses = s.reusedTools(c.win)
+	var warns []string
 	if len(c.leftOff) > 0 {
-		cur.leftOff = c.leftOff
-		key := "leftoff:" + fmt.Sprint(c.leftOff)
-		if !cur.warned[key] {
-			cur.warned[key] = true
-			warns = append(warns, fmt.Sprintf("the list holds %d skills: left off %s", s.settings.ListSize, joinNames(c.leftOff)))
-		}
+		warns = append(warns, cur.unwarned([]string{fmt.Sprintf("the list holds %d skills: left off %s", s.settings.ListSize, joinNames(c.leftOff))})...)
 	}
 	for _, ls := range c.outOfWindow {
 		if !s.outOfWindow[ls.name] {
@@ -204,18 +297,11 @@ func (s *Session) composeCall(ctx context.Context, call int) *composition {
 			warns = append(warns, fmt.Sprintf("%s is still loaded (its tools stay) but the load_skill result that delivered its text has left the window: the model no longer sees its text", ls.name))
 		}
 	}
-	for _, msg := range c.live.dropped {
-		if !cur.warned[msg] {
-			cur.warned[msg] = true
-			logs = append(logs, msg)
-		}
-	}
-	dropped, prev := c.win.dropped(), s.lastDropped
-	s.lastDropped = dropped
+	trimmed := c.win.dropped() > s.lastDropped || c.win.capExceeded
 	s.mu.Unlock()
 
-	if dropped > prev || c.win.capExceeded {
-		s.emit(&WindowTrimmed{Call: call, Dropped: dropped, Kept: c.win.kept(), CapExceeded: c.win.capExceeded})
+	if trimmed {
+		s.emit(&WindowTrimmed{Call: call, Dropped: c.win.dropped(), Kept: c.win.kept(), CapExceeded: c.win.capExceeded})
 		if c.win.capExceeded {
 			s.warn(fmt.Sprintf("this turn alone is longer than max_transcript_messages (%d): the window starts at its user message and carries %d messages", s.settingsNow().MaxTranscriptMessages, c.win.kept()))
 		}
@@ -223,36 +309,36 @@ func (s *Session) composeCall(ctx context.Context, call int) *composition {
 	for _, w := range warns {
 		s.warn(w)
 	}
-	for _, l := range logs {
-		s.logWarn(l)
-	}
-	return c
+	return p
 }
 
-// frozenList recovers the names on a frozen prompt's list.
-func frozenList(s *Session) []string {
-	var names []string
-	for _, sk := range s.sel.enabled {
-		if containsElement(s.frozen.instructions, "<name>"+sk.Name+"</name>") {
-			names = append(names, sk.Name)
+// unwarned returns the messages not given yet this turn, and marks them.
+func (t *turnState) unwarned(msgs []string) []string {
+	var out []string
+	for _, m := range msgs {
+		if !t.warned[m] {
+			t.warned[m] = true
+			out = append(out, m)
 		}
 	}
-	return names
+	return out
 }
 
-// collectReusedTools records, as reused uses, tool results of earlier turns
-// that this request carries (R21). Called with s.mu held.
-func (s *Session) collectReusedTools(w window) {
+// reusedTools lists, as reused uses, tool results of earlier turns that a
+// request carries and this turn has not counted yet (R21). Called with s.mu
+// held.
+func (s *Session) reusedTools(w window) []Use {
+	var out []Use
 	for k := w.start; k < w.n; k++ {
 		en := &s.entries[s.msgEntry[k]]
 		if en.Kind != EntryTool || en.Turn >= s.turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || s.cur.reused[en.ToolCallID] {
 			continue
 		}
-		s.cur.reused[en.ToolCallID] = true
 		v := ""
 		if en.ToolVersion > 0 {
 			v = fmt.Sprint(en.ToolVersion)
 		}
-		s.cur.toolUses = append(s.cur.toolUses, Use{Role: "TOOL", Name: en.ToolName, Version: v, ExecutionID: en.ToolCallID, Reused: true})
+		out = append(out, Use{Role: "TOOL", Name: en.ToolName, Version: v, ExecutionID: en.ToolCallID, Reused: true})
 	}
+	return out
 }

@@ -40,30 +40,19 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 			res = &ToolResult{Content: "load_skill is the model's; use /load NAME", IsError: true, Refused: true}
 			break
 		}
-		out := s.modelLoad(ctx, tc, live)
+		out := s.modelLoad(ctx, tc)
 		res = &ToolResult{Content: out.content, IsError: out.isError, Refused: out.refused}
 	case ToolReadResource:
 		res = s.readResource(tc)
 	default:
 		res = s.runTool(ctx, tc, b, manual)
 	}
-	res.ToolCallID, res.Name = tc.ID, name
+	res.ToolCallID, res.Name, res.Manual = tc.ID, name, manual
 	res.DurationMS = time.Since(start).Milliseconds()
 	if len(res.Content) > MaxToolResult {
 		res.Content = tools.CutOutput(res.Content, MaxToolResult)
 	}
 	s.emit(res)
-	if !res.IsError && !res.Refused && name != ToolLoadSkill {
-		s.mu.Lock()
-		if s.cur != nil && !manual {
-			v := ""
-			if res.Version > 0 {
-				v = fmt.Sprint(res.Version)
-			}
-			s.cur.toolUses = append(s.cur.toolUses, Use{Role: "TOOL", Name: name, Version: v, ExecutionID: tc.ID})
-		}
-		s.mu.Unlock()
-	}
 	return res
 }
 
@@ -103,6 +92,10 @@ func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
 // schema, the agent's policy asked (R15), then the runner.
 func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
 	name := tc.Function.Name
+	if b.owner != nil && !s.stillLoaded(b.owner) {
+		// an earlier call of the same reply unloaded its skill (R4, R6)
+		return &ToolResult{Content: "Unknown tool: " + name, IsError: true, Refused: true}
+	}
 	args, err := tools.ValidateArgs(b.info.Parameters, tc.Function.Arguments)
 	if err != nil {
 		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
@@ -166,6 +159,9 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 		if err != nil || ctx.Err() != nil {
 			return cancelledResult
 		}
+		if d != DecisionOnce && d != DecisionAll {
+			d = DecisionDeny // anything but a clear yes is a no
+		}
 		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: d})
 		if d == DecisionDeny {
 			return "denied by the user"
@@ -178,6 +174,19 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionDeny})
 		return fmt.Sprintf("denied: %s needs approval (approval = ask) and nobody can answer here; approve it with --approve %s or --approve-all", name, name)
 	}
+}
+
+// stillLoaded reports whether a skill's load is still in the loaded set or
+// among the preloads.
+func (s *Session) stillLoaded(ls *loadedSkill) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range append(append([]*loadedSkill{}, s.loaded...), s.preloads...) {
+		if x == ls {
+			return true
+		}
+	}
+	return false
 }
 
 func containsString(list []string, v string) bool {
@@ -239,12 +248,16 @@ func (s *Session) noteState(ls *loadedSkill, stateFile, storeFile string) {
 // CallTool runs a tool of the next request by hand (/call), between turns.
 // The call and its result are recorded like the model's own.
 func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult, error) {
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return nil, ErrTurnRunning
+	if err := s.acquire(); err != nil {
+		return nil, err
 	}
-	live := s.buildTools(ctx, true)
+	defer s.release()
+	s.mu.Lock()
+	refs := s.mcpRefs(s.loadedSkills())
+	s.mu.Unlock()
+	s.prefetchMCP(ctx, refs)
+	s.mu.Lock()
+	live := s.buildTools()
 	n := 0
 	for _, e := range s.entries {
 		if e.Manual {

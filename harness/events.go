@@ -43,6 +43,10 @@ type SessionStart struct {
 	Demo      bool     `json:"demo,omitempty"`
 	Limits    Settings `json:"limits"`
 	Agent     string   `json:"agent_prompt,omitempty"`
+	// Config and Roots say where the session's skills came from, so a
+	// reopened session can find them again.
+	Config string   `json:"config,omitempty"`
+	Roots  []string `json:"roots,omitempty"`
 }
 
 // TurnStart records the user's message that starts a turn.
@@ -62,11 +66,18 @@ type SkillPreload struct {
 	prep prepared
 }
 
-// ModelCall records the exact JSON body of one request.
+// ModelCall records the exact JSON body of one request, and what the rule
+// book tracks about it: the skills on its list and left off (R10), the
+// skill guidance it delivers and the earlier tool answers it carries
+// (R20, R21).
 type ModelCall struct {
 	Header
-	Call    int             `json:"call"`
-	Request json.RawMessage `json:"request"`
+	Call      int             `json:"call"`
+	Request   json.RawMessage `json:"request"`
+	Offered   []string        `json:"offered"`
+	LeftOff   []string        `json:"left_off,omitempty"`
+	Delivered []Use           `json:"delivered"`
+	Reused    []Use           `json:"reused,omitempty"`
 }
 
 // TextDelta is a streamed piece of the answer. It is not journaled.
@@ -131,7 +142,12 @@ type ToolResult struct {
 	Skill string `json:"skill,omitempty"`
 	// Refused marks a result the harness gave without running the tool
 	// (unknown tool, denied, over a limit, cancelled, bad arguments).
-	Refused    bool  `json:"refused,omitempty"`
+	Refused bool `json:"refused,omitempty"`
+	// OverLimit marks a call refused because the turn reached
+	// max_tool_calls (R24); it does not count as one of them.
+	OverLimit bool `json:"over_limit,omitempty"`
+	// Manual marks the result of a call the user made by hand.
+	Manual     bool  `json:"manual,omitempty"`
 	DurationMS int64 `json:"duration_ms"`
 }
 

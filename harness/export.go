@@ -17,9 +17,14 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 	s.mu.Lock()
 	entries := s.entries[:len(s.entries):len(s.entries)]
 	id, model, base, demo := s.id, s.modelName, s.opts.BaseURL, s.opts.Demo
-	ends := map[int]*TurnEnd{}
+	// a turn's end goes after the last entry it recorded
+	endsAfter := map[int][]*TurnEnd{}
 	for _, e := range s.ends {
-		ends[e.Turn] = e
+		endsAfter[s.endAt[e.Turn]] = append(endsAfter[s.endAt[e.Turn]], e)
+	}
+	approvals := make(map[string]string, len(s.approvals))
+	for k, v := range s.approvals {
+		approvals[k] = v
 	}
 	s.mu.Unlock()
 
@@ -34,9 +39,8 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "- Endpoint: %s\n", base)
 	}
 	turn := 0
-	for _, e := range entries {
+	for i, e := range entries {
 		if e.Turn != turn && e.Kind == EntryUser {
-			writeTurnEnd(bw, ends[turn])
 			turn = e.Turn
 			fmt.Fprintf(bw, "\n## Turn %d\n", turn)
 		}
@@ -62,16 +66,28 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 			}
 		case EntryTool:
 			mark := ""
+			if d, ok := approvals[e.ToolCallID]; ok {
+				mark = " (" + approvalText[d] + ")"
+			}
 			if e.IsError {
-				mark = " (error)"
+				mark += " (error)"
 			}
 			fmt.Fprintf(bw, "\n**Result of `%s`**%s (`%s`)\n\n%s\n", e.ToolName, mark, e.ToolCallID, fence(e.Text))
 		case EntryNote:
 			fmt.Fprintf(bw, "\n> %s\n", strings.ReplaceAll(e.Text, "\n", "\n> "))
 		}
+		for _, end := range endsAfter[i+1] {
+			writeTurnEnd(bw, end)
+		}
 	}
-	writeTurnEnd(bw, ends[turn])
 	return bw.Flush()
+}
+
+var approvalText = map[string]string{
+	DecisionOnce: "approved once by the user",
+	DecisionAll:  "approved for the session by the user",
+	DecisionDeny: "denied",
+	decisionAuto: "denied by policy",
 }
 
 func writeTurnEnd(w io.Writer, e *TurnEnd) {

@@ -22,9 +22,24 @@ type journal struct {
 }
 
 func openJournal(path string) (*journal, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	if err := lockJournal(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	// a crash can leave a torn last line: start the next event on a line
+	// of its own
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte("\n")); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("open journal: %w", err)
+			}
+		}
 	}
 	return &journal{f: f}, nil
 }
@@ -117,6 +132,9 @@ func Open(path string, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("reopen session %s: %w", path, err)
 	}
 	if len(events) == 0 {
+		if len(problems) > 0 {
+			return nil, fmt.Errorf("reopen session %s: no line of the journal is an event (%s)", path, problems[0])
+		}
 		return nil, fmt.Errorf("reopen session %s: the journal holds no events", path)
 	}
 	start, ok := events[0].(*SessionStart)
@@ -124,7 +142,8 @@ func Open(path string, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
 	}
 	dir := filepath.Dir(path)
-	opts.Dir = ""
+	// a new session (/clear) goes beside this one
+	opts.Dir = filepath.Dir(dir)
 	s, err := newSession(opts)
 	if err != nil {
 		return nil, err
@@ -135,9 +154,7 @@ func Open(path string, opts Options) (*Session, error) {
 	for _, e := range events {
 		s.apply(e, true)
 	}
-	if s.opts.ModelName != "" {
-		s.modelName = s.opts.ModelName
-	}
+	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.modelName
 	unfinished := s.cur != nil && !s.cur.ended
 	s.running = false
 	j, err := openJournal(path)
@@ -161,6 +178,10 @@ func Open(path string, opts Options) (*Session, error) {
 	}
 	if unfinished {
 		s.finishTurn(StopInterrupted)
+	}
+	if switchModel {
+		// the model this skillet talks to, recorded so a replay agrees
+		s.emit(&SettingChanged{Key: "model", Value: s.opts.ModelName})
 	}
 	return s, s.syncJournal()
 }
@@ -195,4 +216,32 @@ func (s *Session) unansweredCalls() []ToolCallRecord {
 		}
 	}
 	return out
+}
+
+// PeekSession reads the session_start event of a journal (a journal.jsonl
+// file or a session's folder), to learn where its skills came from before
+// reopening it.
+func PeekSession(path string) (*SessionStart, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, JournalFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", path, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	if !sc.Scan() {
+		return nil, fmt.Errorf("read session %s: the journal is empty", path)
+	}
+	e, err := UnmarshalEvent(sc.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: line 1: %w", path, err)
+	}
+	start, ok := e.(*SessionStart)
+	if !ok {
+		return nil, fmt.Errorf("read session %s: the journal does not begin with session_start", path)
+	}
+	return start, nil
 }

@@ -24,7 +24,7 @@ type loadOutcome struct {
 }
 
 // modelLoad carries out the model's load_skill call (R2, R3, R11–R14, R16).
-func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset) loadOutcome {
+func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	argsJSON, err := tools.ValidateArgs(loadSkillSchema, tc.Function.Arguments)
 	if err != nil {
 		return loadOutcome{content: "load_skill: " + err.Error(), isError: true, refused: true}
@@ -37,6 +37,11 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 
 	s.mu.Lock()
 	set := s.settings
+	delivery := set.Delivery
+	if set.FreezePrompt {
+		// a frozen prompt cannot show new text: the result carries it (R23)
+		delivery = DeliveryToolResult
+	}
 	if ls := s.findPreload(name); ls != nil {
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.execID)}
@@ -48,18 +53,10 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 		return loadOutcome{content: msg, isError: true, refused: true}
 	}
 	resident := s.findLoaded(name)
-	// R13: within a turn, loads of one version share one execution.
-	if exec, ok := s.cur.execs[name]; ok && resident == nil && s.cur.execVersion[name] == sk.Version {
-		// read this turn, unloaded since: back under the same execution
-		s.mu.Unlock()
-		lines := s.insert(ctx, sk, exec, "model", set.Delivery, tc.ID, live, true)
-		s.noteLoaded(name)
-		s.mu.Lock()
-		ls := s.findLoaded(name)
-		s.mu.Unlock()
-		return loadOutcome{content: s.loadResult(lines, ls, set.Delivery)}
-	}
-	if exec, ok := s.cur.execs[name]; ok && resident != nil && resident.execID == exec && resident.version == sk.Version {
+	exec, readThisTurn := s.cur.execs[name]
+	readThisTurn = readThisTurn && s.cur.execVersion[name] == sk.Version
+	if readThisTurn && resident != nil && resident.execID == exec {
+		// R13: within a turn, loads of one version share one execution
 		wasActive := s.loaded[0] == resident
 		s.mu.Unlock()
 		line := fmt.Sprintf("contextChanged: %s was already read this turn as execution %s", name, exec)
@@ -68,11 +65,21 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 			s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
 		}
 		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
-		s.noteLoaded(name)
-		return loadOutcome{content: s.loadResult([]string{line}, resident, set.Delivery)}
+		return loadOutcome{content: s.loadResult([]string{line}, resident, delivery)}
+	}
+	if err := s.pinConflict(sk, s.victims(resident)); err != nil {
+		s.mu.Unlock()
+		return loadOutcome{content: "load refused: " + err.Error(), isError: true, refused: true}
+	}
+	if readThisTurn {
+		// read this turn and unloaded since: back under the same execution,
+		// not counted again
+		s.mu.Unlock()
+		lines := s.insert(ctx, sk, exec, "model", delivery, tc.ID, true)
+		return loadOutcome{content: s.loadResult(lines, s.loadedNamed(name), delivery)}
 	}
 	text := skillText(sk)
-	tokens := s.tok.Count(text)
+	tokens := s.count(text)
 	if n := utf8.RuneCountInString(text); n > set.MaxSkillChars {
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d characters, over max_skill_chars (%d); a skill arrives whole or not at all", name, n, set.MaxSkillChars), isError: true, refused: true}
@@ -85,33 +92,49 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall, live *toolset
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d tokens and this turn has delivered %d of its load_token_budget of %d", name, tokens, used, set.LoadTokenBudget), isError: true, refused: true}
 	}
-	if err := s.pinConflict(sk); err != nil {
-		s.mu.Unlock()
-		return loadOutcome{content: "load refused: " + err.Error(), isError: true, refused: true}
-	}
-	exec := s.nextExecID()
+	exec = s.nextExecID()
 	s.mu.Unlock()
 
-	var lines []string
-	if resident != nil {
-		s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
-		line := fmt.Sprintf("contextChanged: %s read again as execution %s; it is the active skill", name, exec)
-		lines = append(lines, line)
-		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
-	} else {
-		lines = s.insert(ctx, sk, exec, "model", set.Delivery, tc.ID, live, false)
+	if resident == nil {
+		lines := s.insert(ctx, sk, exec, "model", delivery, tc.ID, false)
+		return loadOutcome{content: s.loadResult(lines, s.loadedNamed(name), delivery)}
 	}
-	s.noteLoaded(name)
+	s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
+	line := fmt.Sprintf("contextChanged: %s read again as execution %s; it is the active skill", name, exec)
+	s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
+	return loadOutcome{content: s.loadResult([]string{line}, s.loadedNamed(name), delivery)}
+}
+
+// victims names the skills a load would unload to stay within
+// max_loaded_skills: none when the skill is already loaded. Called with
+// s.mu held.
+func (s *Session) victims(resident *loadedSkill) map[string]bool {
+	out := map[string]bool{}
+	if resident != nil {
+		return out
+	}
+	for i := len(s.loaded) - 1; i >= 0 && i >= s.settings.MaxLoadedSkills-1; i-- {
+		out[s.loaded[i].name] = true
+	}
+	return out
+}
+
+func (s *Session) loadedNamed(name string) *loadedSkill {
 	s.mu.Lock()
-	ls := s.findLoaded(name)
-	s.mu.Unlock()
-	return loadOutcome{content: s.loadResult(lines, ls, set.Delivery)}
+	defer s.mu.Unlock()
+	return s.findLoaded(name)
 }
 
 // insert loads a skill that is not loaded: it unloads the least recently
 // used skills past max_loaded_skills (R2), then loads it and records the
-// contextChanged lines (R7). toolCallID "" records them as notes.
-func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delivery, toolCallID string, live *toolset, repeat bool) []string {
+// contextChanged lines (R7). toolCallID "" records them as notes. The
+// skill's MCP servers are asked for their tools first, outside the lock.
+func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delivery, toolCallID string, repeat bool) []string {
+	s.mu.Lock()
+	refs := s.mcpRefs([]*skills.Skill{sk})
+	s.mu.Unlock()
+	failures := s.prefetchMCP(ctx, refs)
+
 	s.mu.Lock()
 	ls := &loadedSkill{name: sk.Name, execID: exec, execTurn: s.turn, loadedTurn: s.turn, by: by, delivery: delivery, resultMsg: -1}
 	if by != "model" {
@@ -125,14 +148,15 @@ func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delive
 		evicted = append(evicted, keep[len(keep)-1].name)
 		keep = keep[:len(keep)-1]
 	}
-	if live == nil {
-		live = s.buildTools(ctx, true)
-	}
-	after := s.buildToolsWith(ctx, s.preloads, append([]*loadedSkill{ls}, keep...), true)
-	ls.tools = madeAvailable(live, after, ls)
+	before := s.buildTools()
+	after := s.buildToolsWith(s.preloads, append([]*loadedSkill{ls}, keep...))
+	ls.tools = madeAvailable(before, after, ls)
 	max := s.settings.MaxLoadedSkills
 	s.mu.Unlock()
 
+	for _, f := range failures {
+		s.logWarn(f + " (a call of it will try the server again)")
+	}
 	var lines []string
 	for _, name := range evicted {
 		s.emit(&SkillUnloaded{Skill: name, Reason: "lru"})
@@ -183,15 +207,12 @@ func (s *Session) loadResult(lines []string, ls *loadedSkill, delivery string) s
 	return out
 }
 
-// noteLoaded records that the model itself loaded a skill this turn (R20).
-func (s *Session) noteLoaded(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ls := s.findLoaded(name); ls != nil {
-		s.cur.execs[name] = ls.execID
-		s.cur.execVersion[name] = ls.version
-	}
-	s.cur.loaded.add(name)
+// noteLoaded records that the model itself read a skill this turn (R13,
+// R20).
+func (t *turnState) noteLoaded(ls *loadedSkill) {
+	t.execs[ls.name] = ls.execID
+	t.execVersion[ls.name] = ls.version
+	t.loaded.add(ls.name)
 }
 
 func (s *Session) findPreload(name string) *loadedSkill {
@@ -222,16 +243,30 @@ func (s *Session) unknownSkill(name string) string {
 	if near := closest(name, names, 3); len(near) > 0 {
 		return fmt.Sprintf("load_skill: no skill named %q; the closest are: %s", name, strings.Join(near, ", "))
 	}
-	return fmt.Sprintf("load_skill: no skill named %q, and no skills are enabled", name)
+	if len(names) == 0 {
+		return fmt.Sprintf("load_skill: no skill named %q, and no skills are enabled", name)
+	}
+	return fmt.Sprintf("load_skill: no skill named %q (enabled: %s)", name, strings.Join(names, ", "))
 }
 
 // LoadSkill loads a skill at the user's request (/load), between turns. It
 // counts as Delivered, never Loaded (R20).
 func (s *Session) LoadSkill(name string) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	s.syncSkills() // read from disk, as a turn would (R17)
 	s.mu.Lock()
-	if s.running {
+	if s.settings.FreezePrompt {
 		s.mu.Unlock()
-		return ErrTurnRunning
+		return fmt.Errorf("load %s: with freeze_prompt the instructions cannot change, so only the model can load a skill (its text arrives as the load_skill result)", name)
+	}
+	for _, p := range s.sel.preload {
+		if p.Name == name {
+			s.mu.Unlock()
+			return fmt.Errorf("load %s: it is preloaded: its guidance is in the instructions at every turn", name)
+		}
 	}
 	if ls := s.findLoaded(name); ls != nil {
 		active := s.loaded[0] == ls
@@ -246,29 +281,29 @@ func (s *Session) LoadSkill(name string) error {
 	if sk == nil {
 		msg := s.unknownSkill(name)
 		s.mu.Unlock()
-		return fmt.Errorf("%s", strings.TrimPrefix(msg, "load_skill: "))
+		return fmt.Errorf("load %s: %s", name, strings.TrimPrefix(msg, "load_skill: "))
 	}
 	if n := utf8.RuneCountInString(skillText(sk)); n > s.settings.MaxSkillChars {
 		s.mu.Unlock()
 		return fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, s.settings.MaxSkillChars)
 	}
-	if err := s.pinConflict(sk); err != nil {
+	if err := s.pinConflict(sk, s.victims(nil)); err != nil {
 		s.mu.Unlock()
 		return fmt.Errorf("load %s: %w", name, err)
 	}
 	exec := s.nextExecID()
 	s.mu.Unlock()
-	s.insert(context.Background(), sk, exec, "user", DeliveryContext, "", nil, false)
+	s.insert(context.Background(), sk, exec, "user", DeliveryContext, "", false)
 	return s.syncJournal()
 }
 
 // UnloadSkill unloads a skill at the user's request (/unload).
 func (s *Session) UnloadSkill(name string) error {
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return ErrTurnRunning
+	if err := s.acquire(); err != nil {
+		return err
 	}
+	defer s.release()
+	s.mu.Lock()
 	ls := s.findLoaded(name)
 	s.mu.Unlock()
 	if ls == nil {
@@ -284,14 +319,22 @@ func (s *Session) UnloadSkill(name string) error {
 func (s *Session) preloadSkills() {
 	s.mu.Lock()
 	var todo []*loadedSkill
+	var refused []string
 	for _, sk := range s.sel.preload {
-		ls := &loadedSkill{name: sk.Name, execTurn: s.turn + 0, loadedTurn: s.turn, by: "preload", delivery: DeliveryContext, resultMsg: -1}
+		ls := &loadedSkill{name: sk.Name, loadedTurn: s.turn, execTurn: s.turn, by: "preload", delivery: DeliveryContext, resultMsg: -1}
 		s.render(ls, sk)
+		if n := utf8.RuneCountInString(ls.text); n > s.settings.MaxSkillChars {
+			refused = append(refused, fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, s.settings.MaxSkillChars))
+			continue
+		}
 		ls.execID = s.nextExecID()
-		ls.execTurn = s.turn
+		ls.stateFile = s.stateFile(sk.Name, ls.execID)
 		todo = append(todo, ls)
 	}
 	s.mu.Unlock()
+	for _, r := range refused {
+		s.logWarn(r)
+	}
 	for _, ls := range todo {
 		s.emit(&SkillPreload{Skill: ls.name, Version: ls.version, ExecutionID: ls.execID, Tokens: ls.tokens, prep: prepared{ls: ls}})
 	}
@@ -342,8 +385,9 @@ func (s *Session) pasteSkills(text string) {
 		s.mu.Unlock()
 		if resident != nil {
 			s.emit(&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: "paste"})
+			s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: %s pasted again for this message as execution %s", sk.Name, exec)})
 			continue
 		}
-		s.insert(context.Background(), sk, exec, "paste", DeliveryContext, "", nil, false)
+		s.insert(context.Background(), sk, exec, "paste", DeliveryContext, "", false)
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,7 +21,12 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(mcpMode) {
 	case "":
 		os.Exit(m.Run())
-	case "stdio":
+	case "stdio", "slow":
+		if os.Getenv(mcpMode) == "slow" {
+			// say it started, then take a while before answering
+			os.WriteFile(os.Getenv("SKILLET_HARNESS_TEST_MARK"), nil, 0o600)
+			time.Sleep(1500 * time.Millisecond)
+		}
 		s := mcp.NewServer(&mcp.Implementation{Name: "ledger", Version: "1"}, nil)
 		type in struct {
 			Account string `json:"account" jsonschema:"the account to read"`
@@ -38,7 +46,42 @@ func TestMain(m *testing.M) {
 }
 
 func mcpConfig(mode string) string {
-	return fmt.Sprintf("[mcp.servers.ledger]\ncommand = %q\nenv = { %s = %q }\n[approval]\nledger__balance = \"never\"\n", os.Args[0], mcpMode, mode)
+	return mcpConfigMark(mode, "")
+}
+
+func mcpConfigMark(mode, mark string) string {
+	return fmt.Sprintf("[mcp.servers.ledger]\ncommand = %q\nenv = { %s = %q, SKILLET_HARNESS_TEST_MARK = %q }\n[approval]\nledger__balance = \"never\"\n", os.Args[0], mcpMode, mode, mark)
+}
+
+func TestMCPServerStartsWithoutHoldingTheSession(t *testing.T) {
+	w := newWorkspace(t)
+	w.skill("ledger-review", "Reads balances from the ledger.", "Use the ledger.", "tools:\n  - name: ledger/balance\n")
+	mark := filepath.Join(t.TempDir(), "started")
+	f := w.open(mcpConfigMark("slow", mark), nil)
+	f.model.add(load("ledger-review"), say("ok"))
+	done := make(chan error)
+	go func() { _, err := f.s.Turn(context.Background(), "balance"); done <- err }()
+	for {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		runtime.Gosched()
+	}
+	// the server is starting: the session must stay free for snapshots
+	// and cancellation meanwhile
+	if !f.s.mu.TryLock() {
+		t.Fatal("the session's lock is held while an MCP server starts")
+	}
+	f.s.mu.Unlock()
+	if snap := f.s.Snapshot(); !snap.Running {
+		t.Fatal("snapshot during the start should show the turn running")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ti := findTool(f.s.Snapshot().Tools, "ledger__balance"); ti == nil || !strings.Contains(string(ti.Parameters), "account") {
+		t.Fatalf("the slow server's tool should be known after the load: %+v", ti)
+	}
 }
 
 func TestMCPToolOfASkillStartsItsServerAtLoad(t *testing.T) {
@@ -88,5 +131,26 @@ func TestMCPServerThatFailsGivesAClearErrorAndTheSessionGoesOn(t *testing.T) {
 	}
 	if f.s.Snapshot().LastTurn.Answer != "still here" {
 		t.Fatal("the session should go on")
+	}
+}
+
+func TestMCPURLCredentialsNeverReachTheJournal(t *testing.T) {
+	w := newWorkspace(t)
+	w.skill("remote-review", "Reads from a remote ledger.", "R", "tools:\n  - name: remote/balance\n")
+	f := w.open("[mcp.servers.remote]\nurl = \"http://user:hunter22@127.0.0.1:9/mcp?api_key=SUPERSECRET123\"\n[approval]\nremote__balance = \"never\"\n", nil)
+	f.turn("go", load("remote-review"), call("remote__balance", `{}`), say("ok"))
+	raw, _ := os.ReadFile(filepath.Join(f.s.Dir(), JournalFile))
+	if !strings.Contains(string(raw), "127.0.0.1:9") {
+		t.Fatal("the failure should be recorded")
+	}
+	for _, secret := range []string{"SUPERSECRET123", "hunter22"} {
+		if strings.Contains(string(raw), secret) {
+			t.Fatalf("%s reached the journal", secret)
+		}
+		for _, e := range f.rec.all() {
+			if b, _ := MarshalEvent(e); strings.Contains(string(b), secret) {
+				t.Fatalf("%s reached a %s event", secret, e.EventType())
+			}
+		}
 	}
 }

@@ -213,7 +213,7 @@ func checkSession(t *testing.T, s *Session) {
 		t.Errorf("%d skills loaded, max %d", len(s.loaded), s.settings.MaxLoadedSkills)
 	}
 	live := map[string]bool{}
-	for _, ls := range s.loaded {
+	for _, ls := range append(append([]*loadedSkill{}, s.loaded...), s.preloads...) {
 		live[filepath.Base(ls.stateFile)] = true
 	}
 	states, _ := os.ReadDir(filepath.Join(s.dir, "state"))

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +52,9 @@ type Options struct {
 	OnEvent func(Event)
 	// Tokenizer counts tokens; nil uses o200k_base.
 	Tokenizer *Tokenizer
+	// Roots are the skill folders the catalog reads, recorded in the
+	// session_start event for --resume.
+	Roots []string
 	// Now and NewID make tests deterministic.
 	Now   func() time.Time
 	NewID func() string
@@ -93,25 +97,39 @@ type Session struct {
 	execSeq  int
 	turn     int
 	running  bool
-	cancel   context.CancelFunc
-	cur      *turnState
-	last     *TurnEnd
-	ends     []*TurnEnd
-	approved map[string]bool
-	calls    []CallRecord
-	frozen   *frozenPrompt
+	// busy is set while a turn or a command runs (see acquire).
+	busy   bool
+	cancel context.CancelFunc
+	cur    *turnState
+	last   *TurnEnd
+	ends   []*TurnEnd
+	// endAt is, per turn, how many entries the transcript held when it
+	// ended; approvals are the decisions per tool call. Both are for export.
+	endAt     map[int]int
+	approvals map[string]string
+	approved  map[string]bool
+	calls     []CallRecord
+	frozen    *frozenPrompt
 
 	sel       *selection
 	ranker    *ranker
 	agentDefs map[string]*skills.ToolDef
 	mcpDefs   map[string]*skills.ToolDef
-	stores    map[string]json.RawMessage
-	notices   []string
+	mcpErrs   map[string]error
+	// callIDs are the tool call ids of the session, kept unique.
+	callIDs map[string]bool
+	stores  map[string]json.RawMessage
+	notices []string
 	// gone keeps tools that left with their skill visible for a turn.
 	gone        []goneTool
 	lastDropped int
 	outOfWindow map[string]bool
 	tokCache    map[string]int
+	// secrets hides credentials of the config's MCP servers in what the
+	// session records.
+	secrets *strings.Replacer
+	// unsent are notes for the model not yet on the wire.
+	unsent []string
 	// replayMissing names skills a reopened journal had loaded that the
 	// catalog no longer holds.
 	replayMissing []string
@@ -138,13 +156,6 @@ type loadedSkill struct {
 	resultMsg int
 	// lastState is the state last recorded (R26).
 	lastState []byte
-}
-
-// frozenPrompt is the first request's instructions and tools (R23).
-type frozenPrompt struct {
-	instructions string
-	tools        []chat.Tool
-	infos        []ToolInfo
 }
 
 // New starts a session. It fails when the config's skills cannot be
@@ -187,7 +198,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = redactURL(opts.BaseURL)
-	s := &Session{opts: opts, cfg: opts.Config, catalog: opts.Catalog, tok: opts.Tokenizer, ranker: newRanker()}
+	s := &Session{opts: opts, cfg: opts.Config, catalog: opts.Catalog, tok: opts.Tokenizer, ranker: newRanker(), secrets: secretsOf(opts.Config)}
 	s.tok.Warm()
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
@@ -199,6 +210,18 @@ func newSession(opts Options) (*Session, error) {
 	s.sel = sel
 	if len(sel.unnamed) > 0 {
 		s.notices = append(s.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.cfg), joinNames(sel.unnamed)))
+	}
+	for _, sk := range s.catalog.All() {
+		if !sk.Valid() {
+			s.notices = append(s.notices, fmt.Sprintf("skill %s is invalid and left out: %s", sk.Name, problemsText(sk.Problems)))
+		} else if p := sel.problems[sk.Name]; len(p) > 0 {
+			s.notices = append(s.notices, fmt.Sprintf("skill %s is left out: %s", sk.Name, problemsText(p)))
+		}
+	}
+	for _, sk := range s.catalog.Shadowed() {
+		if win := s.catalog.Get(sk.Name); win != nil {
+			s.notices = append(s.notices, fmt.Sprintf("skill %s in %s is shadowed by the one in %s", sk.Name, sk.Root, win.Root))
+		}
 	}
 	for _, p := range s.catalog.ToolProblems() {
 		for _, pr := range p.Problems {
@@ -236,7 +259,8 @@ func (s *Session) start(id string) error {
 		return err
 	}
 	s.mu.Unlock()
-	s.emit(&SessionStart{SessionID: s.id, Model: s.modelName, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.settings, Agent: s.cfg.Agent.Prompt})
+	s.emit(&SessionStart{SessionID: s.id, Model: s.modelName, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.settings, Agent: s.cfg.Agent.Prompt,
+		Config: s.cfg.Path, Roots: s.opts.Roots})
 	return s.syncJournal()
 }
 
@@ -251,10 +275,13 @@ func (s *Session) reset(id string) {
 	s.loaded, s.preloads = nil, nil
 	s.execSeq, s.turn, s.running, s.cur, s.last, s.ends = 0, 0, false, nil, nil, nil
 	s.approved = map[string]bool{}
+	s.endAt, s.approvals = map[int]int{}, map[string]string{}
 	s.calls, s.frozen = nil, nil
 	s.mcpDefs = map[string]*skills.ToolDef{}
+	s.mcpErrs = map[string]error{}
+	s.callIDs = map[string]bool{}
 	s.stores = map[string]json.RawMessage{}
-	s.gone, s.lastDropped = nil, 0
+	s.gone, s.lastDropped, s.unsent = nil, 0, nil
 	s.outOfWindow = map[string]bool{}
 }
 
@@ -296,6 +323,50 @@ func newSessionID() string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// secretsOf lists what an MCP server's config may hold that must not be
+// recorded: URL credentials and query values, and environment values.
+func secretsOf(c *Config) *strings.Replacer {
+	var pairs []string
+	hide := func(v string) {
+		if len(v) >= 4 {
+			pairs = append(pairs, v, "REDACTED")
+		}
+	}
+	for _, srv := range c.MCP.Servers {
+		if u, err := url.Parse(srv.URL); err == nil && srv.URL != "" {
+			if u.User != nil {
+				hide(u.User.String())
+			}
+			for _, vals := range u.Query() {
+				for _, v := range vals {
+					hide(v)
+					hide(url.QueryEscape(v))
+				}
+			}
+		}
+		for _, v := range srv.Env {
+			if !strings.HasPrefix(v, "$") {
+				hide(v)
+			}
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// scrub hides secrets in the text an event records. Called with emitMu
+// held, before anyone sees the event.
+func (s *Session) scrub(e Event) {
+	switch e := e.(type) {
+	case *Warning:
+		e.Message = s.secrets.Replace(e.Message)
+	case *Error:
+		e.Message = s.secrets.Replace(e.Message)
+	case *ToolResult:
+		e.Content = s.secrets.Replace(e.Content)
+		e.Stderr = s.secrets.Replace(e.Stderr)
+	}
 }
 
 // redactURL drops credentials a base URL may carry: user info, and the
@@ -362,7 +433,6 @@ func (s *Session) Models(ctx context.Context) ([]string, error) {
 // Close ends the session: it syncs the journal and stops tool servers.
 func (s *Session) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var errs []error
 	if s.journal != nil {
 		errs = append(errs, s.journal.close())
@@ -371,7 +441,9 @@ func (s *Session) Close() error {
 	if s.tempDir {
 		errs = append(errs, os.RemoveAll(s.dir))
 	}
+	s.mu.Unlock()
 	if s.opts.Runner != nil {
+		// servers may take a while to stop: not under the lock
 		errs = append(errs, s.opts.Runner.Close())
 	}
 	return errors.Join(errs...)
@@ -386,6 +458,7 @@ func (s *Session) emit(e Event) {
 	s.mu.Lock()
 	h := e.header()
 	h.Type = e.EventType()
+	s.scrub(e)
 	if h.Turn == 0 {
 		h.Turn = s.turn
 	}

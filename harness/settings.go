@@ -137,7 +137,7 @@ func (s *Settings) Set(key, value string) error {
 		return unknownSetting(key)
 	}
 	if err := st.set(s, value); err != nil {
-		return fmt.Errorf("setting %s: %w", key, err)
+		return fmt.Errorf("%s: %w", key, err)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (s *Settings) Set(key, value string) error {
 func (s *Settings) SetPair(pair string) error {
 	k, v, ok := strings.Cut(pair, "=")
 	if !ok {
-		return fmt.Errorf("setting %q: want KEY=VALUE", pair)
+		return fmt.Errorf("%q: want KEY=VALUE", pair)
 	}
 	return s.Set(k, v)
 }

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"sort"
@@ -18,7 +17,7 @@ import (
 func (s *Session) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.compose(context.Background(), false)
+	c := s.compose(false)
 	snap := &Snapshot{
 		SessionID: s.id, Model: s.modelName, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo,
 		Turn: s.turn, Running: s.running, Limits: s.settings,
@@ -75,10 +74,8 @@ func (s *Session) loadedInfo(ls *loadedSkill, active bool, w window) LoadedSkill
 		Changed: ls.changed, By: ls.by, LoadedTurn: ls.loadedTurn, Tools: append([]string{}, ls.tools...),
 		OutOfWindow: ls.delivery == DeliveryToolResult && ls.resultMsg < w.start,
 	}
-	if ls.by != "preload" {
-		info.State = readJSON(ls.stateFile)
-		info.Store = readJSON(s.storeFile(ls.name))
-	}
+	info.State = readJSON(ls.stateFile)
+	info.Store = readJSON(s.storeFile(ls.name))
 	return info
 }
 

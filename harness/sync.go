@@ -1,10 +1,10 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"skillet/skills"
 )
@@ -110,6 +110,11 @@ func (s *Session) syncSkills() {
 				c.warn = fmt.Sprintf("skill %s is no longer enabled: unloaded", ls.name)
 			}
 			c.line = fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.name, c.reason)
+			todo = append(todo, c)
+		case cur != ls.skill && utf8.RuneCountInString(skillText(cur)) > s.settings.MaxSkillChars:
+			c := change{name: ls.name, reason: "too-long"}
+			c.warn = fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.name, s.settings.MaxSkillChars)
+			c.line = fmt.Sprintf("contextChanged: unloaded %s (its new text is over max_skill_chars): its instructions and tools left", ls.name)
 			todo = append(todo, c)
 		case cur != ls.skill:
 			c := change{name: ls.name, changed: true, version: cur.Version}
@@ -219,21 +224,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
-}
-
-// pinConflictWith checks a skill's pins against a set of skills.
-func (s *Session) pinConflictWith(sk *skills.Skill, others []*skills.Skill) error {
-	for _, ref := range sk.Tools {
-		if !ref.Pinned() {
-			continue
-		}
-		for _, o := range others {
-			for _, r := range o.Tools {
-				if r.Name == ref.Name && r.Pinned() && r.Version != ref.Version {
-					return errors.New(sk.Name + " and " + o.Name + " pin different versions of " + ref.Name)
-				}
-			}
-		}
-	}
-	return nil
 }

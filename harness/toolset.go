@@ -64,39 +64,83 @@ func (s *Session) policy(name string, def *skills.ToolDef, agent *AgentRef) stri
 }
 
 // resolveRef finds the definition a skill's tool reference names. MCP
-// references ask the server, which starts it; with start false only a
-// definition fetched before is used.
-func (s *Session) resolveRef(ctx context.Context, owner *skills.Skill, ref skills.ToolRef, start bool) (*skills.ToolDef, error) {
-	server, tool, isMCP := strings.Cut(ref.Name, "/")
-	if !isMCP {
+// references use what prefetchMCP learned from the server; the lock is
+// held here, so no server is ever contacted.
+func (s *Session) resolveRef(owner *skills.Skill, ref skills.ToolRef) (*skills.ToolDef, error) {
+	if _, _, isMCP := strings.Cut(ref.Name, "/"); !isMCP {
 		return s.catalog.Tool(owner, ref)
 	}
 	if d, ok := s.mcpDefs[ref.Name]; ok {
 		return d, nil
 	}
-	if !start || s.opts.Runner == nil {
-		return nil, fmt.Errorf("tool %s: MCP server %q not started yet", ref.Name, server)
+	if err, ok := s.mcpErrs[ref.Name]; ok {
+		return nil, err
 	}
-	d, err := s.opts.Runner.MCPTool(ctx, server, tool)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: %w", ref.Name, err)
+	return nil, fmt.Errorf("tool %s: its MCP server has not been asked yet", ref.Name)
+}
+
+// mcpRefs lists the MCP references of the given skills whose definitions
+// are not known yet. Called with s.mu held.
+func (s *Session) mcpRefs(sks []*skills.Skill) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sk := range sks {
+		for _, ref := range sk.Tools {
+			if _, _, isMCP := strings.Cut(ref.Name, "/"); !isMCP || seen[ref.Name] {
+				continue
+			}
+			seen[ref.Name] = true
+			if _, ok := s.mcpDefs[ref.Name]; !ok {
+				out = append(out, ref.Name)
+			}
+		}
 	}
-	cp := *d
-	cp.Name = modelToolName(ref.Name)
-	s.mcpDefs[ref.Name] = &cp
-	return &cp, nil
+	return out
+}
+
+// prefetchMCP asks MCP servers for the definitions of refs, starting them
+// as needed, without the session's lock: a slow server must not stall
+// snapshots or cancellation. It returns one message per failure.
+func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
+	var failures []string
+	for _, name := range refs {
+		server, tool, _ := strings.Cut(name, "/")
+		d, err := s.opts.Runner.MCPTool(ctx, server, tool)
+		s.mu.Lock()
+		if err != nil {
+			s.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
+			failures = append(failures, s.mcpErrs[name].Error())
+		} else {
+			cp := *d
+			cp.Name = modelToolName(name)
+			s.mcpDefs[name] = &cp
+			delete(s.mcpErrs, name)
+		}
+		s.mu.Unlock()
+	}
+	return failures
+}
+
+// loadedSkills returns the parsed skills of the preloads and loaded set.
+// Called with s.mu held.
+func (s *Session) loadedSkills() []*skills.Skill {
+	var out []*skills.Skill
+	for _, ls := range append(append([]*loadedSkill{}, s.preloads...), s.loaded...) {
+		out = append(out, ls.skill)
+	}
+	return out
 }
 
 // buildTools resolves the tools of the next request (R5, R14): built-ins,
 // the agent's own tools, then every preloaded and loaded skill's tools. A
 // pinned version wins over latest; the agent's reference wins over both.
-func (s *Session) buildTools(ctx context.Context, start bool) *toolset {
-	return s.buildToolsWith(ctx, s.preloads, s.loaded, start)
+func (s *Session) buildTools() *toolset {
+	return s.buildToolsWith(s.preloads, s.loaded)
 }
 
 // buildToolsWith resolves the tools for a given set of preloaded and loaded
 // skills (loaded most recent first).
-func (s *Session) buildToolsWith(ctx context.Context, preloads, loaded []*loadedSkill, start bool) *toolset {
+func (s *Session) buildToolsWith(preloads, loaded []*loadedSkill) *toolset {
 	ts := &toolset{byName: map[string]*binding{}}
 	if s.settings.LoadSkillTool {
 		ts.add(&binding{info: ToolInfo{Name: ToolLoadSkill, Description: "Load a skill from <available_skills>: its instructions and tools join the conversation.", Parameters: loadSkillSchema, Source: "built-in", Approval: ApproveNever}})
@@ -123,13 +167,13 @@ func (s *Session) buildToolsWith(ctx context.Context, preloads, loaded []*loaded
 	}
 	for _, ls := range owners {
 		for _, ref := range ls.skill.Tools {
-			s.bindSkillTool(ctx, ts, ls, ref, start)
+			s.bindSkillTool(ts, ls, ref)
 		}
 	}
 	return ts
 }
 
-func (s *Session) bindSkillTool(ctx context.Context, ts *toolset, ls *loadedSkill, ref skills.ToolRef, start bool) {
+func (s *Session) bindSkillTool(ts *toolset, ls *loadedSkill, ref skills.ToolRef) {
 	name := modelToolName(ref.Name)
 	prev := ts.byName[name]
 	switch {
@@ -141,19 +185,17 @@ func (s *Session) bindSkillTool(ctx context.Context, ts *toolset, ls *loadedSkil
 	case prev != nil && (prev.info.Pinned || !ref.Pinned()):
 		return // first come keeps it; a pin is only displaced by nothing
 	}
-	def, err := s.resolveRef(ctx, ls.skill, ref, start)
+	def, err := s.resolveRef(ls.skill, ref)
 	if err != nil {
 		server, tool, isMCP := strings.Cut(ref.Name, "/")
 		if !isMCP {
 			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: %v", name, ls.name, err))
 			return
 		}
-		// The server could not say what its tool takes. The tool stays
-		// offered, so a call reaches the runner, which tries the server
-		// again and answers with a clear error if it still fails.
-		if start {
-			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s: %v", name, ls.name, err))
-		}
+		// The server could not say what its tool takes (prefetchMCP
+		// reported why). The tool stays offered, so a call reaches the
+		// runner, which tries the server again and answers with a clear
+		// error if it still fails.
 		def = &skills.ToolDef{Name: name, Kind: skills.KindMCP, Server: server, RemoteTool: tool,
 			Description: fmt.Sprintf("Tool %s of MCP server %s (not reachable yet).", tool, server),
 			Parameters:  json.RawMessage(`{"type":"object"}`)}
@@ -201,20 +243,31 @@ func (ts *toolset) infos() []ToolInfo {
 }
 
 // pinConflict returns an error when loading sk would make two different
-// pinned versions of one tool meet (R14).
-func (s *Session) pinConflict(sk *skills.Skill) error {
+// pinned versions of one tool meet (R14), against the preloads and the
+// loaded skills other than those in except (the ones the load evicts).
+// Called with s.mu held.
+func (s *Session) pinConflict(sk *skills.Skill, except map[string]bool) error {
+	var others []*skills.Skill
+	for _, ls := range append(append([]*loadedSkill{}, s.preloads...), s.loaded...) {
+		if ls.name != sk.Name && !except[ls.name] {
+			others = append(others, ls.skill)
+		}
+	}
+	return s.pinConflictWith(sk, others)
+}
+
+// pinConflictWith checks a skill's pins against other skills' pins; the
+// agent's own reference to a tool makes the skills' pins moot.
+func (s *Session) pinConflictWith(sk *skills.Skill, others []*skills.Skill) error {
 	for _, ref := range sk.Tools {
 		if !ref.Pinned() || s.agentHas(modelToolName(ref.Name)) {
 			continue
 		}
-		for _, ls := range append(append([]*loadedSkill{}, s.preloads...), s.loaded...) {
-			if ls.name == sk.Name {
-				continue
-			}
-			for _, other := range ls.skill.Tools {
-				if other.Name == ref.Name && other.Pinned() && other.Version != ref.Version {
+		for _, o := range others {
+			for _, r := range o.Tools {
+				if r.Name == ref.Name && r.Pinned() && r.Version != ref.Version {
 					return fmt.Errorf("%s pins %s@%d but the loaded skill %s pins %s@%d; two pinned versions of one tool cannot be loaded together",
-						sk.Name, ref.Name, ref.Version, ls.name, other.Name, other.Version)
+						sk.Name, ref.Name, ref.Version, o.Name, r.Name, r.Version)
 				}
 			}
 		}

@@ -11,7 +11,7 @@ import (
 
 // ErrTurnRunning is returned when a turn or command is asked for while a
 // turn runs.
-var ErrTurnRunning = errors.New("a turn is running; wait for it or cancel it (Esc)")
+var ErrTurnRunning = errors.New("a turn or command is running; wait for it or cancel it (Esc)")
 
 // Stop reasons of a turn.
 const (
@@ -80,14 +80,13 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("turn: the message is empty")
 	}
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return nil, ErrTurnRunning
-	}
-	s.running = true
 	s.cancel = cancel
 	turn := s.turn + 1
 	s.mu.Unlock()
@@ -107,6 +106,24 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	s.cancel = nil
 	s.mu.Unlock()
 	return end, err
+}
+
+// acquire marks the session busy for a turn or a command that changes it;
+// only one runs at a time, so none sees another's half-done changes.
+func (s *Session) acquire() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return ErrTurnRunning
+	}
+	s.busy = true
+	return nil
+}
+
+func (s *Session) release() {
+	s.mu.Lock()
+	s.busy = false
+	s.mu.Unlock()
 }
 
 // Cancel stops the running turn, if any (R25).
@@ -137,16 +154,16 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 			s.emit(&Error{Message: err.Error()})
 			return StopError, err
 		}
-		s.emit(&ModelCall{Call: call, Request: body})
+		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses})
 		reply, partial, err := s.complete(ctx, call, c.req)
 		if err != nil {
 			if ctx.Err() != nil {
-				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true, FinishReason: "cancelled"})
+				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true, FinishReason: "cancelled", ToolCalls: []ToolCallRecord{}})
 				return StopCancelled, nil
 			}
 			s.emit(&Error{Message: err.Error()})
 			if partial.text != "" || partial.reasoning != "" {
-				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true})
+				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true, ToolCalls: []ToolCallRecord{}})
 			}
 			return StopError, err
 		}
@@ -154,7 +171,9 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 		if reply.Interrupted {
 			calls = nil // no half-built call may run
 		}
-		s.emit(assistantEvent(call, reply, calls))
+		a := s.assistantEvent(call, reply, calls)
+		s.emit(a)
+		calls = a.calls()
 		if reply.Interrupted {
 			s.warn("the model's reply ended without a finish reason: it is recorded as interrupted and no tool call ran")
 			return StopInterrupted, nil
@@ -202,16 +221,42 @@ func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*c
 	return reply, p, err
 }
 
-func assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
+// assistantEvent records a reply. Every tool call gets an id no other call
+// of the session has: results are matched to calls by id, and some servers
+// send none or restart their numbering.
+func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
 	a := &Assistant{Call: call, Text: r.Message.Content, Reasoning: r.Reasoning, FinishReason: r.FinishReason, Usage: r.Usage, Interrupted: r.Interrupted, Raw: r.Raw, ToolCalls: []ToolCallRecord{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	taken := map[string]bool{}
 	for i, tc := range calls {
 		id := tc.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d_%d", call, i+1)
+		for n := 0; id == "" || s.callIDs[id] || taken[id]; n++ {
+			id = fmt.Sprintf("call_%d_%d_%d", s.turn, call, i+1)
+			if n > 0 {
+				id += fmt.Sprintf("_%d", n)
+			}
 		}
+		taken[id] = true
 		a.ToolCalls = append(a.ToolCalls, ToolCallRecord{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Extra: tc.Extra})
 	}
 	return a
+}
+
+// calls turns the recorded tool calls back into calls to run.
+func (a *Assistant) calls() []chat.ToolCall {
+	out := make([]chat.ToolCall, 0, len(a.ToolCalls))
+	for _, tc := range a.ToolCalls {
+		out = append(out, chat.ToolCall{ID: tc.ID, Type: "function", Function: chat.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}, Extra: tc.Extra})
+	}
+	return out
+}
+
+func nonNilUses(u []Use) []Use {
+	if u == nil {
+		return []Use{}
+	}
+	return u
 }
 
 // runCalls answers every tool call of one assistant message, in order. Each
@@ -219,28 +264,23 @@ func assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
 func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) string {
 	stop := ""
 	max := s.settingsNow().MaxToolCalls
-	for i, tc := range calls {
-		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d_%d", s.currentCall(), i+1)
-		}
+	overLimit := fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max)
+	for _, tc := range calls {
 		switch {
 		case ctx.Err() != nil:
-			s.refuse(tc, cancelledResult, false)
+			s.refuse(tc, cancelledResult, false, false)
 			stop = StopCancelled
 			continue
 		case stop == StopMaxToolCalls:
-			s.refuse(tc, fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max), true)
+			s.refuse(tc, overLimit, true, true)
 			continue
 		}
 		s.mu.Lock()
 		over := s.cur.usage.ToolCalls >= max
-		if !over {
-			s.cur.usage.ToolCalls++
-		}
 		s.mu.Unlock()
 		if over {
 			stop = StopMaxToolCalls
-			s.refuse(tc, fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max), true)
+			s.refuse(tc, overLimit, true, true)
 			continue
 		}
 		s.dispatch(ctx, tc, live, false)
@@ -251,15 +291,9 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 	return stop
 }
 
-func (s *Session) currentCall() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur.usage.ModelCalls
-}
-
 // refuse answers a tool call the harness did not run.
-func (s *Session) refuse(tc chat.ToolCall, content string, isError bool) {
-	s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Function.Name, Content: content, IsError: isError, Refused: true})
+func (s *Session) refuse(tc chat.ToolCall, content string, isError, overLimit bool) {
+	s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Function.Name, Content: content, IsError: isError, Refused: true, OverLimit: overLimit})
 }
 
 // finishTurn records the turn's end with Offered / Delivered / Loaded (R20)

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package harness
+
+import "os"
+
+// lockJournal is a no-op where flock does not exist.
+func lockJournal(*os.File) error { return nil }
