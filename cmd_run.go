@@ -7,10 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"skillet/harness"
 )
@@ -18,8 +22,10 @@ import (
 const runUsage = `usage: skillet run [flags] MESSAGE...
 
 Runs one turn per MESSAGE (with - reading one message per line from stdin)
-and prints each final answer. Exit status: 0 when every turn finished, 1 on
-a model or tool error (the message on stderr), 2 on a usage error.
+and prints each final answer; notices and warnings go to stderr. A tool
+whose approval policy is ask is denied unless --approve or --approve-all
+allows it. Exit status: 0 when every turn finished, 1 on a model or tool
+error (the message on stderr), 2 on a usage error.
 
 Flags:
 `
@@ -34,19 +40,17 @@ type runFlags struct {
 
 // runHeadless is `skillet run`.
 func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The engine reports warnings from its own goroutines: one lock keeps
+	// lines whole.
+	stderr = &lockedWriter{w: stderr}
 	var f runFlags
 	fs := flag.NewFlagSet("skillet run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
 	f.register(fs)
 	fs.StringVar(&f.events, "events", "", "write the session's events as JSON lines to `FILE` (- for stdout)")
 	fs.BoolVar(&f.approveAll, "approve-all", false, "approve every tool whose policy is ask")
 	fs.Var(&f.approve, "approve", "approve the ask-policy `TOOL` (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := parseFlags(fs, args, runUsage, stdout, stderr); done {
+		return code
 	}
 	msgs, err := messages(fs.Args(), stdin)
 	if err != nil {
@@ -55,16 +59,29 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(msgs) == 0 {
 		fmt.Fprintln(stderr, "skillet run: give at least one MESSAGE (or - to read them from stdin)")
-		fs.Usage()
+		printUsage(fs, stderr, runUsage)
 		return 2
 	}
 
-	// With events on stdout, answers go to stderr so stdout stays JSON lines.
+	w, err := wire(&f.common)
+	if err != nil {
+		return reportStartError(stderr, err)
+	}
+	defer w.close()
+	// before the session opens, so that what went missing is said before
+	// the warnings it causes
+	for _, n := range w.notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+
+	// The events file is opened only once every flag has been checked, so
+	// a mistyped flag never empties it.
 	answers := stdout
 	var events io.Writer
 	switch f.events {
 	case "":
 	case "-":
+		// with events on stdout, answers go to stderr so stdout stays JSON lines
 		events, answers = stdout, stderr
 	default:
 		file, err := os.Create(f.events)
@@ -76,19 +93,19 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		events = file
 	}
 
-	w, err := wire(&f.common)
-	if err != nil {
-		return reportStartError(stderr, err)
-	}
-	defer w.close()
-	ev := &eventWriter{w: events}
+	ev := &eventWriter{w: events, stderr: stderr}
 	opts := harness.Options{OnEvent: ev.write, ApproveAll: f.approveAll, Approve: f.approve}
 	s, err := openSession(&f.common, w, opts)
 	if err != nil {
 		return reportStartError(stderr, err)
 	}
 	defer s.Close()
-	printNotices(stderr, w, s)
+	for _, n := range s.Snapshot().Notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+	for _, warning := range unknownApprovals(f.approve, s.Snapshot()) {
+		fmt.Fprintln(stderr, "skillet: warning:", warning)
+	}
 	if w.demo {
 		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
 	}
@@ -98,7 +115,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	status := 0
 	for _, m := range msgs {
 		end, err := s.Turn(ctx, m)
-		if end != nil {
+		if end != nil && strings.TrimSpace(end.Answer) != "" {
 			fmt.Fprintln(answers, end.Answer)
 		}
 		for _, failure := range ev.takeFailures() {
@@ -156,11 +173,12 @@ func messages(args []string, stdin io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// eventWriter writes journaled events as JSON lines and remembers tool
-// failures and model errors to report.
+// eventWriter writes journaled events as JSON lines, prints warnings on
+// stderr and remembers tool failures to report.
 type eventWriter struct {
 	mu       sync.Mutex
 	w        io.Writer
+	stderr   io.Writer
 	err      error
 	failures []string
 }
@@ -168,8 +186,15 @@ type eventWriter struct {
 func (e *eventWriter) write(ev harness.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if r, ok := ev.(*harness.ToolResult); ok && r.IsError && !r.Refused {
-		e.failures = append(e.failures, fmt.Sprintf("tool %s failed: %s", r.Name, firstLine(r.Content)))
+	switch x := ev.(type) {
+	case *harness.ToolResult:
+		if f := toolFailure(x); f != "" {
+			e.failures = append(e.failures, f)
+		}
+	case *harness.Warning:
+		if e.stderr != nil {
+			fmt.Fprintln(e.stderr, "skillet: warning:", x.Message)
+		}
 	}
 	if e.w == nil || e.err != nil || !harness.Journaled(ev) {
 		return
@@ -181,6 +206,24 @@ func (e *eventWriter) write(ev harness.Event) {
 	e.err = err
 }
 
+// toolFailure is the line a failed tool result is reported with, "" when
+// the result is no failure: a refusal the model was told about, or a call
+// cut short because the user cancelled the turn.
+func toolFailure(r *harness.ToolResult) string {
+	if !r.IsError || r.Refused || strings.HasPrefix(r.Content, cancelledByUser) {
+		return ""
+	}
+	line := firstLine(r.Content)
+	if strings.HasPrefix(line, "tool "+r.Name) { // the runner already names it
+		return line
+	}
+	return fmt.Sprintf("tool %s failed: %s", r.Name, line)
+}
+
+// cancelledByUser begins the result the engine gives a tool call stopped by
+// a cancelled turn (R25).
+const cancelledByUser = "cancelled by user"
+
 func (e *eventWriter) takeFailures() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -189,7 +232,100 @@ func (e *eventWriter) takeFailures() []string {
 	return f
 }
 
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// unknownApprovals warns about --approve names no enabled skill nor the
+// agent lists: such a flag approves nothing, most often through a typo.
+func unknownApprovals(names []string, snap *harness.Snapshot) []string {
+	known := map[string]bool{}
+	for _, t := range snap.Tools {
+		known[t.Name] = true
+	}
+	for _, sk := range snap.Skills {
+		if !sk.Enabled {
+			continue
+		}
+		for _, ref := range sk.Tools {
+			// the model calls an MCP tool SERVER/TOOL as SERVER__TOOL
+			known[strings.ReplaceAll(ref.Name, "/", "__")] = true
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if known[n] {
+			continue
+		}
+		msg := fmt.Sprintf("--approve %s: no enabled skill nor the agent lists a tool %s", n, n)
+		if near := closest(n, known, 3); len(near) > 0 {
+			msg += "; closest: " + strings.Join(near, ", ")
+		} else if len(known) > 0 {
+			msg += "; the tools are " + strings.Join(slices.Sorted(maps.Keys(known)), ", ")
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// closest returns up to n of the names near name by edit distance, nearest
+// first: names a typo could have meant, not every name.
+func closest(name string, names map[string]bool, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	limit := max(2, utf8.RuneCountInString(name)/3)
+	var cs []cand
+	for k := range names {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d <= limit {
+			cs = append(cs, cand{k, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }

@@ -18,8 +18,13 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", tmp)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(tmp, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "config"))
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_MODEL", "")
+	// a skillet.toml or .agents/skills in the repository must not change
+	// what the tests see
+	t.Chdir(tmp)
 	return tmp
 }
 
@@ -105,13 +110,16 @@ func TestRunOfflineDemoShowsTheLifecycle(t *testing.T) {
 func TestRunApprovalFlags(t *testing.T) {
 	isolate(t)
 	msg := "run the release checks for v1.4.0"
-	_, out, _ := runCmd(t, "", "run", "--offline", msg)
-	if !strings.Contains(out, "needs approval") {
-		t.Fatalf("headless ask should be denied:\n%s", out)
+	code, out, errOut := runCmd(t, "", "run", "--offline", msg)
+	if code != 0 || !strings.Contains(out, "needs approval") || strings.Contains(out, "tag format") {
+		t.Fatalf("headless ask should be denied, the turn finishing: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, errOut := runCmd(t, "", "run", "--offline", "--approve", "run_checks", msg)
-	if code != 0 || !strings.Contains(out, "tag format") {
-		t.Fatalf("--approve run_checks should run it: %d\n%s\n%s", code, out, errOut)
+	for _, flags := range [][]string{{"--approve", "run_checks"}, {"--approve-all"}} {
+		args := append(append([]string{"run", "--offline"}, flags...), msg)
+		code, out, errOut := runCmd(t, "", args...)
+		if code != 0 || !strings.Contains(out, "tag format") || strings.Contains(out, "needs approval") {
+			t.Fatalf("%v should run it: exit %d\n%s\n%s", flags, code, out, errOut)
+		}
 	}
 }
 
@@ -157,20 +165,47 @@ func TestRunUsageErrorsExitTwo(t *testing.T) {
 }
 
 func TestRunModelErrorExitsOneWithTheServersMessage(t *testing.T) {
-	isolate(t)
+	tmp := isolate(t)
+	const key = "sk-test-secret-0123456789"
+	var sawKey bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		sawKey = sawKey || strings.Contains(auth, key)
+		// a careless server echoes the credentials it was sent
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"error":{"message":"model 'nope' does not exist"}}`))
+		body, _ := json.Marshal(map[string]any{"error": map[string]any{"message": "model 'nope' does not exist (sent with " + auth + ")"}})
+		w.Write(body)
 	}))
 	defer srv.Close()
-	t.Setenv("OPENAI_API_KEY", "sk-test-secret")
-	code, _, errOut := runCmd(t, "", "run", "--base-url", srv.URL+"/v1", "--model", "nope", "hello")
-	if code != 1 || !strings.Contains(errOut, "does not exist") {
+	t.Setenv("OPENAI_API_KEY", key)
+	evFile := filepath.Join(tmp, "events.jsonl")
+	code, out, errOut := runCmd(t, "", "run", "--base-url", srv.URL+"/v1", "--model", "nope", "--events", evFile, "hello")
+	if code != 1 || !strings.Contains(errOut, "does not exist (sent with Bearer [redacted API key])") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if strings.Contains(errOut, "sk-test-secret") {
-		t.Fatal("the key leaked into stderr")
+	if !sawKey {
+		t.Fatal("the server never received the key: the test could not catch a leak")
+	}
+	journals, _ := filepath.Glob(filepath.Join(tmp, "state", "skillet", "sessions", "*", "*"))
+	if len(journals) == 0 {
+		t.Fatal("no session files written")
+	}
+	places := map[string]string{"stdout": out, "stderr": errOut}
+	for _, f := range append(journals, evFile) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a folder
+		}
+		places[f] = string(b)
+	}
+	for where, text := range places {
+		if strings.Contains(text, key) {
+			t.Errorf("the key leaked into %s", where)
+		}
+	}
+	if !strings.Contains(places[evFile], "does not exist") {
+		t.Errorf("the events file lacks the error: %q", places[evFile])
 	}
 }
 

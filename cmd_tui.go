@@ -2,44 +2,50 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-
+	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
+
+	"github.com/charmbracelet/x/term"
 
 	"skillet/harness"
 	"skillet/ui"
 )
 
-const tuiUsage = `usage: skillet [flags]
-
-Starts the terminal UI: the transcript, the loaded skills, the exact
+const tuiUsage = commandsUsage + `
+The terminal UI shows the transcript, the loaded skills, the exact
 <current_context> and the tools side by side. Type /help inside for
-commands and ? for keys.
+commands and ? for keys; ctrl+c twice quits. It needs a terminal; for
+headless turns use skillet run.
 
-Flags:
+Flags of the terminal UI:
 `
 
 // runTUI starts the terminal UI.
-func runTUI(args []string, stdout, stderr io.Writer) int {
+func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c common
 	var style string
 	fs := flag.NewFlagSet("skillet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, tuiUsage); fs.PrintDefaults() }
 	c.register(fs)
-	fs.StringVar(&style, "style", "", "Markdown `STYLE` of messages: dark, light, ascii, ... (default: follows the terminal)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs.StringVar(&style, "style", "", "Markdown `STYLE` of messages: "+strings.Join(ui.MarkdownStyles(), ", ")+" (default: follows the terminal)")
+	if code, done := parseFlags(fs, args, tuiUsage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "skillet: unexpected argument %q (to run turns headless: skillet run MESSAGE...)\n", fs.Arg(0))
+		return 2
+	}
+	if style != "" && !ui.IsMarkdownStyle(style) {
+		fmt.Fprintf(stderr, "skillet: --style %s: not a style; the styles are %s\n", style, strings.Join(ui.MarkdownStyles(), ", "))
+		return 2
+	}
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		fmt.Fprintln(stderr, "skillet needs a terminal; for headless turns use: skillet run MESSAGE...")
 		return 2
 	}
 	w, err := wire(&c)
@@ -56,12 +62,51 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	for _, n := range w.notices {
 		sink.OnEvent(&harness.Warning{Message: n})
 	}
+	// SIGINT ends the program as ctrl+c twice does (the UI handles it);
+	// SIGTERM cancels it from here.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	if err := ui.Run(ctx, s, sink, ui.Options{Style: style}); err != nil {
 		fmt.Fprintln(stderr, "skillet:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "session %s saved in %s (skillet --resume %s)\n", s.ID(), s.Dir(), s.ID())
+	fmt.Fprintf(stdout, "session %s saved in %s (resume: %s)\n", s.ID(), s.Dir(), resumeCommand(&c, s.ID(), s.Dir()))
 	return 0
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(file.Fd())
+}
+
+// resumeCommand is the command line that reopens the session with the same
+// model choice: the ID when the session lives in the default folder, else
+// its folder.
+func resumeCommand(c *common, id, dir string) string {
+	parts := []string{"skillet"}
+	if c.offline {
+		parts = append(parts, "--offline")
+	}
+	if c.baseURL != "" {
+		parts = append(parts, "--base-url", shellQuote(c.baseURL))
+	}
+	if c.model != "" {
+		parts = append(parts, "--model", shellQuote(c.model))
+	}
+	target := dir
+	if c.sessionDir == "" && filepath.Clean(filepath.Dir(dir)) == filepath.Clean(sessionsDir("")) {
+		target = id
+	}
+	return strings.Join(append(parts, "--resume", shellQuote(target)), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -20,8 +20,12 @@ its tools/ folder) or a tool file. With no PATH the default skills folders
 are checked: ./.agents/skills, ./.claude/skills, ~/.agents/skills and
 ~/.claude/skills.
 
-Exit status: 0 when everything is valid, 1 when anything is invalid,
-2 on a usage error.
+Tool references resolve against the skill's own tools/ folder and the
+tools/ folder of its skills root. The tools_dirs of skillet.toml are not
+read: a tool defined only there is reported as a warning, not an error.
+
+Exit status: 0 when everything is valid, 1 when anything is invalid or a
+PATH holds no skill and no tool file, 2 on a usage error.
 `
 
 // validateJSON is the --json document.
@@ -115,11 +119,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var lines []string
+	empty := false
 	for _, rep := range reports {
 		if len(rep.Skills) == 0 && len(rep.ToolFiles) == 0 {
-			note := rep.Path + ": warning: no skills found (no subfolder holds a SKILL.md)"
+			// a mistyped but existing folder must not pass a CI check
+			note := "no skills found in " + rep.Path + " (no subfolder holds a SKILL.md)"
 			out.Notes = append(out.Notes, note)
 			lines = append(lines, note)
+			empty = true
 		}
 		for _, s := range rep.Skills {
 			vs := validateSkill{Name: s.Name, Folder: s.Dir, File: s.Path, Version: s.Version, Valid: s.Valid(),
@@ -152,7 +159,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	out.OK = out.Summary.Invalid == 0 && out.Summary.InvalidToolFiles == 0
+	out.OK = out.Summary.Invalid == 0 && out.Summary.InvalidToolFiles == 0 && !empty
 
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

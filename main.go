@@ -5,18 +5,23 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 )
 
-const mainUsage = `Skillet: try out agent skills live.
+// commandsUsage lists the subcommands; the terminal UI's -h starts with it.
+const commandsUsage = `Skillet: try out agent skills live.
 
 usage:
-  skillet [flags]                  the terminal UI (see skillet -h)
+  skillet [flags]                  the terminal UI (its flags below)
   skillet run [flags] MESSAGE...   run turns headless and print the answers
+                                   (skillet run -h)
   skillet validate [--json] [PATH...]
                                    check skills against the Agent Skills spec
+                                   (skillet validate -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -35,10 +40,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runHeadless(args[1:], stdin, stdout, stderr)
 		case "validate":
 			return runValidate(args[1:], stdout, stderr)
-		case "help", "--help", "-help":
-			fmt.Fprint(stdout, mainUsage)
-			return 0
+		case "help":
+			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}
 	}
-	return runTUI(args, stdout, stderr)
+	return runTUI(args, stdin, stdout, stderr)
+}
+
+// parseFlags parses args. Asked for help (-h, --help), it prints the usage
+// on stdout; on a bad flag, the error and the usage go to stderr. done
+// says the command ends here with code.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard) // the messages below say it once, in the right place
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		printUsage(fs, stdout, usage)
+		return 0, true
+	}
+	fmt.Fprintf(stderr, "%s: %v\n\n", fs.Name(), err)
+	printUsage(fs, stderr, usage)
+	return 2, true
+}
+
+// printUsage writes the usage text and the flags' defaults to w.
+func printUsage(fs *flag.FlagSet, w io.Writer, usage string) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,12 +39,15 @@ type common struct {
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default ./skillet.toml when present)")
 	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
-	fs.StringVar(&c.model, "model", "", "model `NAME` sent to the endpoint")
-	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default $OPENAI_BASE_URL, else api.openai.com)")
-	fs.BoolVar(&c.offline, "offline", false, "use the built-in offline demo model (not an LLM)")
+	fs.StringVar(&c.model, "model", "", "model `NAME` sent to the endpoint (default: skillet.toml [model] name, $OPENAI_MODEL, gpt-4o-mini)")
+	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL`; the first set of this flag, skillet.toml [model] base_url,\n"+
+		"$OPENAI_BASE_URL, else https://api.openai.com/v1. With no OPENAI_API_KEY and none of\n"+
+		"these set, the offline demo model answers")
+	fs.BoolVar(&c.offline, "offline", false, "use the built-in offline demo model (not an LLM), even with a key set")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable): "+strings.Join(harness.SettingKeys(), ", "))
 	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` for session journals (default $XDG_STATE_HOME/skillet/sessions)")
-	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a journal path")
+	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
+		"its skills folders and config are used again unless --skills or --config is given")
 }
 
 // wiring is everything a session needs, built from flags and config.
@@ -59,6 +60,11 @@ type wiring struct {
 	demo    bool
 	server  *demo.Server
 	notices []string
+	// roots are the catalog's folders, recorded in the journal so that
+	// --resume finds the same skills.
+	roots []string
+	// journal is the session to reopen (--resume), "" for a new one.
+	journal string
 }
 
 func (w *wiring) close() {
@@ -67,13 +73,22 @@ func (w *wiring) close() {
 	}
 }
 
+func (w *wiring) notice(format string, args ...any) {
+	w.notices = append(w.notices, fmt.Sprintf(format, args...))
+}
+
 // usageError is a problem with how skillet was called (exit status 2).
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// wire loads the config, discovers the skills and picks the model.
+// wire checks the flags, loads the config, discovers the skills and picks
+// the model. Everything a user can get wrong on the command line is found
+// here, before any file is written.
 func wire(c *common) (*wiring, error) {
+	if err := checkBaseURL(c.baseURL); err != nil {
+		return nil, err
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working folder: %w", err)
@@ -81,18 +96,60 @@ func wire(c *common) (*wiring, error) {
 	home, _ := os.UserHomeDir()
 	w := &wiring{}
 
-	cfg, err := findConfig(c.config, cwd)
+	// A reopened session finds its skills where it found them before.
+	var start *harness.SessionStart
+	if c.resume != "" {
+		if w.journal, err = resumePath(c.resume, sessionsDir(c.sessionDir)); err != nil {
+			return nil, err
+		}
+		if start, err = harness.PeekSession(w.journal); err != nil {
+			return nil, err
+		}
+	}
+	builtin := &builtinOnce{}
+
+	cfgPath := c.config
+	if cfgPath == "" && start != nil && start.Config != "" {
+		p := start.Config
+		if isBuiltinDir(filepath.Dir(p)) {
+			root, err := builtin.root()
+			if err != nil {
+				return nil, err
+			}
+			p = filepath.Join(root.Dir, filepath.Base(p))
+		}
+		if _, err := os.Stat(p); err == nil {
+			cfgPath = p
+		} else {
+			w.notice("the session's config %s no longer exists: using ./%s or the defaults", p, harness.ConfigFile)
+		}
+	}
+	cfg, err := findConfig(cfgPath, cwd)
 	if err != nil {
 		return nil, err
 	}
-	roots := skills.DefaultRoots(c.skills, cfg.SkillsDirs, cwd, home)
-	for _, d := range c.skills {
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return nil, usageError{fmt.Sprintf("--skills %s: not a folder", d)}
+
+	var roots []skills.Root
+	if len(c.skills) == 0 && start != nil && len(start.Roots) > 0 {
+		if roots, err = w.sessionRoots(start.Roots, builtin); err != nil {
+			return nil, err
 		}
 	}
 	if len(roots) == 0 {
-		root, err := builtinRoot()
+		for _, d := range c.skills {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				return nil, usageError{fmt.Sprintf("--skills %s: not a folder", d)}
+			}
+		}
+		for _, d := range cfg.SkillsDirs {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				w.notice("skills_dirs entry %s of %s is not a folder: left out", d, cfg.Path)
+			}
+		}
+		roots = skills.DefaultRoots(c.skills, cfg.SkillsDirs, cwd, home)
+	}
+	if len(roots) == 0 {
+		root, err := builtin.root()
 		if err != nil {
 			return nil, err
 		}
@@ -104,33 +161,149 @@ func wire(c *common) (*wiring, error) {
 			}
 			cfg.SkillsDirs = nil
 		}
-		w.notices = append(w.notices, "no skills folder found: using the built-in sample skills ("+root.Dir+")")
+		w.notice("no skills folder found: using the built-in sample skills (%s)", root.Dir)
 	}
 	for _, kv := range c.sets {
-		if err := cfg.Session.SetPair(kv); err != nil {
-			return nil, usageError{"--set " + err.Error()}
+		if err := setPair(&cfg.Session, kv); err != nil {
+			return nil, err
 		}
 	}
 	w.cfg = cfg
 	w.catalog = skills.NewCatalog(roots, cfg.ToolsDirs)
 	if _, err := w.catalog.Refresh(); err != nil {
 		// what could be read is kept; the session goes on without the rest
-		w.notices = append(w.notices, "reading skills: "+err.Error())
+		w.notice("reading skills: %v", err)
 	}
+	w.noticeEmptyRoots()
 	if err := w.pickModel(c, cfg); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
+// setPair applies one --set KEY=VALUE, naming the flag in its error once.
+func setPair(s *harness.Settings, kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok {
+		return usageError{fmt.Sprintf("--set %s: want KEY=VALUE", kv)}
+	}
+	if err := s.Set(k, v); err != nil {
+		msg := strings.TrimPrefix(err.Error(), strings.TrimSpace(k)+": ")
+		return usageError{fmt.Sprintf("--set %s: %s", kv, msg)}
+	}
+	return nil
+}
+
+// checkBaseURL refuses a --base-url that is not an http(s) URL.
+func checkBaseURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageError{fmt.Sprintf("--base-url %s: want an http:// or https:// URL, such as http://localhost:11434/v1", raw)}
+	}
+	return nil
+}
+
+// resumePath finds the journal --resume names: a session folder or journal
+// path, or a session ID under the sessions folder.
+func resumePath(arg, dir string) (string, error) {
+	path := arg
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(dir, arg)
+		if filepath.IsAbs(arg) || strings.ContainsRune(arg, filepath.Separator) {
+			path = arg
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", usageError{fmt.Sprintf("--resume: no session %s in %s", arg, dir)}
+	}
+	if fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, harness.JournalFile)); err != nil {
+			return "", usageError{fmt.Sprintf("--resume: %s holds no session journal (%s)", path, harness.JournalFile)}
+		}
+	}
+	return path, nil
+}
+
+// labelSession labels the skills roots a resumed session brings back.
+const labelSession = "resumed session"
+
+// sessionRoots are the skill folders a resumed session read, in order;
+// folders that are gone are named and left out.
+func (w *wiring) sessionRoots(dirs []string, builtin *builtinOnce) ([]skills.Root, error) {
+	var roots []skills.Root
+	for _, d := range dirs {
+		if isBuiltinDir(d) {
+			root, err := builtin.root()
+			if err != nil {
+				return nil, err
+			}
+			roots = append(roots, root)
+			continue
+		}
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			w.notice("the session's skills folder %s no longer exists: left out", d)
+			continue
+		}
+		roots = append(roots, skills.Root{Dir: d, Label: labelSession})
+	}
+	if len(roots) == 0 {
+		w.notice("none of the session's skills folders exists any more: looking for skills as usual")
+	}
+	return roots, nil
+}
+
+// noticeEmptyRoots names the folders the user asked for (--skills,
+// skills_dirs) that hold no skill at all: a typo'd path is otherwise silent.
+func (w *wiring) noticeEmptyRoots() {
+	held := map[string]bool{}
+	for _, s := range append(w.catalog.All(), w.catalog.Shadowed()...) {
+		held[filepath.Clean(s.Root)] = true
+	}
+	asked := map[string]string{
+		skills.LabelFlag:   "--skills folder",
+		skills.LabelConfig: "skills_dirs folder",
+		labelSession:       "the session's skills folder",
+	}
+	for _, r := range w.catalog.Roots() {
+		w.roots = append(w.roots, r.Dir)
+		if from, ok := asked[r.Label]; ok && !held[filepath.Clean(r.Dir)] {
+			w.notice("%s %s holds no skills (no subfolder has a SKILL.md)", from, r.Dir)
+		}
+	}
+}
+
+// builtinOnce materializes the built-in sample skills at most once.
+type builtinOnce struct {
+	r   *skills.Root
+	err error
+}
+
+func (b *builtinOnce) root() (skills.Root, error) {
+	if b.r == nil && b.err == nil {
+		r, err := builtinRoot()
+		b.r, b.err = &r, err
+	}
+	if b.err != nil {
+		return skills.Root{}, b.err
+	}
+	return *b.r, nil
+}
+
 // findConfig reads --config, or ./skillet.toml when present, or defaults.
 func findConfig(path, cwd string) (*harness.Config, error) {
 	if path != "" {
-		cfg, err := harness.LoadConfig(path)
-		if err != nil {
-			return nil, err
+		if fi, err := os.Stat(path); err != nil || fi.IsDir() {
+			return nil, usageError{fmt.Sprintf("--config %s: no such file", path)}
 		}
-		return cfg, nil
+		// absolute, so the journal names it wherever the session resumes
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		return harness.LoadConfig(path)
 	}
 	p := filepath.Join(cwd, harness.ConfigFile)
 	if _, err := os.Stat(p); err == nil {
@@ -139,13 +312,25 @@ func findConfig(path, cwd string) (*harness.Config, error) {
 	return harness.DefaultConfig(), nil
 }
 
-// builtinRoot writes the embedded sample skills to the cache folder.
-func builtinRoot() (skills.Root, error) {
+// builtinBase is the folder the embedded sample skills are written under,
+// one subfolder per content hash.
+func builtinBase() string {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	root, err := skills.BuiltinRoot(sampleskills.FS, filepath.Join(cache, "skillet", "sample-skills"))
+	return filepath.Join(cache, "skillet", "sample-skills")
+}
+
+// isBuiltinDir reports whether dir is a materialized copy of the sample
+// skills (of this build or an earlier one).
+func isBuiltinDir(dir string) bool {
+	return filepath.Dir(filepath.Clean(dir)) == builtinBase()
+}
+
+// builtinRoot writes the embedded sample skills to the cache folder.
+func builtinRoot() (skills.Root, error) {
+	root, err := skills.BuiltinRoot(sampleskills.FS, builtinBase())
 	if err != nil {
 		return skills.Root{}, fmt.Errorf("built-in sample skills: %w", err)
 	}
@@ -158,6 +343,13 @@ func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
 	env := llm.ConfigFromEnv()
 	base := firstOf(c.baseURL, cfg.Model.BaseURL, os.Getenv("OPENAI_BASE_URL"))
 	if c.offline || (env.APIKey == "" && base == "") {
+		switch {
+		case c.model == "":
+		case c.offline:
+			w.notice("--model %s is ignored: --offline uses the built-in demo model", c.model)
+		default:
+			w.notice("--model %s is ignored: with no OPENAI_API_KEY and no endpoint (--base-url, skillet.toml [model] base_url, $OPENAI_BASE_URL) the built-in demo model answers", c.model)
+		}
 		srv, err := demo.Start()
 		if err != nil {
 			return fmt.Errorf("start the offline demo model: %w", err)
@@ -218,34 +410,21 @@ func sessionsDir(flagDir string) string {
 
 // openSession starts a new session or reopens one (--resume).
 func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, error) {
-	dir := sessionsDir(c.sessionDir)
 	opts.Config, opts.Catalog, opts.Model, opts.ModelName = w.cfg, w.catalog, w.model, w.name
-	opts.BaseURL, opts.Demo, opts.Dir = w.baseURL, w.demo, dir
-	if c.resume == "" {
+	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), w.roots
+	if w.journal == "" {
 		return harness.New(opts)
 	}
-	path := c.resume
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		path = filepath.Join(dir, c.resume)
-	}
-	s, err := harness.Open(path, opts)
+	s, err := harness.Open(w.journal, opts)
 	if err != nil {
 		return nil, err
 	}
 	for _, kv := range c.sets {
 		k, v, _ := strings.Cut(kv, "=")
 		if err := s.Set(k, v); err != nil {
-			return nil, err
+			s.Close()
+			return nil, err // already "set KEY: ..."
 		}
 	}
 	return s, nil
-}
-
-func printNotices(out io.Writer, w *wiring, s *harness.Session) {
-	for _, n := range w.notices {
-		fmt.Fprintln(out, "skillet: "+n)
-	}
-	for _, n := range s.Snapshot().Notices {
-		fmt.Fprintln(out, "skillet: "+n)
-	}
 }

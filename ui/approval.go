@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,6 +20,27 @@ type approvalDialog struct {
 	choice int
 	args   *pager
 	argH   int
+	// shown is when the dialog came to the front: keys pressed within
+	// approvalGuard of it were typed before the user saw it.
+	shown time.Time
+}
+
+// approvalGuard is how long after the dialog shows keys are ignored, so
+// that someone typing ahead cannot answer it by accident.
+const approvalGuard = 300 * time.Millisecond
+
+// approvalArmedMsg redraws the dialog once it takes keys.
+type approvalArmedMsg struct{}
+
+// armed reports whether the dialog takes keys at now.
+func (d *approvalDialog) armed(now time.Time) bool {
+	return !now.Before(d.shown.Add(approvalGuard))
+}
+
+// showApproval starts the guard of the dialog now at the front.
+func (m *model) showApproval() tea.Cmd {
+	m.approvals[0].shown = m.now()
+	return tea.Tick(approvalGuard, func(time.Time) tea.Msg { return approvalArmedMsg{} })
 }
 
 var approvalChoices = []struct{ key, label, decision string }{
@@ -27,8 +49,12 @@ var approvalChoices = []struct{ key, label, decision string }{
 	{"d", "deny", harness.DecisionDeny},
 }
 
+// denyChoice is the choice enter takes until the user moves: running a
+// tool takes a deliberate key.
+const denyChoice = 2
+
 func newApprovalDialog(th *theme, m approvalMsg) *approvalDialog {
-	return &approvalDialog{th: th, id: m.id, req: m.req, reply: m.reply, args: newPager(prettyJSON(m.req.Arguments))}
+	return &approvalDialog{th: th, id: m.id, req: m.req, reply: m.reply, choice: denyChoice, args: newPager(prettyJSON(m.req.Arguments))}
 }
 
 // key answers the dialog; decided is the answer given, "" while open.
@@ -63,7 +89,7 @@ func (d *approvalDialog) answer(i int) string {
 	return dec
 }
 
-func (d *approvalDialog) view(w, h int) ([]string, int, int) {
+func (d *approvalDialog) view(w, h int, armed bool) ([]string, int, int) {
 	th := d.th
 	bw := min(w, max(40, min(84, w-4)))
 	iw := max(1, bw-2)
@@ -79,6 +105,10 @@ func (d *approvalDialog) view(w, h int) ([]string, int, int) {
 	var btns []string
 	for i, c := range approvalChoices {
 		label := fmt.Sprintf(" %s  %s ", c.key, c.label)
+		if !armed { // the keys are not taken yet: the buttons show it
+			btns = append(btns, th.faint.Render(" "+label+" "))
+			continue
+		}
 		if i == d.choice {
 			btns = append(btns, th.buttonFocus.Render("["+label+"]"))
 		} else {

@@ -285,9 +285,7 @@ func (f *callForm) run() tea.Cmd {
 	eng, name := f.eng, f.tool.Name
 	return func() tea.Msg {
 		res, err := eng.CallTool(ctx, name, args)
-		if err != nil {
-			err = fmt.Errorf("call %s: %w", name, err)
-		}
+		err = prefixed("call "+name, err)
 		return callResultMsg{res: res, err: err}
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -87,10 +88,7 @@ func (m *model) cmdLoad(args string) tea.Cmd {
 	}
 	eng := m.eng
 	return m.engineCmd("loaded "+args, func() error {
-		if err := eng.LoadSkill(args); err != nil {
-			return fmt.Errorf("load %s: %w", args, err)
-		}
-		return nil
+		return prefixed("load "+args, eng.LoadSkill(args))
 	})
 }
 
@@ -100,20 +98,14 @@ func (m *model) cmdUnload(args string) tea.Cmd {
 	}
 	eng := m.eng
 	return m.engineCmd("unloaded "+args, func() error {
-		if err := eng.UnloadSkill(args); err != nil {
-			return fmt.Errorf("unload %s: %w", args, err)
-		}
-		return nil
+		return prefixed("unload "+args, eng.UnloadSkill(args))
 	})
 }
 
 func (m *model) cmdReload(string) tea.Cmd {
 	eng := m.eng
 	return m.engineCmd("skills re-read from disk", func() error {
-		if err := eng.Reload(); err != nil {
-			return fmt.Errorf("reload: %w", err)
-		}
-		return nil
+		return prefixed("reload", eng.Reload())
 	})
 }
 
@@ -121,7 +113,7 @@ func (m *model) cmdSet(args string) tea.Cmd {
 	key, value, _ := strings.Cut(args, " ")
 	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 	if key == "" {
-		m.overlay = newTextOverlay(m.th, "Settings (/set KEY VALUE)", "", m.settingsLines(), "", m.opts.ExportDir)
+		m.overlay = newTextOverlay(m.th, "Settings (/set KEY VALUE)", "", m.settingsLines(), "skillet-settings.txt", m.opts.ExportDir)
 		return nil
 	}
 	if k, v, ok := strings.Cut(key, "="); ok && value == "" {
@@ -132,10 +124,7 @@ func (m *model) cmdSet(args string) tea.Cmd {
 	}
 	eng := m.eng
 	return m.engineCmd(key+" = "+value, func() error {
-		if err := eng.Set(key, value); err != nil {
-			return fmt.Errorf("set %s: %w", key, err)
-		}
-		return nil
+		return prefixed("set "+key, eng.Set(key, value))
 	})
 }
 
@@ -160,10 +149,7 @@ func (m *model) cmdModel(args string) tea.Cmd {
 	eng := m.eng
 	if args != "" {
 		return m.engineCmd("model is now "+args, func() error {
-			if err := eng.SetModel(args); err != nil {
-				return fmt.Errorf("model %s: %w", args, err)
-			}
-			return nil
+			return prefixed("model "+args, eng.SetModel(args))
 		})
 	}
 	current := ""
@@ -203,7 +189,7 @@ func (m *model) cmdCall(args string) tea.Cmd {
 	return func() tea.Msg {
 		res, err := eng.CallTool(ctx, name, js)
 		if err != nil {
-			return cmdDoneMsg{err: fmt.Errorf("call %s: %w", name, err)}
+			return cmdDoneMsg{err: prefixed("call "+name, err)}
 		}
 		state := "ok"
 		if res != nil && res.IsError {
@@ -214,15 +200,15 @@ func (m *model) cmdCall(args string) tea.Cmd {
 }
 
 func (m *model) cmdExport(args string) tea.Cmd {
-	if args == "" {
+	path := exportPath(args)
+	if path == "" {
 		return m.flashErr(needArg("export", "a file name, e.g. /export session.md"))
 	}
 	eng := m.eng
-	path := args
 	return m.engineCmd("exported the transcript to "+path, func() error {
 		f, err := os.Create(path)
 		if err != nil {
-			return fmt.Errorf("export: %w", err)
+			return fmt.Errorf("export: %w", err) // the error names the path
 		}
 		if err := eng.ExportMarkdown(f); err != nil {
 			f.Close()
@@ -235,6 +221,34 @@ func (m *model) cmdExport(args string) tea.Cmd {
 	})
 }
 
+// exportPath is the file /export names, as a shell would read it: one
+// pair of surrounding quotes goes, and a leading ~/ is the home folder.
+func exportPath(arg string) string {
+	p := strings.TrimSpace(arg)
+	if len(p) >= 2 && (p[0] == '"' || p[0] == '\'') && p[len(p)-1] == p[0] {
+		p = p[1 : len(p)-1]
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// prefixed names the command an engine error came from, unless the engine
+// already did: its errors begin with their command ("load X: ...").
+func prefixed(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	word, _, _ := strings.Cut(prefix, " ")
+	if msg := err.Error(); strings.HasPrefix(msg, word+" ") || strings.HasPrefix(msg, word+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", prefix, err)
+}
+
 // clearedMsg says the engine started a new session.
 type clearedMsg struct{ err error }
 
@@ -244,7 +258,7 @@ func (m *model) cmdClear(string) tea.Cmd {
 }
 
 func (m *model) cmdSkills(string) tea.Cmd {
-	m.overlay = newTextOverlay(m.th, "Skills", "", m.skillsLines(), "", m.opts.ExportDir)
+	m.overlay = newTextOverlay(m.th, "Skills", "", m.skillsLines(), "skillet-skills.txt", m.opts.ExportDir)
 	return nil
 }
 
@@ -295,7 +309,7 @@ func logTail(path string, n int) (string, error) {
 }
 
 func (m *model) cmdHelp(string) tea.Cmd {
-	m.overlay = newTextOverlay(m.th, "Help", "", m.helpLines(), "", m.opts.ExportDir)
+	m.overlay = newTextOverlay(m.th, "Help", "", m.helpLines(), "skillet-help.txt", m.opts.ExportDir)
 	return nil
 }
 

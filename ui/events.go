@@ -18,10 +18,16 @@ func (m *model) onEvents(batch eventsMsg) tea.Cmd {
 		case approvalMsg:
 			m.approvals = append(m.approvals, newApprovalDialog(m.th, x))
 			m.activity = "waiting for your approval"
+			if len(m.approvals) == 1 {
+				cmds = append(cmds, m.showApproval())
+			}
 		case approvalGoneMsg:
 			for i, d := range m.approvals {
 				if d.id == x.id {
 					m.approvals = append(m.approvals[:i], m.approvals[i+1:]...)
+					if i == 0 && len(m.approvals) > 0 {
+						cmds = append(cmds, m.showApproval())
+					}
 					break
 				}
 			}
@@ -79,6 +85,8 @@ func (m *model) onEvent(ev harness.Event) tea.Cmd {
 	case *harness.ToolResult:
 		if m.running {
 			m.activity = "waiting for the model"
+		} else {
+			m.activity = "" // a call by hand (/call, the call form) ended
 		}
 	case *harness.Retry:
 		m.activity = fmt.Sprintf("retrying call %d", e.Call)

@@ -69,6 +69,10 @@ func TestGoldenScreens(t *testing.T) {
 			sink := NewEventSink()
 			eng.OnEvent, eng.Approver = sink.OnEvent, NewApprover(sink)
 			m := newModel(context.Background(), eng, Options{Style: "dark"})
+			// a clock a minute on at every reading: the approval dialog's
+			// keys work at once
+			clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			m.now = func() time.Time { clock = clock.Add(time.Minute); return clock }
 			tm := teatest.NewTestModel(t, probed{m}, teatest.WithInitialTermSize(sz[0], sz[1]),
 				teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
 			stop := sink.attach(tm)

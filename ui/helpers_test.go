@@ -28,6 +28,18 @@ type driver struct {
 	// clipboard and stop record what reached the terminal
 	clipboard []string
 	stop      func()
+	// clock is the model's time; only pass moves it.
+	clock time.Time
+}
+
+// pass moves the model's clock on by dt.
+func (d *driver) pass(dt time.Duration) { d.clock = d.clock.Add(dt) }
+
+// waitApproval waits for the approval dialog and for its keys to work.
+func (d *driver) waitApproval() {
+	d.t.Helper()
+	d.pump(func(m *model) bool { return len(m.approvals) > 0 })
+	d.pass(approvalGuard)
 }
 
 // Send lets the sink deliver to the driver as to a program.
@@ -42,6 +54,8 @@ func newDriver(t testing.TB, eng *uitest.Engine, w, h int) *driver {
 	eng.OnEvent = d.sink.OnEvent
 	eng.Approver = NewApprover(d.sink)
 	d.m = newModel(context.Background(), eng, Options{Style: "dark"})
+	d.clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d.m.now = func() time.Time { return d.clock }
 	d.stop = d.sink.attach(d)
 	t.Cleanup(d.stop)
 	d.exec(d.m.Init())

@@ -107,7 +107,7 @@ func (m *model) helpLines() []string {
 	}
 	out = append(out,
 		th.bold.Render("Dialogs"), "",
-		"  approval      a approve once · s approve for the session · d/esc deny · ←/→ enter",
+		"  approval      a approve once · s approve for the session · d/esc deny · ←/→ enter (enter alone denies)",
 		"  inspector     ←/→ call · tab request/reply · y copy · w write to a file · r reload",
 		"  viewer        ↑/↓ pgup/pgdn g/G scroll · y copy · w write · esc close",
 		"  call form     tab/↑/↓ field · enter next · ctrl+r run · esc close",

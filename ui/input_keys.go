@@ -19,11 +19,20 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.quitArmed, m.flash = false, ""
 	}
 	if len(m.approvals) > 0 {
-		if d := m.approvals[0]; d.key(msg) != "" {
-			m.approvals = m.approvals[1:]
-			if m.running {
-				m.activity = "running " + d.req.Name
-			}
+		d := m.approvals[0]
+		if !d.armed(m.now()) {
+			return nil // typed before the dialog could be read
+		}
+		if d.key(msg) == "" {
+			return nil
+		}
+		m.approvals = m.approvals[1:]
+		m.activity = ""
+		if m.running {
+			m.activity = "running " + d.req.Name
+		}
+		if len(m.approvals) > 0 {
+			return m.showApproval()
 		}
 		return nil
 	}

@@ -63,6 +63,9 @@ type model struct {
 
 	overlay   overlay
 	approvals []*approvalDialog
+
+	// now is the clock the approval guard reads; tests set it.
+	now func() time.Time
 }
 
 // Internal messages.
@@ -107,6 +110,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		cx:    newContextPane(th),
 		tools: newToolsPane(th),
 		in:    newInputBox(th),
+		now:   time.Now,
 	}
 	m.setTheme(th)
 	return m
@@ -170,7 +174,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRefresh(msg)
 	case turnDoneMsg:
 		return m, m.onTurnDone(msg)
+	case approvalArmedMsg:
+		return m, nil // drawn again, the dialog's buttons light up
+	case interruptMsg:
+		return m, m.quit()
 	case cmdDoneMsg:
+		if !m.running {
+			m.activity = ""
+		}
 		if msg.err != nil {
 			return m, tea.Batch(m.flashErr(msg.err), m.requestRefresh())
 		}
@@ -219,6 +230,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case callsMsg, modelsMsg, callResultMsg:
 		cmd := m.routeOverlay(msg)
 		if _, ok := msg.(callResultMsg); ok {
+			if !m.running {
+				m.activity = ""
+			}
 			cmd = tea.Batch(cmd, m.requestRefresh())
 		}
 		return m, cmd
@@ -309,6 +323,7 @@ func (m *model) send(text string) tea.Cmd {
 	m.pendingSeq = 0
 	m.tr.setPending(text)
 	m.tr.end()
+	m.shown = paneTranscript // under 100 columns: show where the turn plays out
 	m.flash = ""
 	eng := m.eng
 	turn := func() tea.Msg {

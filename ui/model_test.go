@@ -19,7 +19,7 @@ func TestTurnShowsMessagesToolsAndMarks(t *testing.T) {
 	d := newDriver(t, nil, 160, 70)
 	d.typeText("please review account ACME-42")
 	d.key("enter")
-	d.pump(func(m *model) bool { return len(m.approvals) > 0 })
+	d.waitApproval()
 	if s := d.screen(); !strings.Contains(s, "Approval needed") || !strings.Contains(s, "Run run_checks?") {
 		t.Fatalf("approval dialog not shown:\n%s", s)
 	}
@@ -128,8 +128,11 @@ func TestR15_ApprovalDialogKeys(t *testing.T) {
 		{[]string{"s"}, harness.DecisionAll},
 		{[]string{"d"}, harness.DecisionDeny},
 		{[]string{"esc"}, harness.DecisionDeny},
-		{[]string{"right", "enter"}, harness.DecisionAll},
-		{[]string{"left", "enter"}, harness.DecisionDeny},
+		{[]string{"enter"}, harness.DecisionDeny}, // deny is the default
+		{[]string{"space"}, harness.DecisionDeny},
+		{[]string{"right", "enter"}, harness.DecisionOnce},
+		{[]string{"left", "enter"}, harness.DecisionAll},
+		{[]string{"left", "left", "enter"}, harness.DecisionOnce},
 	} {
 		t.Run(strings.Join(tc.keys, "+"), func(t *testing.T) {
 			d := newDriver(t, nil, 100, 30)
@@ -138,7 +141,7 @@ func TestR15_ApprovalDialogKeys(t *testing.T) {
 				dec, _ := NewApprover(d.sink)(context.Background(), harness.ApprovalRequest{Name: "run_checks", Arguments: `{"quick":true}`, Kind: "command"})
 				got <- dec
 			}()
-			d.pump(func(m *model) bool { return len(m.approvals) == 1 })
+			d.waitApproval()
 			if s := d.screen(); !strings.Contains(s, `"quick": true`) {
 				t.Fatalf("arguments not shown pretty:\n%s", s)
 			}

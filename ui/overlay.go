@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // overlay is a dialog drawn over the panes that takes the keys while open.
@@ -54,10 +55,19 @@ type textOverlay struct {
 	h     int
 }
 
+// newTextOverlay shows raw, or the styled lines when given; y and w then
+// copy and write the styled lines' text without colour. An empty file
+// name is made from the title.
 func newTextOverlay(th *theme, title, raw string, styled []string, file, dir string) *textOverlay {
 	p := newPager(raw)
 	if styled != nil {
 		p = &pager{lines: styled, rows: map[int][]string{}}
+		if raw == "" {
+			raw = plainText(styled)
+		}
+	}
+	if file == "" {
+		file = fileName("skillet", title) + ".txt"
 	}
 	return &textOverlay{th: th, title: title, p: p, raw: raw, file: file, dir: dir,
 		hint: "↑/↓ pgup/pgdn scroll · y copy · w write to file · esc close"}
@@ -110,6 +120,16 @@ func (o *textOverlay) view(w, h int) ([]string, int, int) {
 	copy(lines, body)
 	lines = append(lines, o.th.faint.Render(clip(" "+o.hint, bw-2)))
 	return box(o.th, o.title, lines, bw, bh, true, o.p.footer()), x, y
+}
+
+// plainText is styled lines as text: no escape codes, no trailing blanks.
+func plainText(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight(ansi.Strip(l), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // copyMsg asks the program to put text on the clipboard.

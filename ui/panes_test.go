@@ -334,7 +334,7 @@ func TestReasoningUnfolds(t *testing.T) {
 	d := newDriver(t, nil, 160, 60)
 	d.typeText("please review account ACME-42")
 	d.key("enter")
-	d.pump(func(m *model) bool { return len(m.approvals) > 0 })
+	d.waitApproval()
 	d.key("a")
 	d.settle()
 	if !strings.Contains(d.screen(), "∴ reasoning · 14 words · enter unfolds") {

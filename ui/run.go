@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/glamour/v2/styles"
 )
 
 // Options tunes the program.
@@ -21,6 +24,37 @@ type Options struct {
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
+}
+
+// interruptMsg is SIGINT (kill -INT, or ^C where the input is no
+// terminal): the program quits as on ctrl+c twice, the session saved.
+type interruptMsg struct{}
+
+// quitOnInterrupt hands SIGINT to the model instead of letting the program
+// end with an error: a clean quit cancels the turn and answers any open
+// approval first.
+func quitOnInterrupt(_ tea.Model, msg tea.Msg) tea.Msg {
+	if _, ok := msg.(tea.InterruptMsg); ok {
+		return interruptMsg{}
+	}
+	return msg
+}
+
+// MarkdownStyles are the names Options.Style takes: glamour's standard
+// styles, sorted.
+func MarkdownStyles() []string {
+	names := make([]string, 0, len(styles.DefaultStyles))
+	for name := range styles.DefaultStyles {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// IsMarkdownStyle reports whether name is one of MarkdownStyles.
+func IsMarkdownStyle(name string) bool {
+	_, ok := styles.DefaultStyles[name]
+	return ok
 }
 
 // errTurnRunning refuses a second message while a turn runs.
@@ -39,8 +73,11 @@ func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
 	if sink == nil {
 		sink = NewEventSink()
 	}
+	if opts.Style != "" && !IsMarkdownStyle(opts.Style) {
+		return fmt.Errorf("ui: unknown style %q (styles: %s)", opts.Style, strings.Join(MarkdownStyles(), ", "))
+	}
 	m := newModel(ctx, eng, opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(quitOnInterrupt)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}

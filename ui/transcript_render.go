@@ -180,7 +180,8 @@ func (t *transcriptPane) renderNote(e *harness.Entry, w int) []string {
 	case harness.NoteContextChanged:
 		return indentStyled(th.context, iconContext+" ", text, w)
 	case harness.NoteHarnessLog:
-		return indentStyled(th.log, iconLog+" harness.log: ", text, w)
+		// the engine's note carries the prefix the model reads; say it once
+		return indentStyled(th.log, iconLog+" harness.log: ", strings.TrimPrefix(text, "harness.log: "), w)
 	case harness.NoteSkillPreload:
 		return indentStyled(th.preload, iconPreload+" ", text, w)
 	default:

@@ -55,7 +55,8 @@ func (m *model) render() string {
 		screen = place(screen, lines, x, y, m.w)
 	}
 	if len(m.approvals) > 0 {
-		lines, x, y := m.approvals[0].view(m.w, m.h)
+		d := m.approvals[0]
+		lines, x, y := d.view(m.w, m.h, d.armed(m.now()))
 		screen = place(screen, lines, x, y, m.w)
 	}
 	return strings.Join(screen, "\n")

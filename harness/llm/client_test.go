@@ -116,7 +116,7 @@ func TestHTTPErrorsCarryTheServersMessage(t *testing.T) {
 			chat.APIError{Status: 400, Message: "API key not valid.", Code: "400"}},
 		{500, `{"error":"backend exploded"}`, chat.APIError{Status: 500, Message: "backend exploded"}},
 		{422, `{"detail":"messages must not be empty"}`, chat.APIError{Status: 422, Message: "messages must not be empty"}},
-		{502, "<html><body>Bad gateway</body></html>", chat.APIError{Status: 502, Message: "<html><body>Bad gateway</body></html>"}},
+		{502, "<html><body>Bad gateway</body></html>", chat.APIError{Status: 502, Message: "Bad gateway"}},
 		{500, long, chat.APIError{Status: 500, Message: long[:500] + "…"}},
 		{504, "", chat.APIError{Status: 504, Message: "Gateway Timeout"}},
 	}

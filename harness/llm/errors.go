@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"skillet/harness/chat"
 )
@@ -49,15 +52,25 @@ func (e *TimeoutError) Timeout() bool { return true }
 // quoted in an APIError.
 const maxErrorText = 500
 
+// maxHTMLText is how much of an HTML error page's text is kept: a proxy's
+// or gateway's page is boilerplate past its first sentences, and the
+// message must stay one readable line in a status bar or a picker.
+const maxHTMLText = 300
+
 // apiError turns an error body into a chat.APIError carrying the server's own
 // message: {"error": {...}}, {"error": "text"}, a flat {"message": ...}, a
-// one-element array of those (Gemini), or else the body's first bytes.
+// one-element array of those (Gemini), an HTML page's text, or else the
+// body's first bytes.
 func apiError(status int, body []byte) *chat.APIError {
 	e := &chat.APIError{Status: status}
 	if parseErrorJSON(bytes.TrimSpace(body), e) {
 		return e
 	}
-	e.Message = firstText(body, maxErrorText)
+	if isHTML(body) {
+		e.Message = htmlText(body, maxHTMLText)
+	} else {
+		e.Message = firstText(body, maxErrorText)
+	}
 	if e.Message == "" && status != http.StatusOK {
 		e.Message = http.StatusText(status)
 	}
@@ -155,6 +168,72 @@ func firstText(b []byte, n int) string {
 		cut--
 	}
 	return strings.ToValidUTF8(string(b[:cut]), "?") + "…"
+}
+
+// isHTML reports whether an error body is an HTML page, as reverse proxies,
+// gateways and misconfigured endpoints send, by the standard sniffing rules.
+func isHTML(b []byte) bool {
+	return strings.HasPrefix(http.DetectContentType(bytes.TrimSpace(b)), "text/html")
+}
+
+// htmlText collapses an HTML page to one line of its text: the title, then
+// the visible text without tags, scripts or styles, whitespace collapsed,
+// at most n bytes. A body that repeats the title (a heading of the same
+// words) is not doubled.
+func htmlText(b []byte, n int) string {
+	z := html.NewTokenizer(bytes.NewReader(b))
+	var title, text []string
+	skip := 0 // depth inside script, style and the like
+	inTitle := false
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if z.Err() != io.EOF {
+				return firstText(b, n)
+			}
+			return joinPage(strings.Join(strings.Fields(strings.Join(title, " ")), " "),
+				strings.Join(strings.Fields(strings.Join(text, " ")), " "), n)
+		case html.StartTagToken, html.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			switch a {
+			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg:
+				if tt == html.StartTagToken {
+					skip++
+				} else if skip > 0 {
+					skip--
+				}
+			case atom.Title:
+				inTitle = tt == html.StartTagToken
+			}
+		case html.TextToken:
+			if skip > 0 {
+				continue
+			}
+			t := string(z.Text()) // entities decoded
+			if inTitle {
+				title = append(title, t)
+			} else {
+				text = append(text, t)
+			}
+		}
+	}
+}
+
+// joinPage puts a page's title and text on one line, capped at n bytes.
+func joinPage(title, text string, n int) string {
+	line := text
+	switch {
+	case title == "":
+	case text == "" || strings.HasPrefix(text, title):
+		if text == "" {
+			line = title
+		}
+	default:
+		line = title + " — " + text
+	}
+	return firstText([]byte(line), n)
 }
 
 // redactedError hides the API key in an error's text while keeping the

@@ -144,7 +144,7 @@ func (e *Engine) Set(key, value string) error {
 	turn := e.snap.Turn
 	e.mu.Unlock()
 	if err != nil {
-		return err
+		return fmt.Errorf("set %w", err) // as the engine says it
 	}
 	e.mu.Lock()
 	e.recompose()
@@ -194,8 +194,10 @@ func (e *Engine) LoadSkill(name string) error {
 	if err := e.takeFailure(); err != nil {
 		return err
 	}
-	_, err := e.load(name, "user", "")
-	return err
+	if _, err := e.load(name, "user", ""); err != nil {
+		return fmt.Errorf("load %s: %w", name, err) // as the engine says it
+	}
+	return nil
 }
 
 // UnloadSkill unloads a skill by hand.
@@ -212,7 +214,7 @@ func (e *Engine) UnloadSkill(name string) error {
 	}
 	if idx < 0 {
 		e.mu.Unlock()
-		return fmt.Errorf("%q is not loaded", name)
+		return fmt.Errorf("unload %s: it is not loaded", name)
 	}
 	e.snap.Loaded = append(e.snap.Loaded[:idx], e.snap.Loaded[idx+1:]...)
 	e.activate()

@@ -293,7 +293,7 @@ func (e *Engine) CallTool(ctx context.Context, name, args string) (*harness.Tool
 		return nil, err
 	}
 	if !json.Valid([]byte(args)) {
-		return nil, fmt.Errorf("arguments are not JSON: %s", args)
+		return nil, fmt.Errorf("call %s: arguments are not JSON: %s", name, args)
 	}
 	c := e.NewCall(name, json.RawMessage(args))
 	e.record(harness.Entry{Kind: harness.EntryAssistant, ToolCalls: []harness.ToolCallRecord{c}, Manual: true})
