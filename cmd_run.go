@@ -11,10 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"skillet/harness"
 )
@@ -271,7 +269,7 @@ func unknownApprovals(names []string, snap *harness.Snapshot) []string {
 			continue
 		}
 		msg := fmt.Sprintf("--approve %s: no enabled skill nor the agent lists a tool %s", n, n)
-		if near := closest(n, known, 3); len(near) > 0 {
+		if near := harness.Closest(n, slices.Sorted(maps.Keys(known)), 3); len(near) > 0 {
 			msg += "; closest: " + strings.Join(near, ", ")
 		} else if len(known) > 0 {
 			msg += "; the tools are " + strings.Join(slices.Sorted(maps.Keys(known)), ", ")
@@ -279,53 +277,4 @@ func unknownApprovals(names []string, snap *harness.Snapshot) []string {
 		out = append(out, msg)
 	}
 	return out
-}
-
-// closest returns up to n of the names near name by edit distance, nearest
-// first: names a typo could have meant, not every name.
-func closest(name string, names map[string]bool, n int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	limit := max(2, utf8.RuneCountInString(name)/3)
-	var cs []cand
-	for k := range names {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d <= limit {
-			cs = append(cs, cand{k, d})
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].name < cs[j].name
-	})
-	var out []string
-	for _, c := range cs[:min(n, len(cs))] {
-		out = append(out, c.name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -240,7 +240,7 @@ func (s *Session) unknownSkill(name string) string {
 	for _, sk := range s.sel.enabled {
 		names = append(names, sk.Name)
 	}
-	if near := closest(name, names, 3); len(near) > 0 {
+	if near := Closest(name, names, 3); len(near) > 0 {
 		return fmt.Sprintf("load_skill: no skill named %q; the closest are: %s", name, strings.Join(near, ", "))
 	}
 	if len(names) == 0 {

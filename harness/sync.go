@@ -173,9 +173,9 @@ func joinNames(names []string) string {
 
 func containsElement(text, elem string) bool { return strings.Contains(text, elem) }
 
-// closest returns up to n names nearest to name: those containing it or
-// contained in it first, then by edit distance.
-func closest(name string, names []string, n int) []string {
+// Closest returns up to n of names nearest to name, for "did you mean":
+// those containing it or contained in it first, then by edit distance.
+func Closest(name string, names []string, n int) []string {
 	type cand struct {
 		name string
 		d    int

@@ -16,13 +16,11 @@ type lruPane struct {
 	th   *theme
 	snap *harness.Snapshot
 
-	sel  int // among loaded then preloaded skills
-	open map[string]bool
-	builtPane
+	builtPane // items: loaded then preloaded skills
 }
 
 func newLRUPane(th *theme) *lruPane {
-	return &lruPane{th: th, open: map[string]bool{}, builtPane: builtPane{dirty: true}}
+	return &lruPane{th: th, builtPane: builtPane{open: map[string]bool{}, dirty: true}}
 }
 
 func (p *lruPane) setSnapshot(s *harness.Snapshot) { p.snap, p.dirty = s, true }
@@ -44,25 +42,14 @@ func (p *lruPane) selected() (harness.LoadedSkill, bool) {
 }
 
 func (p *lruPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
-	n := len(p.skills())
+	if p.nav(msg.String(), len(p.skills()), h) {
+		return nil
+	}
 	switch msg.String() {
-	case "up", "k":
-		p.sel, p.follow, p.dirty = max(0, p.sel-1), true, true
-	case "down", "j":
-		p.sel, p.follow, p.dirty = max(0, min(n-1, p.sel+1)), true, true
 	case "enter", "space":
 		if s, ok := p.selected(); ok {
-			p.open[s.Name] = !p.open[s.Name]
-			p.follow, p.dirty = true, true
+			p.toggle(s.Name)
 		}
-	case "pgdown", "ctrl+d":
-		p.sc.by(max(1, h-2), len(p.lines), h)
-	case "pgup", "ctrl+u":
-		p.sc.by(-max(1, h-2), len(p.lines), h)
-	case "home", "g":
-		p.sc.off = 0
-	case "end", "G":
-		p.sc.by(len(p.lines), len(p.lines), h)
 	case "u":
 		if s, ok := p.selected(); ok && s.By != "preload" && p.sel < len(p.snap.Loaded) {
 			return runCommand("/unload " + s.Name)

@@ -21,8 +21,6 @@ type toolsPane struct {
 	lastSeen map[string]seenTool
 	shown    []harness.ToolInfo
 
-	sel  int
-	open map[string]bool
 	builtPane
 }
 
@@ -32,7 +30,7 @@ type seenTool struct {
 }
 
 func newToolsPane(th *theme) *toolsPane {
-	return &toolsPane{th: th, lastSeen: map[string]seenTool{}, open: map[string]bool{}, builtPane: builtPane{dirty: true}}
+	return &toolsPane{th: th, lastSeen: map[string]seenTool{}, builtPane: builtPane{open: map[string]bool{}, dirty: true}}
 }
 
 func (p *toolsPane) reset() { clear(p.lastSeen) }
@@ -96,24 +94,14 @@ func (p *toolsPane) selected() (harness.ToolInfo, bool) {
 }
 
 func (p *toolsPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
+	if p.nav(msg.String(), len(p.shown), h) {
+		return nil
+	}
 	switch msg.String() {
-	case "up", "k":
-		p.sel, p.follow, p.dirty = max(0, p.sel-1), true, true
-	case "down", "j":
-		p.sel, p.follow, p.dirty = max(0, min(len(p.shown)-1, p.sel+1)), true, true
 	case "enter", "space":
 		if t, ok := p.selected(); ok {
-			p.open[t.Name] = !p.open[t.Name]
-			p.follow, p.dirty = true, true
+			p.toggle(t.Name)
 		}
-	case "pgdown", "ctrl+d":
-		p.sc.by(max(1, h-2), len(p.lines), h)
-	case "pgup", "ctrl+u":
-		p.sc.by(-max(1, h-2), len(p.lines), h)
-	case "home", "g":
-		p.sc.off = 0
-	case "end", "G":
-		p.sc.by(len(p.lines), len(p.lines), h)
 	case "c":
 		if t, ok := p.selected(); ok && !t.Gone {
 			return runCommand("/call " + t.Name)
