@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"charm.land/glamour/v2"
+	gansi "charm.land/glamour/v2/ansi"
+	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -57,7 +59,7 @@ func renderWith(rs map[int]*glamour.TermRenderer, style, text string, w int) []s
 	r, ok := rs[ww]
 	if !ok {
 		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(ww))
+		r, err = glamour.NewTermRenderer(glamour.WithStyles(styleConfig(style)), glamour.WithWordWrap(ww))
 		if err != nil {
 			return wrap(text, w)
 		}
@@ -68,6 +70,28 @@ func renderWith(rs map[int]*glamour.TermRenderer, style, text string, w int) []s
 		return wrap(text, w)
 	}
 	return trimBlank(strings.Split(out, "\n"))
+}
+
+// styleConfig is a glamour standard style with a block quote bar one
+// column wide. Glamour counts the bar as one column of indent, so its
+// standard two-column "│ " pushed quoted lines one column past the wrap
+// width, and the overflow came out as a lone word without the bar.
+func styleConfig(name string) gansi.StyleConfig {
+	base, ok := styles.DefaultStyles[name]
+	if !ok {
+		base = styles.DefaultStyles["dark"]
+	}
+	st := *base
+	if tok := st.BlockQuote.IndentToken; tok != nil {
+		bar := strings.TrimRight(*tok, " ")
+		if bar == "│" {
+			bar = "▎" // drawn at the cell's left edge, so the text keeps its gap
+		}
+		if ansi.StringWidth(bar) == 1 {
+			st.BlockQuote.IndentToken = &bar
+		}
+	}
+	return st
 }
 
 // trimBlank drops blank lines around glamour's output and spaces it pads

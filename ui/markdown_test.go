@@ -1,0 +1,26 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// A quoted paragraph keeps its bar on every line at every width, and no
+// line is wider than asked.
+func TestBlockQuotesWrapWithTheirBar(t *testing.T) {
+	md := newMarkdown("dark")
+	quote := "> Before a release is tagged, run the checks and give a go / no-go answer, and record why."
+	for w := 24; w < 120; w++ {
+		for _, l := range md.render(quote, w) {
+			s := strings.TrimSpace(ansi.Strip(l))
+			if s != "" && !strings.HasPrefix(s, "▎") {
+				t.Fatalf("width %d: quoted line without its bar: %q", w, s)
+			}
+			if ansi.StringWidth(l) > w {
+				t.Fatalf("width %d: line %d wide", w, ansi.StringWidth(l))
+			}
+		}
+	}
+}
