@@ -60,8 +60,19 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 			writeRandomSkill(w, name)
 		}
 	}()
-	f := w.open(fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3)),
-		func(o *Options) { o.Dir = "" })
+	cfg := fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3))
+	// the modes of the rule book, now and then
+	switch rng.Intn(8) {
+	case 0:
+		cfg += "delivery = \"tool-result\"\n"
+	case 1:
+		cfg += "freeze_prompt = true\n"
+	case 2:
+		cfg += "load_skill_tool = false\n"
+	case 3:
+		cfg += "[[skills]]\nname = \"alpha\"\npreload = true\n[[skills]]\nname = \"beta\"\n[[skills]]\nname = \"gamma\"\n[[skills]]\nname = \"delta\"\n"
+	}
+	f := w.open(cfg, func(o *Options) { o.Dir = "" })
 	s := f.s
 	var cancel context.CancelFunc
 	f.model.fallback = func(req *chat.Request) (*chat.Reply, error) {
@@ -180,7 +191,9 @@ func checkRequest(t *testing.T, s *Session, req *chat.Request) {
 		}
 	}
 	for _, tool := range req.Tools {
-		if !allowed[tool.Function.Name] {
+		// a frozen prompt declares every tool a skill could bring (R23);
+		// calling one whose skill is not loaded is refused instead
+		if !allowed[tool.Function.Name] && !s.settings.FreezePrompt {
 			t.Errorf("tool %s in the request belongs to no built-in, agent tool or loaded skill", tool.Function.Name)
 		}
 	}
