@@ -4,14 +4,13 @@ import "context"
 
 // Approval policies of R15.
 const (
-	ApproveNever  = "never"
-	ApproveAsk    = "ask"
-	ApproveDeny   = "always-deny"
-	DecisionOnce  = "once"
-	DecisionAll   = "session"
-	DecisionDeny  = "deny"
-	decisionAuto  = "policy-deny"
-	decisionSaved = "remembered"
+	ApproveNever = "never"
+	ApproveAsk   = "ask"
+	ApproveDeny  = "always-deny"
+	DecisionOnce = "once"
+	DecisionAll  = "session"
+	DecisionDeny = "deny"
+	decisionAuto = "policy-deny"
 )
 
 // ApprovalRequest asks whether one `ask` tool call may run.

@@ -115,12 +115,12 @@ func TestSettingsSetAndGet(t *testing.T) {
 			t.Fatalf("round trip %s=%s: %v", k, v, err)
 		}
 	}
-	if err := s.SetPair("list_size=7"); err != nil || s.ListSize != 7 {
+	if err := s.Set("list_size", "7"); err != nil || s.ListSize != 7 {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"list_size", "nope=1", "max_tool_calls=0", "freeze_prompt=perhaps"} {
-		if err := s.SetPair(bad); err == nil {
-			t.Errorf("%q accepted", bad)
+	for _, bad := range [][2]string{{"nope", "1"}, {"max_tool_calls", "0"}, {"freeze_prompt", "perhaps"}, {"delivery", "sideways"}} {
+		if err := s.Set(bad[0], bad[1]); err == nil {
+			t.Errorf("%s=%s accepted", bad[0], bad[1])
 		}
 	}
 }

@@ -31,9 +31,6 @@ func (h *Header) header() *Header { return h }
 // TurnOf returns the turn an event belongs to.
 func TurnOf(e Event) int { return e.header().Turn }
 
-// TimeOf returns when an event happened.
-func TimeOf(e Event) time.Time { return e.header().Time }
-
 // SessionStart opens a session.
 type SessionStart struct {
 	Header

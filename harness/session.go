@@ -98,11 +98,10 @@ type Session struct {
 	turn     int
 	running  bool
 	// busy is set while a turn or a command runs (see acquire).
-	busy   bool
-	cancel context.CancelFunc
-	cur    *turnState
-	last   *TurnEnd
-	ends   []*TurnEnd
+	busy bool
+	cur  *turnState
+	last *TurnEnd
+	ends []*TurnEnd
 	// endAt is, per turn, how many entries the transcript held when it
 	// ended; approvals are the decisions per tool call. Both are for export.
 	endAt     map[int]int

@@ -142,15 +142,6 @@ func (s *Settings) Set(key, value string) error {
 	return nil
 }
 
-// SetPair applies "KEY=VALUE".
-func (s *Settings) SetPair(pair string) error {
-	k, v, ok := strings.Cut(pair, "=")
-	if !ok {
-		return fmt.Errorf("%q: want KEY=VALUE", pair)
-	}
-	return s.Set(k, v)
-}
-
 func unknownSetting(key string) error {
 	return fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(SettingKeys(), ", "))
 }

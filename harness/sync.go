@@ -171,8 +171,6 @@ func joinNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func containsElement(text, elem string) bool { return strings.Contains(text, elem) }
-
 // Closest returns up to n of names nearest to name, for "did you mean":
 // those containing it or contained in it first, then by edit distance.
 func Closest(name string, names []string, n int) []string {

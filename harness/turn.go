@@ -84,10 +84,7 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 		return nil, err
 	}
 	defer s.release()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	s.mu.Lock()
-	s.cancel = cancel
 	turn := s.turn + 1
 	s.mu.Unlock()
 
@@ -102,9 +99,6 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	if jerr := s.syncJournal(); jerr != nil {
 		s.emit(&Error{Message: "journal: " + jerr.Error()})
 	}
-	s.mu.Lock()
-	s.cancel = nil
-	s.mu.Unlock()
 	return end, err
 }
 
@@ -124,16 +118,6 @@ func (s *Session) release() {
 	s.mu.Lock()
 	s.busy = false
 	s.mu.Unlock()
-}
-
-// Cancel stops the running turn, if any (R25).
-func (s *Session) Cancel() {
-	s.mu.Lock()
-	c := s.cancel
-	s.mu.Unlock()
-	if c != nil {
-		c()
-	}
 }
 
 func (s *Session) settingsNow() Settings {

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -257,12 +256,4 @@ func loadStatic(tb testing.TB, st *staticEngine, w, h int) *model {
 	m.Update(refreshMsg{snap: st.snap, entries: st.entries})
 	m.View()
 	return m
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
