@@ -84,7 +84,7 @@ func TestRunResumeFindsTheSessionsSkillsAgain(t *testing.T) {
 	}
 	for _, want := range []string{
 		"skillet: the session's skills folder " + second + " no longer exists: left out",
-		"skillet: warning: skill beta was loaded in this session but is no longer a valid skill on disk",
+		"skillet: warning: skill beta was removed from disk: unloaded",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
@@ -95,7 +95,7 @@ func TestRunResumeFindsTheSessionsSkillsAgain(t *testing.T) {
 	other := filepath.Join(tmp, "other")
 	writeSkill(t, other, "gamma", "")
 	code, out, errOut = runCmd(t, "", "run", "--resume", id, "--skills", other, "--events", "-", "load gamma")
-	if code != 0 || !strings.Contains(out, `"skill":"gamma"`) || !strings.Contains(errOut, "skill alpha was loaded in this session but is no longer") {
+	if code != 0 || !strings.Contains(out, `"skill":"gamma"`) || !strings.Contains(errOut, "skill alpha was removed from disk: unloaded") {
 		t.Fatalf("--skills on resume: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

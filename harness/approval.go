@@ -7,10 +7,6 @@ const (
 	ApproveNever = "never"
 	ApproveAsk   = "ask"
 	ApproveDeny  = "always-deny"
-	DecisionOnce = "once"
-	DecisionAll  = "session"
-	DecisionDeny = "deny"
-	decisionAuto = "policy-deny"
 )
 
 // ApprovalRequest asks whether one `ask` tool call may run.
@@ -27,4 +23,4 @@ type ApprovalRequest struct {
 // Approver answers approval requests: DecisionOnce, DecisionAll (approve
 // this tool for the rest of the session) or DecisionDeny. It blocks until
 // answered; a cancelled ctx means the turn was cancelled.
-type Approver func(ctx context.Context, req ApprovalRequest) (string, error)
+type Approver func(ctx context.Context, req ApprovalRequest) (Decision, error)

@@ -24,13 +24,13 @@ func benchSession(b *testing.B, n, msgs int) *Session {
 		}
 	}
 	s.mu.Lock()
-	for i := 0; len(s.msgs) < msgs; i++ {
+	for i := 0; len(s.st.Msgs) < msgs; i++ {
 		turn := i + 1
-		s.apply(&TurnStart{Header: Header{Turn: turn}, Text: fmt.Sprintf("please review the %s for account %d", words[i%len(words)], i)}, true)
+		s.st.Apply(&TurnStart{Header: Header{Turn: turn}, Text: fmt.Sprintf("please review the %s for account %d", words[i%len(words)], i)})
 		id := fmt.Sprintf("t%d", i)
-		s.apply(&Assistant{Header: Header{Turn: turn}, Call: 1, ToolCalls: []ToolCallRecord{{ID: id, Name: "lookup", Arguments: `{"q":"x"}`}}}, true)
-		s.apply(&ToolResult{Header: Header{Turn: turn}, ToolCallID: id, Name: "lookup", Content: strings.Repeat("result data ", 20)}, true)
-		s.apply(&Assistant{Header: Header{Turn: turn}, Call: 2, Text: "Here is what I found."}, true)
+		s.st.Apply(&Assistant{Header: Header{Turn: turn}, Call: 1, ToolCalls: []ToolCallRecord{{ID: id, Name: "lookup", Arguments: `{"q":"x"}`}}})
+		s.st.Apply(&ToolResult{Header: Header{Turn: turn}, ToolCallID: id, Name: "lookup", Content: strings.Repeat("result data ", 20)})
+		s.st.Apply(&Assistant{Header: Header{Turn: turn}, Call: 2, Text: "Here is what I found."})
 	}
 	s.mu.Unlock()
 	return s
@@ -43,14 +43,14 @@ func BenchmarkCompose(b *testing.B) {
 	s := benchSession(b, 1000, 10000)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.compose(false)
+	c := s.compose()
 	if len(c.offered) != 30 || len(c.req.Messages) > 61 || !strings.Contains(c.instructions, "<current_context>") {
 		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.offered), len(c.req.Messages))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.compose(false)
+		s.compose()
 	}
 }
 
@@ -63,7 +63,7 @@ func BenchmarkComposeAndEncode(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c := s.compose(false)
+		c := s.compose()
 		if _, err := c.req.Body(); err != nil {
 			b.Fatal(err)
 		}

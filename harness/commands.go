@@ -17,7 +17,7 @@ func (s *Session) Set(key, value string) error {
 	}
 	defer s.release()
 	s.mu.Lock()
-	probe := s.settings
+	probe := s.st.Settings
 	if err := probe.Set(key, value); err != nil {
 		s.mu.Unlock()
 		return fmt.Errorf("set %w", err)
@@ -25,11 +25,11 @@ func (s *Session) Set(key, value string) error {
 	key = strings.TrimSpace(key)
 	v, _ := probe.Get(key)
 	var evict []string
-	for i := probe.MaxLoadedSkills; i < len(s.loaded); i++ {
-		evict = append(evict, s.loaded[i].name)
+	for i := probe.MaxLoadedSkills; i < len(s.st.Loaded); i++ {
+		evict = append(evict, s.st.Loaded[i].Name)
 	}
 	if key == "freeze_prompt" || key == "list_size" {
-		s.frozen = nil // freeze again from the next request
+		s.st.Frozen = nil // freeze again from the next request
 	}
 	s.mu.Unlock()
 	s.emit(&SettingChanged{Key: key, Value: v})

@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
+	"skillet/harness/rulebook"
 
 	"skillet/harness/chat"
 	"skillet/skills"
@@ -21,48 +20,35 @@ type composition struct {
 	parts        []ContextPart
 	instructions string
 	context      string
-	win          window
+	win          rulebook.Window
 	// offered names the skills on the list the model sees; leftOff the
 	// enabled ones it leaves out (R10).
 	offered []string
 	leftOff []string
 	// delivered are the skills whose full text this request carries.
-	delivered []*loadedSkill
+	delivered []*rulebook.Loaded
 	// outOfWindow are tool-result loads whose result left the window (R11).
-	outOfWindow []*loadedSkill
+	outOfWindow []*rulebook.Loaded
 	infos       []ToolInfo
 }
 
-// frozenPrompt is the first request's instructions and tools (R23), with
-// what its instructions carry.
-type frozenPrompt struct {
-	instructions string
-	tools        []chat.Tool
-	infos        []ToolInfo
-	offered      []string
-	leftOff      []string
-	// context maps each skill rendered in the frozen <current_context> to
-	// its execution then.
-	context map[string]string
-}
-
 // compose builds the next request from the session's state (R8–R11, R14,
-// R16, R22, R23). freeze lets a model call freeze the prompt; snapshots
-// only look. Called with s.mu held; it contacts nothing.
-func (s *Session) compose(freeze bool) *composition {
+// R16, R22, R23). Called with s.mu held; it contacts nothing and changes
+// nothing.
+func (s *Session) compose() *composition {
 	c := &composition{}
-	set := s.settings
+	set := s.st.Settings
 	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.cfg.Agent.Prompt})
 
-	preloads := s.preloads
+	preloads := s.st.Preloads
 	if preloads == nil {
 		preloads = s.pendingPreloads()
 	}
 	var pre []string
 	for _, ls := range preloads {
-		el := skillElement(ls.name, ls.version, ls.execID, false, "", ls.text)
+		el := skillElement(ls.Name, ls.Version, ls.ExecID, false, "", ls.Body.Text)
 		pre = append(pre, el)
-		c.parts = append(c.parts, ContextPart{Kind: "preload", Skill: ls.name, Text: el, Tokens: ls.tokens})
+		c.parts = append(c.parts, ContextPart{Kind: "preload", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
 		c.delivered = append(c.delivered, ls)
 	}
 
@@ -75,11 +61,11 @@ func (s *Session) compose(freeze bool) *composition {
 		}
 	}
 
-	c.win = computeWindow(len(s.msgs), set.MaxTranscriptMessages, s.userMsgs)
+	c.win = rulebook.ComputeWindow(len(s.st.Msgs), set.MaxTranscriptMessages, s.st.UserMsgs)
 	var ctxElems []string
-	for i, ls := range s.loaded {
-		if ls.delivery == DeliveryToolResult {
-			if ls.resultMsg >= c.win.start {
+	for i, ls := range s.st.Loaded {
+		if ls.Delivery == DeliveryToolResult {
+			if ls.ResultMsg >= c.win.Start {
 				c.delivered = append(c.delivered, ls)
 			} else {
 				c.outOfWindow = append(c.outOfWindow, ls)
@@ -87,13 +73,13 @@ func (s *Session) compose(freeze bool) *composition {
 			continue
 		}
 		kind := "skill"
-		if ls.by == "paste" {
+		if ls.By == "paste" {
 			kind = "paste"
-			c.offered = append(c.offered, ls.name) // its name is in the prompt (R20)
+			c.offered = append(c.offered, ls.Name) // its name is in the prompt (R20)
 		}
-		el := skillElement(ls.name, ls.version, ls.execID, i == 0, "", ls.text)
+		el := skillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
 		ctxElems = append(ctxElems, el)
-		c.parts = append(c.parts, ContextPart{Kind: kind, Skill: ls.name, Text: el, Tokens: ls.tokens})
+		c.parts = append(c.parts, ContextPart{Kind: kind, Skill: ls.Name, Text: el, Tokens: ls.Tokens})
 		c.delivered = append(c.delivered, ls)
 	}
 	c.context = wrapBlock("current_context", ctxElems)
@@ -102,22 +88,17 @@ func (s *Session) compose(freeze bool) *composition {
 	c.live = s.buildTools()
 	tools := chatTools(c.live)
 	c.infos = c.live.infos()
-	if set.FreezePrompt {
-		if s.frozen == nil && freeze {
-			s.frozen = s.freeze(c)
-		}
-		if s.frozen != nil {
-			s.applyFrozen(c)
-			tools = s.frozen.tools
-		}
+	if set.FreezePrompt && s.st.Frozen != nil {
+		s.applyFrozen(c)
+		tools = s.st.Frozen.Tools
 	}
 
-	msgs := make([]chat.Message, 0, c.win.kept()+1)
+	msgs := make([]chat.Message, 0, c.win.Kept()+1)
 	if c.instructions != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.instructions})
 	}
-	msgs = append(msgs, s.msgs[c.win.start:c.win.n]...)
-	c.req = &chat.Request{Model: s.modelName, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
+	msgs = append(msgs, s.st.Msgs[c.win.Start:c.win.N]...)
+	c.req = &chat.Request{Model: s.st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
 }
 
@@ -125,15 +106,15 @@ func (s *Session) compose(freeze bool) *composition {
 // list is the first request's, and only what those instructions carried, or
 // a load result in the window, counts as delivered.
 func (s *Session) applyFrozen(c *composition) {
-	f := s.frozen
-	c.instructions, c.infos = f.instructions, f.infos
-	c.offered, c.leftOff = f.offered, f.leftOff
-	var delivered []*loadedSkill
+	f := s.st.Frozen
+	c.instructions, c.infos = f.Instructions, f.Infos
+	c.offered, c.leftOff = f.Offered, f.LeftOff
+	var delivered []*rulebook.Loaded
 	for _, ls := range c.delivered {
 		switch {
-		case ls.by == "preload", ls.delivery == DeliveryToolResult:
+		case ls.By == "preload", ls.Delivery == DeliveryToolResult:
 			delivered = append(delivered, ls)
-		case f.context[ls.name] == ls.execID:
+		case f.Context[ls.Name] == ls.ExecID:
 			delivered = append(delivered, ls)
 		}
 	}
@@ -165,18 +146,18 @@ func (s *Session) list(size int) ([]*skills.Skill, []string) {
 }
 
 func (s *Session) latestUserText() string {
-	if n := len(s.userMsgs); n > 0 {
-		return s.entries[s.msgEntry[s.userMsgs[n-1]]].Text
+	if n := len(s.st.UserMsgs); n > 0 {
+		return s.st.Entries[s.st.MsgEntry[s.st.UserMsgs[n-1]]].Text
 	}
 	return ""
 }
 
 // pendingPreloads renders the preloads the next turn will make, for a
 // snapshot taken before any turn.
-func (s *Session) pendingPreloads() []*loadedSkill {
-	out := make([]*loadedSkill, 0, len(s.sel.preload))
+func (s *Session) pendingPreloads() []*rulebook.Loaded {
+	out := make([]*rulebook.Loaded, 0, len(s.sel.preload))
 	for _, sk := range s.sel.preload {
-		ls := &loadedSkill{name: sk.Name, by: "preload", resultMsg: -1}
+		ls := &rulebook.Loaded{Name: sk.Name, By: ByPreload, ResultMsg: -1}
 		s.render(ls, sk)
 		out = append(out, ls)
 	}
@@ -185,61 +166,26 @@ func (s *Session) pendingPreloads() []*loadedSkill {
 
 // freeze keeps the first request's instructions and declares every tool
 // any enabled skill could bring (R23).
-func (s *Session) freeze(c *composition) *frozenPrompt {
+func (s *Session) freeze(c *composition) *PromptFrozen {
 	all := &toolset{byName: map[string]*binding{}}
 	for _, b := range c.live.list {
-		if b.info.Source != "skill" {
+		if b.info.Source != SourceSkill {
 			all.add(b)
 		}
 	}
 	for _, sk := range append(append([]*skills.Skill{}, s.sel.preload...), s.sel.enabled...) {
-		ls := &loadedSkill{skill: sk, name: sk.Name, resultMsg: -1}
+		ls := &rulebook.Loaded{Name: sk.Name, Body: bodyOf(sk), ResultMsg: -1}
 		for _, ref := range sk.Tools {
 			s.bindSkillTool(all, ls, ref)
 		}
 	}
-	f := &frozenPrompt{instructions: c.instructions, tools: chatTools(all), infos: all.infos(),
-		offered: c.offered, leftOff: c.leftOff, context: map[string]string{}}
-	for _, ls := range s.loaded {
-		if ls.delivery != DeliveryToolResult {
-			f.context[ls.name] = ls.execID
+	tools, _ := json.Marshal(chatTools(all))
+	f := &PromptFrozen{Instructions: c.instructions, Tools: tools, Infos: all.infos(),
+		Offered: nonNil(c.offered), LeftOff: c.leftOff, Context: map[string]string{}}
+	for _, ls := range s.st.Loaded {
+		if ls.Delivery != DeliveryToolResult {
+			f.Context[ls.Name] = ls.ExecID
 		}
-	}
-	return f
-}
-
-var (
-	listNameRE     = regexp.MustCompile(`<name>([^<]*)</name>`)
-	contextSkillRE = regexp.MustCompile(`<skill name="([^"]*)" version="[^"]*" execution="([^"]*)"`)
-)
-
-// thawFrozen rebuilds a frozen prompt from the first request it froze,
-// when a journal is replayed.
-func thawFrozen(body json.RawMessage) *frozenPrompt {
-	var req chat.Request
-	if json.Unmarshal(body, &req) != nil {
-		return nil
-	}
-	f := &frozenPrompt{tools: req.Tools, context: map[string]string{}}
-	if len(req.Messages) > 0 && req.Messages[0].Role == chat.RoleSystem {
-		f.instructions = req.Messages[0].Content
-	}
-	if list, _, ok := strings.Cut(f.instructions, "</available_skills>"); ok {
-		for _, m := range listNameRE.FindAllStringSubmatch(list, -1) {
-			f.offered = append(f.offered, m[1])
-		}
-	}
-	if _, ctx, ok := strings.Cut(f.instructions, "<current_context>"); ok {
-		for _, m := range contextSkillRE.FindAllStringSubmatch(ctx, -1) {
-			f.context[m[1]] = m[2]
-		}
-	}
-	for _, t := range req.Tools {
-		if t.Function == nil {
-			continue
-		}
-		params, _ := json.Marshal(t.Function.Parameters)
-		f.infos = append(f.infos, ToolInfo{Name: t.Function.Name, Description: t.Function.Description, Parameters: params, Source: "frozen"})
 	}
 	return f
 }
@@ -262,7 +208,7 @@ type callPlan struct {
 func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	s.mu.Lock()
 	need := s.loadedSkills()
-	if s.settings.FreezePrompt && s.frozen == nil {
+	if s.st.Settings.FreezePrompt && s.st.Frozen == nil {
 		need = append(need, s.sel.enabled...)
 	}
 	refs := s.mcpRefs(need)
@@ -273,51 +219,62 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	}
 	s.mu.Lock()
 	logs = append(logs, s.buildTools().dropped...)
-	logs = s.cur.unwarned(logs)
+	logs = unwarned(s.st.Cur, logs)
 	s.mu.Unlock()
 	for _, l := range logs {
 		s.logWarn(l)
 	}
 
 	s.mu.Lock()
-	c := s.compose(true)
-	cur := s.cur
+	if s.st.Settings.FreezePrompt && s.st.Frozen == nil {
+		f := s.freeze(s.compose())
+		s.mu.Unlock()
+		s.emit(f)
+		s.mu.Lock()
+	}
+	c := s.compose()
+	cur := s.st.Cur
 	p := &callPlan{composition: c}
 	for _, ls := range c.delivered {
-		p.deliveredUses = append(p.deliveredUses, Use{Role: "SKILL", Name: ls.name, Version: ls.version, ExecutionID: ls.execID, Reused: ls.execTurn < s.turn})
+		p.deliveredUses = append(p.deliveredUses, Use{Role: "SKILL", Name: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Reused: ls.ExecTurn < s.st.Turn})
 	}
 	p.reusedUses = s.reusedTools(c.win)
 	var warns []string
 	if len(c.leftOff) > 0 {
-		warns = append(warns, cur.unwarned([]string{fmt.Sprintf("the list holds %d skills: left off %s", s.settings.ListSize, joinNames(c.leftOff))})...)
+		warns = append(warns, unwarned(cur, []string{fmt.Sprintf("the list holds %d skills: left off %s", s.st.Settings.ListSize, joinNames(c.leftOff))})...)
 	}
+	var gone []*Warning
 	for _, ls := range c.outOfWindow {
-		if !s.outOfWindow[ls.name] {
-			s.outOfWindow[ls.name] = true
-			warns = append(warns, fmt.Sprintf("%s is still loaded (its tools stay) but the load_skill result that delivered its text has left the window: the model no longer sees its text", ls.name))
+		if !s.st.OutOfWindow[ls.Name] {
+			gone = append(gone, &Warning{OutOfWindow: ls.Name, Message: fmt.Sprintf("%s is still loaded (its tools stay) but the load_skill result that delivered its text has left the window: the model no longer sees its text", ls.Name)})
 		}
 	}
-	trimmed := c.win.dropped() > s.lastDropped || c.win.capExceeded
+	trimmed := c.win.Dropped() > s.st.LastDropped || c.win.CapExceeded
 	s.mu.Unlock()
 
 	if trimmed {
-		s.emit(&WindowTrimmed{Call: call, Dropped: c.win.dropped(), Kept: c.win.kept(), CapExceeded: c.win.capExceeded})
-		if c.win.capExceeded {
-			s.warn(fmt.Sprintf("this turn alone is longer than max_transcript_messages (%d): the window starts at its user message and carries %d messages", s.settingsNow().MaxTranscriptMessages, c.win.kept()))
+		s.emit(&WindowTrimmed{Call: call, Dropped: c.win.Dropped(), Kept: c.win.Kept(), CapExceeded: c.win.CapExceeded})
+		if c.win.CapExceeded {
+			s.warn(fmt.Sprintf("this turn alone is longer than max_transcript_messages (%d): the window starts at its user message and carries %d messages", s.settingsNow().MaxTranscriptMessages, c.win.Kept()))
 		}
 	}
 	for _, w := range warns {
 		s.warn(w)
 	}
+	for _, w := range gone {
+		s.emit(w)
+	}
 	return p
 }
 
-// unwarned returns the messages not given yet this turn, and marks them.
-func (t *turnState) unwarned(msgs []string) []string {
+// unwarned returns the messages not given yet this turn, once each; the
+// Warning events that give them mark them given.
+func unwarned(t *rulebook.TurnState, msgs []string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, m := range msgs {
-		if !t.warned[m] {
-			t.warned[m] = true
+		if !t.Warned[m] && !seen[m] {
+			seen[m] = true
 			out = append(out, m)
 		}
 	}
@@ -327,11 +284,11 @@ func (t *turnState) unwarned(msgs []string) []string {
 // reusedTools lists, as reused uses, tool results of earlier turns that a
 // request carries and this turn has not counted yet (R21). Called with s.mu
 // held.
-func (s *Session) reusedTools(w window) []Use {
+func (s *Session) reusedTools(w rulebook.Window) []Use {
 	var out []Use
-	for k := w.start; k < w.n; k++ {
-		en := &s.entries[s.msgEntry[k]]
-		if en.Kind != EntryTool || en.Turn >= s.turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || s.cur.reused[en.ToolCallID] {
+	for k := w.Start; k < w.N; k++ {
+		en := &s.st.Entries[s.st.MsgEntry[k]]
+		if en.Kind != EntryTool || en.Turn >= s.st.Turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || s.st.Cur.Reused[en.ToolCallID] {
 			continue
 		}
 		v := ""

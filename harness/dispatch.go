@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 	"strings"
 	"time"
 
@@ -65,9 +67,9 @@ func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
 	var args struct{ Skill, Path string }
 	_ = json.Unmarshal(argsJSON, &args)
 	s.mu.Lock()
-	ls := s.findLoaded(args.Skill)
+	ls := s.st.FindLoaded(args.Skill)
 	if ls == nil {
-		ls = s.findPreload(args.Skill)
+		ls = s.st.FindPreload(args.Skill)
 	}
 	s.mu.Unlock()
 	if ls == nil {
@@ -75,13 +77,13 @@ func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
 	}
 	p := strings.TrimSpace(args.Path)
 	if p == "" || p == "." || p == "/" {
-		files, err := tools.ListResources(ls.skill.Dir)
+		files, err := tools.ListResources(ls.Body.Dir)
 		if err != nil {
 			return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
 		}
-		return &ToolResult{Content: fmt.Sprintf("Files of skill %s:\n%s", ls.name, strings.Join(files, "\n"))}
+		return &ToolResult{Content: fmt.Sprintf("Files of skill %s:\n%s", ls.Name, strings.Join(files, "\n"))}
 	}
-	text, err := tools.ReadResource(ls.skill.Dir, p, maxResourceBytes)
+	text, err := tools.ReadResource(ls.Body.Dir, p, maxResourceBytes)
 	if err != nil {
 		return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
 	}
@@ -109,10 +111,10 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 	call := tools.Call{ID: tc.ID, Def: b.def, Args: args, Dir: filepath.Dir(b.def.File)}
 	skill := ""
 	if b.owner != nil {
-		skill = b.owner.name
-		call.Dir = b.owner.skill.Dir
+		skill = b.owner.Name
+		call.Dir = b.owner.Body.Dir
 		call.StoreFile = s.storeFile(skill)
-		call.StateFile = b.owner.stateFile
+		call.StateFile = s.stateFile(b.owner.Name, b.owner.LoadExec)
 		ensureJSONFile(call.StoreFile)
 		if call.StateFile != "" {
 			ensureJSONFile(call.StateFile)
@@ -136,14 +138,14 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 	name := tc.Function.Name
 	switch b.info.Approval {
 	case ApproveDeny:
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: decisionAuto})
+		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
 		return fmt.Sprintf("denied: the policy for %s is always-deny", name)
 	case ApproveAsk:
 	default:
 		return ""
 	}
 	s.mu.Lock()
-	saved := s.approved[name]
+	saved := s.st.Approved[name]
 	s.mu.Unlock()
 	switch {
 	case saved:
@@ -153,7 +155,7 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 	case s.opts.Approver != nil:
 		req := ApprovalRequest{ToolCallID: tc.ID, Name: name, Arguments: tc.Function.Arguments, Kind: string(b.info.Kind)}
 		if b.owner != nil {
-			req.Skill = b.owner.name
+			req.Skill = b.owner.Name
 		}
 		d, err := s.opts.Approver(ctx, req)
 		if err != nil || ctx.Err() != nil {
@@ -178,10 +180,10 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 
 // stillLoaded reports whether a skill's load is still in the loaded set or
 // among the preloads.
-func (s *Session) stillLoaded(ls *loadedSkill) bool {
+func (s *Session) stillLoaded(ls *rulebook.Loaded) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, x := range append(append([]*loadedSkill{}, s.loaded...), s.preloads...) {
+	for _, x := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
 		if x == ls {
 			return true
 		}
@@ -223,17 +225,17 @@ func ensureJSONFile(path string) {
 
 // noteState records a skill's state and store after a tool ran, when they
 // changed (R26), so the UI and a reopened session see them.
-func (s *Session) noteState(ls *loadedSkill, stateFile, storeFile string) {
+func (s *Session) noteState(ls *rulebook.Loaded, stateFile, storeFile string) {
 	store, _ := os.ReadFile(storeFile)
 	var state []byte
 	if stateFile != "" {
 		state, _ = os.ReadFile(stateFile)
 	}
 	s.mu.Lock()
-	prevStore := s.stores[ls.name]
-	prevState := ls.lastState
+	prevStore := s.st.Stores[ls.Name]
+	prevState := ls.State
 	s.mu.Unlock()
-	ev := &StateChanged{Skill: ls.name}
+	ev := &StateChanged{Skill: ls.Name}
 	if len(store) > 0 && !bytes.Equal(store, prevStore) && json.Valid(store) {
 		ev.Store = json.RawMessage(store)
 	}
@@ -259,7 +261,7 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 	s.mu.Lock()
 	live := s.buildTools()
 	n := 0
-	for _, e := range s.entries {
+	for _, e := range s.st.Entries {
 		if e.Manual {
 			n++
 		}

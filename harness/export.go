@@ -15,15 +15,15 @@ import (
 // is never part of a session.
 func (s *Session) ExportMarkdown(w io.Writer) error {
 	s.mu.Lock()
-	entries := s.entries[:len(s.entries):len(s.entries)]
-	id, model, base, demo := s.id, s.modelName, s.opts.BaseURL, s.opts.Demo
+	entries := s.st.Entries[:len(s.st.Entries):len(s.st.Entries)]
+	id, model, base, demo := s.st.ID, s.st.Model, s.opts.BaseURL, s.opts.Demo
 	// a turn's end goes after the last entry it recorded
 	endsAfter := map[int][]*TurnEnd{}
-	for _, e := range s.ends {
-		endsAfter[s.endAt[e.Turn]] = append(endsAfter[s.endAt[e.Turn]], e)
+	for _, e := range s.st.Ends {
+		endsAfter[s.st.EndAt[e.Turn]] = append(endsAfter[s.st.EndAt[e.Turn]], e)
 	}
-	approvals := make(map[string]string, len(s.approvals))
-	for k, v := range s.approvals {
+	approvals := make(map[string]Decision, len(s.st.Approvals))
+	for k, v := range s.st.Approvals {
 		approvals[k] = v
 	}
 	s.mu.Unlock()
@@ -83,11 +83,11 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 	return bw.Flush()
 }
 
-var approvalText = map[string]string{
-	DecisionOnce: "approved once by the user",
-	DecisionAll:  "approved for the session by the user",
-	DecisionDeny: "denied",
-	decisionAuto: "denied by policy",
+var approvalText = map[Decision]string{
+	DecisionOnce:       "approved once by the user",
+	DecisionAll:        "approved for the session by the user",
+	DecisionDeny:       "denied",
+	DecisionPolicyDeny: "denied by policy",
 }
 
 func writeTurnEnd(w io.Writer, e *TurnEnd) {

@@ -152,11 +152,10 @@ func Open(path string, opts Options) (*Session, error) {
 	s.reset(start.SessionID)
 	s.dir = dir
 	for _, e := range events {
-		s.apply(e, true)
+		s.st.Apply(e)
 	}
-	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.modelName
-	unfinished := s.cur != nil && !s.cur.ended
-	s.running = false
+	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.st.Model
+	unfinished := s.st.Cur != nil && !s.st.Cur.Ended
 	j, err := openJournal(path)
 	if err != nil {
 		s.mu.Unlock()
@@ -165,11 +164,9 @@ func Open(path string, opts Options) (*Session, error) {
 	s.journal = j
 	orphans := s.unansweredCalls()
 	s.mu.Unlock()
+	s.materialize()
 	for _, p := range problems {
 		s.warn("journal " + p + " was skipped")
-	}
-	for _, name := range uniq(s.replayMissing) {
-		s.warn(fmt.Sprintf("skill %s was loaded in this session but is no longer a valid skill on disk: left out", name))
 	}
 	// A turn cut short by a crash keeps a valid transcript: every call
 	// gets a result, and the turn is closed.
@@ -179,6 +176,8 @@ func Open(path string, opts Options) (*Session, error) {
 	if unfinished {
 		s.finishTurn(StopInterrupted)
 	}
+	// fold, then reconcile with today's disk: what changed is named
+	s.syncSkills()
 	if switchModel {
 		// the model this skillet talks to, recorded so a replay agrees
 		s.emit(&SettingChanged{Key: "model", Value: s.opts.ModelName})
@@ -202,13 +201,13 @@ func uniq(names []string) []string {
 // Called with s.mu held.
 func (s *Session) unansweredCalls() []ToolCallRecord {
 	answered := map[string]bool{}
-	for _, e := range s.entries {
+	for _, e := range s.st.Entries {
 		if e.Kind == EntryTool {
 			answered[e.ToolCallID] = true
 		}
 	}
 	var out []ToolCallRecord
-	for _, e := range s.entries {
+	for _, e := range s.st.Entries {
 		for _, tc := range e.ToolCalls {
 			if !answered[tc.ID] {
 				out = append(out, tc)

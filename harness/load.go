@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"skillet/harness/rulebook"
 	"strings"
 	"unicode/utf8"
 
@@ -36,15 +37,15 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	name := strings.TrimSpace(args.Name)
 
 	s.mu.Lock()
-	set := s.settings
+	set := s.st.Settings
 	delivery := set.Delivery
 	if set.FreezePrompt {
 		// a frozen prompt cannot show new text: the result carries it (R23)
 		delivery = DeliveryToolResult
 	}
-	if ls := s.findPreload(name); ls != nil {
+	if ls := s.st.FindPreload(name); ls != nil {
 		s.mu.Unlock()
-		return loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.execID)}
+		return loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.ExecID)}
 	}
 	sk := s.sel.enabledSkill(name)
 	if sk == nil {
@@ -52,17 +53,17 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 		s.mu.Unlock()
 		return loadOutcome{content: msg, isError: true, refused: true}
 	}
-	resident := s.findLoaded(name)
-	exec, readThisTurn := s.cur.execs[name]
-	readThisTurn = readThisTurn && s.cur.execVersion[name] == sk.Version
-	if readThisTurn && resident != nil && resident.execID == exec {
+	resident := s.st.FindLoaded(name)
+	exec, readThisTurn := s.st.Cur.Execs[name]
+	readThisTurn = readThisTurn && s.st.Cur.ExecVersion[name] == sk.Version
+	if readThisTurn && resident != nil && resident.ExecID == exec {
 		// R13: within a turn, loads of one version share one execution
-		wasActive := s.loaded[0] == resident
+		wasActive := s.st.Loaded[0] == resident
 		s.mu.Unlock()
 		line := fmt.Sprintf("contextChanged: %s was already read this turn as execution %s", name, exec)
 		if !wasActive {
 			line += "; it is the active skill again"
-			s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
+			s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: ByModel})
 		}
 		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
 		return loadOutcome{content: s.loadResult([]string{line}, resident, delivery)}
@@ -75,7 +76,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 		// read this turn and unloaded since: back under the same execution,
 		// not counted again
 		s.mu.Unlock()
-		lines := s.insert(ctx, sk, exec, "model", delivery, tc.ID, true)
+		lines := s.insert(ctx, sk, exec, ByModel, delivery, tc.ID, true)
 		return loadOutcome{content: s.loadResult(lines, s.loadedNamed(name), delivery)}
 	}
 	text := skillText(sk)
@@ -84,11 +85,11 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d characters, over max_skill_chars (%d); a skill arrives whole or not at all", name, n, set.MaxSkillChars), isError: true, refused: true}
 	}
-	if s.cur.usage.Loads >= set.MaxLoadsPerTurn {
+	if s.st.Cur.Usage.Loads >= set.MaxLoadsPerTurn {
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("load refused: this turn already made %d loads, the max_loads_per_turn limit", set.MaxLoadsPerTurn), isError: true, refused: true}
 	}
-	if used := s.cur.usage.LoadTokens; used+tokens > set.LoadTokenBudget {
+	if used := s.st.Cur.Usage.LoadTokens; used+tokens > set.LoadTokenBudget {
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d tokens and this turn has delivered %d of its load_token_budget of %d", name, tokens, used, set.LoadTokenBudget), isError: true, refused: true}
 	}
@@ -96,10 +97,10 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	s.mu.Unlock()
 
 	if resident == nil {
-		lines := s.insert(ctx, sk, exec, "model", delivery, tc.ID, false)
+		lines := s.insert(ctx, sk, exec, ByModel, delivery, tc.ID, false)
 		return loadOutcome{content: s.loadResult(lines, s.loadedNamed(name), delivery)}
 	}
-	s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: "model"})
+	s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: ByModel})
 	line := fmt.Sprintf("contextChanged: %s read again as execution %s; it is the active skill", name, exec)
 	s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
 	return loadOutcome{content: s.loadResult([]string{line}, s.loadedNamed(name), delivery)}
@@ -108,50 +109,49 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 // victims names the skills a load would unload to stay within
 // max_loaded_skills: none when the skill is already loaded. Called with
 // s.mu held.
-func (s *Session) victims(resident *loadedSkill) map[string]bool {
+func (s *Session) victims(resident *rulebook.Loaded) map[string]bool {
 	out := map[string]bool{}
 	if resident != nil {
 		return out
 	}
-	for i := len(s.loaded) - 1; i >= 0 && i >= s.settings.MaxLoadedSkills-1; i-- {
-		out[s.loaded[i].name] = true
+	for i := len(s.st.Loaded) - 1; i >= 0 && i >= s.st.Settings.MaxLoadedSkills-1; i-- {
+		out[s.st.Loaded[i].Name] = true
 	}
 	return out
 }
 
-func (s *Session) loadedNamed(name string) *loadedSkill {
+func (s *Session) loadedNamed(name string) *rulebook.Loaded {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.findLoaded(name)
+	return s.st.FindLoaded(name)
 }
 
 // insert loads a skill that is not loaded: it unloads the least recently
 // used skills past max_loaded_skills (R2), then loads it and records the
 // contextChanged lines (R7). toolCallID "" records them as notes. The
 // skill's MCP servers are asked for their tools first, outside the lock.
-func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delivery, toolCallID string, repeat bool) []string {
+func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec string, by LoadedBy, delivery Delivery, toolCallID string, repeat bool) []string {
 	s.mu.Lock()
 	refs := s.mcpRefs([]*skills.Skill{sk})
 	s.mu.Unlock()
 	failures := s.prefetchMCP(ctx, refs)
 
 	s.mu.Lock()
-	ls := &loadedSkill{name: sk.Name, execID: exec, execTurn: s.turn, loadedTurn: s.turn, by: by, delivery: delivery, resultMsg: -1}
-	if by != "model" {
-		ls.delivery = DeliveryContext // only a tool result can carry text
+	ls := &rulebook.Loaded{Name: sk.Name, ExecID: exec, ExecTurn: s.st.Turn, LoadedTurn: s.st.Turn, By: by, Delivery: delivery, ResultMsg: -1}
+	if by != ByModel {
+		ls.Delivery = DeliveryContext // only a tool result can carry text
 	}
 	s.render(ls, sk)
-	ls.stateFile = s.stateFile(sk.Name, exec)
 	var evicted []string
-	keep := s.loaded
-	for len(keep) >= s.settings.MaxLoadedSkills && len(keep) > 0 {
-		evicted = append(evicted, keep[len(keep)-1].name)
+	keep := s.st.Loaded
+	for len(keep) >= s.st.Settings.MaxLoadedSkills && len(keep) > 0 {
+		evicted = append(evicted, keep[len(keep)-1].Name)
 		keep = keep[:len(keep)-1]
 	}
 	before := s.buildTools()
-	after := s.buildToolsWith(s.preloads, append([]*loadedSkill{ls}, keep...))
-	ls.tools = madeAvailable(before, after, ls)
-	max := s.settings.MaxLoadedSkills
+	after := s.buildToolsWith(s.st.Preloads, append([]*rulebook.Loaded{ls}, keep...))
+	ls.Tools = madeAvailable(before, after, ls)
+	max := s.st.Settings.MaxLoadedSkills
 	s.mu.Unlock()
 
 	for _, f := range failures {
@@ -159,12 +159,12 @@ func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec, by, delive
 	}
 	var lines []string
 	for _, name := range evicted {
-		s.emit(&SkillUnloaded{Skill: name, Reason: "lru"})
+		s.emit(&SkillUnloaded{Skill: name, Reason: UnloadLRU})
 		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; max_loaded_skills is %d): its instructions and tools left", name, max)
 		lines = append(lines, line)
 		s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
 	}
-	s.emit(&SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: exec, Evicted: nonNil(evicted), Tools: nonNil(ls.tools), By: by, Tokens: ls.tokens, Delivery: ls.delivery, Repeat: repeat, prep: prepared{ls: ls}})
+	s.emit(&SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: exec, Evicted: nonNil(evicted), Tools: nonNil(ls.Tools), By: by, Tokens: ls.Tokens, Delivery: ls.Delivery, Repeat: repeat, Body: ls.Body})
 	line := loadLine(ls, by)
 	lines = append(lines, line)
 	s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
@@ -180,17 +180,17 @@ func nonNil(v []string) []string {
 
 // loadLine is the contextChanged record of a load, with the first 200
 // characters of each line the skill added (R7).
-func loadLine(ls *loadedSkill, by string) string {
+func loadLine(ls *rulebook.Loaded, by LoadedBy) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "contextChanged: loaded %s version %s as execution %s", ls.name, orNone(ls.version), ls.execID)
-	if by == "user" {
+	fmt.Fprintf(&b, "contextChanged: loaded %s version %s as execution %s", ls.Name, orNone(ls.Version), ls.ExecID)
+	if by == ByUser {
 		b.WriteString(" by the user")
 	}
 	b.WriteString("; it is the active skill")
-	if len(ls.tools) > 0 {
-		b.WriteString("; tools: " + strings.Join(ls.tools, ", "))
+	if len(ls.Tools) > 0 {
+		b.WriteString("; tools: " + strings.Join(ls.Tools, ", "))
 	}
-	for _, l := range firstChars(ls.text, excerptChars) {
+	for _, l := range firstChars(ls.Body.Text, excerptChars) {
 		b.WriteString("\n  | ")
 		b.WriteString(l)
 	}
@@ -199,29 +199,12 @@ func loadLine(ls *loadedSkill, by string) string {
 
 // loadResult is the load_skill answer: the contextChanged lines, and in
 // tool-result delivery the skill's whole text after them (R11).
-func (s *Session) loadResult(lines []string, ls *loadedSkill, delivery string) string {
+func (s *Session) loadResult(lines []string, ls *rulebook.Loaded, delivery Delivery) string {
 	out := strings.Join(lines, "\n")
 	if delivery == DeliveryToolResult && ls != nil {
-		out += "\n\n" + skillElement(ls.name, ls.version, ls.execID, true, "", ls.text)
+		out += "\n\n" + skillElement(ls.Name, ls.Version, ls.ExecID, true, "", ls.Body.Text)
 	}
 	return out
-}
-
-// noteLoaded records that the model itself read a skill this turn (R13,
-// R20).
-func (t *turnState) noteLoaded(ls *loadedSkill) {
-	t.execs[ls.name] = ls.execID
-	t.execVersion[ls.name] = ls.version
-	t.loaded.add(ls.name)
-}
-
-func (s *Session) findPreload(name string) *loadedSkill {
-	for _, ls := range s.preloads {
-		if ls.name == name {
-			return ls
-		}
-	}
-	return nil
 }
 
 // unknownSkill explains a load of a name that is not an enabled skill,
@@ -258,7 +241,7 @@ func (s *Session) LoadSkill(name string) error {
 	defer s.release()
 	s.syncSkills() // read from disk, as a turn would (R17)
 	s.mu.Lock()
-	if s.settings.FreezePrompt {
+	if s.st.Settings.FreezePrompt {
 		s.mu.Unlock()
 		return fmt.Errorf("load %s: with freeze_prompt the instructions cannot change, so only the model can load a skill (its text arrives as the load_skill result)", name)
 	}
@@ -268,11 +251,11 @@ func (s *Session) LoadSkill(name string) error {
 			return fmt.Errorf("load %s: it is preloaded: its guidance is in the instructions at every turn", name)
 		}
 	}
-	if ls := s.findLoaded(name); ls != nil {
-		active := s.loaded[0] == ls
+	if ls := s.st.FindLoaded(name); ls != nil {
+		active := s.st.Loaded[0] == ls
 		s.mu.Unlock()
 		if !active {
-			s.emit(&SkillActivated{Skill: name, ExecutionID: ls.execID, By: "user"})
+			s.emit(&SkillActivated{Skill: name, ExecutionID: ls.ExecID, By: ByUser})
 			s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: %s made the active skill by the user", name)})
 		}
 		return nil
@@ -283,9 +266,9 @@ func (s *Session) LoadSkill(name string) error {
 		s.mu.Unlock()
 		return fmt.Errorf("load %s: %s", name, strings.TrimPrefix(msg, "load_skill: "))
 	}
-	if n := utf8.RuneCountInString(skillText(sk)); n > s.settings.MaxSkillChars {
+	if n := utf8.RuneCountInString(skillText(sk)); n > s.st.Settings.MaxSkillChars {
 		s.mu.Unlock()
-		return fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, s.settings.MaxSkillChars)
+		return fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, s.st.Settings.MaxSkillChars)
 	}
 	if err := s.pinConflict(sk, s.victims(nil)); err != nil {
 		s.mu.Unlock()
@@ -293,7 +276,7 @@ func (s *Session) LoadSkill(name string) error {
 	}
 	exec := s.nextExecID()
 	s.mu.Unlock()
-	s.insert(context.Background(), sk, exec, "user", DeliveryContext, "", false)
+	s.insert(context.Background(), sk, exec, ByUser, DeliveryContext, "", false)
 	return s.syncJournal()
 }
 
@@ -304,12 +287,12 @@ func (s *Session) UnloadSkill(name string) error {
 	}
 	defer s.release()
 	s.mu.Lock()
-	ls := s.findLoaded(name)
+	ls := s.st.FindLoaded(name)
 	s.mu.Unlock()
 	if ls == nil {
 		return fmt.Errorf("unload %s: it is not loaded", name)
 	}
-	s.emit(&SkillUnloaded{Skill: name, Reason: "user"})
+	s.emit(&SkillUnloaded{Skill: name, Reason: UnloadUser})
 	s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s by the user: its instructions and tools left", name)})
 	return s.syncJournal()
 }
@@ -318,17 +301,16 @@ func (s *Session) UnloadSkill(name string) error {
 // config order, each an execution of its own (R16).
 func (s *Session) preloadSkills() {
 	s.mu.Lock()
-	var todo []*loadedSkill
+	var todo []*rulebook.Loaded
 	var refused []string
 	for _, sk := range s.sel.preload {
-		ls := &loadedSkill{name: sk.Name, loadedTurn: s.turn, execTurn: s.turn, by: "preload", delivery: DeliveryContext, resultMsg: -1}
+		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: s.st.Turn, ExecTurn: s.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
 		s.render(ls, sk)
-		if n := utf8.RuneCountInString(ls.text); n > s.settings.MaxSkillChars {
-			refused = append(refused, fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, s.settings.MaxSkillChars))
+		if n := utf8.RuneCountInString(ls.Body.Text); n > s.st.Settings.MaxSkillChars {
+			refused = append(refused, fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, s.st.Settings.MaxSkillChars))
 			continue
 		}
-		ls.execID = s.nextExecID()
-		ls.stateFile = s.stateFile(sk.Name, ls.execID)
+		ls.ExecID = s.nextExecID()
 		todo = append(todo, ls)
 	}
 	s.mu.Unlock()
@@ -336,7 +318,7 @@ func (s *Session) preloadSkills() {
 		s.logWarn(r)
 	}
 	for _, ls := range todo {
-		s.emit(&SkillPreload{Skill: ls.name, Version: ls.version, ExecutionID: ls.execID, Tokens: ls.tokens, prep: prepared{ls: ls}})
+		s.emit(&SkillPreload{Skill: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Tokens: ls.Tokens, Body: ls.Body})
 	}
 }
 
@@ -345,7 +327,7 @@ func (s *Session) preloadSkills() {
 // not Loaded.
 func (s *Session) pasteSkills(text string) {
 	s.mu.Lock()
-	set := s.settings
+	set := s.st.Settings
 	ranked, scores := s.ranker.rank(s.sel.enabled, text)
 	var chosen []*skills.Skill
 	tokens := 0
@@ -366,14 +348,14 @@ func (s *Session) pasteSkills(text string) {
 		keep[sk.Name] = true
 	}
 	var drop []string
-	for _, ls := range s.loaded {
-		if !keep[ls.name] {
-			drop = append(drop, ls.name)
+	for _, ls := range s.st.Loaded {
+		if !keep[ls.Name] {
+			drop = append(drop, ls.Name)
 		}
 	}
 	s.mu.Unlock()
 	for _, name := range drop {
-		s.emit(&SkillUnloaded{Skill: name, Reason: "paste"})
+		s.emit(&SkillUnloaded{Skill: name, Reason: UnloadPaste})
 		s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s: it no longer ranks among the skills pasted for this message", name)})
 	}
 	// the best match goes last so it ends up most recent: the active one
@@ -381,13 +363,13 @@ func (s *Session) pasteSkills(text string) {
 		sk := chosen[i]
 		s.mu.Lock()
 		exec := s.nextExecID()
-		resident := s.findLoaded(sk.Name)
+		resident := s.st.FindLoaded(sk.Name)
 		s.mu.Unlock()
 		if resident != nil {
-			s.emit(&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: "paste"})
+			s.emit(&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: ByPaste})
 			s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: %s pasted again for this message as execution %s", sk.Name, exec)})
 			continue
 		}
-		s.insert(context.Background(), sk, exec, "paste", DeliveryContext, "", false)
+		s.insert(context.Background(), sk, exec, ByPaste, DeliveryContext, "", false)
 	}
 }

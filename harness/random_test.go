@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"skillet/harness/rulebook"
 	"strings"
 	"testing"
 
@@ -135,7 +136,7 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 		seen[e.EventType()]++
 		switch e := e.(type) {
 		case *SkillUnloaded:
-			seen["unload:"+e.Reason]++
+			seen["unload:"+string(e.Reason)]++
 		case *ToolResult:
 			switch {
 			case strings.HasPrefix(e.Content, "Unknown tool"):
@@ -185,20 +186,20 @@ func checkRequest(t *testing.T, s *Session, req *chat.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	allowed := map[string]bool{ToolLoadSkill: true, ToolReadResource: true}
-	for _, ls := range append(append([]*loadedSkill{}, s.loaded...), s.preloads...) {
-		for _, ref := range ls.skill.Tools {
+	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
+		for _, ref := range ls.Body.Tools {
 			allowed[modelToolName(ref.Name)] = true
 		}
 	}
 	for _, tool := range req.Tools {
 		// a frozen prompt declares every tool a skill could bring (R23);
 		// calling one whose skill is not loaded is refused instead
-		if !allowed[tool.Function.Name] && !s.settings.FreezePrompt {
+		if !allowed[tool.Function.Name] && !s.st.Settings.FreezePrompt {
 			t.Errorf("tool %s in the request belongs to no built-in, agent tool or loaded skill", tool.Function.Name)
 		}
 	}
-	if len(s.loaded) > s.settings.MaxLoadedSkills {
-		t.Errorf("%d skills loaded, max %d", len(s.loaded), s.settings.MaxLoadedSkills)
+	if len(s.st.Loaded) > s.st.Settings.MaxLoadedSkills {
+		t.Errorf("%d skills loaded, max %d", len(s.st.Loaded), s.st.Settings.MaxLoadedSkills)
 	}
 }
 
@@ -222,12 +223,12 @@ func checkSession(t *testing.T, s *Session) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.loaded) > s.settings.MaxLoadedSkills {
-		t.Errorf("%d skills loaded, max %d", len(s.loaded), s.settings.MaxLoadedSkills)
+	if len(s.st.Loaded) > s.st.Settings.MaxLoadedSkills {
+		t.Errorf("%d skills loaded, max %d", len(s.st.Loaded), s.st.Settings.MaxLoadedSkills)
 	}
 	live := map[string]bool{}
-	for _, ls := range append(append([]*loadedSkill{}, s.loaded...), s.preloads...) {
-		live[filepath.Base(ls.stateFile)] = true
+	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
+		live[filepath.Base(s.stateFile(ls.Name, ls.LoadExec))] = true
 	}
 	states, _ := os.ReadDir(filepath.Join(s.dir, "state"))
 	for _, st := range states {
@@ -235,7 +236,7 @@ func checkSession(t *testing.T, s *Session) {
 			t.Errorf("state %s outlived its skill's unload", st.Name())
 		}
 	}
-	for name := range s.stores {
+	for name := range s.st.Stores {
 		if _, err := os.Stat(s.storeFile(name)); err != nil {
 			t.Errorf("store of %s is gone: %v", name, err)
 		}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"skillet/harness/rulebook"
 	"strings"
 
 	"skillet/skills"
@@ -113,4 +114,24 @@ func joinParts(parts []ContextPart) string {
 		}
 	}
 	return strings.Join(texts, "\n\n")
+}
+
+// bodyOf is what a load of a skill keeps of it (see SkillBody).
+func bodyOf(sk *skills.Skill) SkillBody {
+	return SkillBody{Text: skillText(sk), Dir: sk.Dir, Tools: sk.Tools}
+}
+
+// render sets a new load's text from a parsed skill. Called with s.mu held,
+// on a load not yet in the state.
+func (s *Session) render(ls *rulebook.Loaded, sk *skills.Skill) {
+	ls.Version = sk.Version
+	ls.Body = bodyOf(sk)
+	ls.Tokens = s.count(ls.Body.Text)
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
 }

@@ -199,7 +199,7 @@ func TestR15_ApprovalPolicy(t *testing.T) {
 
 	asked := 0
 	f3 := w.open(cfg, func(o *Options) {
-		o.Approver = func(_ ctxT, req ApprovalRequest) (string, error) {
+		o.Approver = func(_ ctxT, req ApprovalRequest) (Decision, error) {
 			asked++
 			if req.Name != "alpha_tool" || req.Skill != "alpha" {
 				t.Errorf("approval request %+v", req)

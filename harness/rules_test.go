@@ -124,7 +124,7 @@ func TestR4_UnloadTakesInstructionsToolsAndStateButKeepsHistoryAndStore(t *testi
 	if !strings.Contains(string(snap.Loaded[0].State), "ship friday") || !strings.Contains(string(snap.Loaded[0].Store), "ship friday") {
 		t.Fatalf("state %s / store %s should hold the fact", snap.Loaded[0].State, snap.Loaded[0].Store)
 	}
-	stateFile := f.s.loaded[0].stateFile
+	stateFile := f.s.stateFile(f.s.st.Loaded[0].Name, f.s.st.Loaded[0].LoadExec)
 	f.turn("others", load("other1"), load("other2"), say("ok"))
 	req := f.model.last()
 	if strings.Contains(system(req), "NOTES-INSTRUCTIONS") {
@@ -243,7 +243,7 @@ func TestR8_OneCurrentContextMostRecentFirstOutsideTheWindowCap(t *testing.T) {
 		t.Fatal("current_context must hold every loaded skill although the window is capped at 2")
 	}
 	if n := len(f.model.last().Messages) - 1; n > 2 {
-		t.Fatalf("window carries %d messages, cap is 2", n)
+		t.Fatalf("rulebook.Window carries %d messages, cap is 2", n)
 	}
 }
 
@@ -260,7 +260,7 @@ func TestR9_WindowStartsAtUserMessageAndKeepsCallsWithResults(t *testing.T) {
 			t.Fatalf("request %d carries %d messages, cap 5", i, len(msgs))
 		}
 		if len(msgs) > 0 && msgs[0].Role != chat.RoleUser {
-			t.Fatalf("request %d window starts at %s", i, msgs[0].Role)
+			t.Fatalf("request %d rulebook.Window starts at %s", i, msgs[0].Role)
 		}
 		checkCallsHaveResults(t, msgs)
 	}
@@ -277,7 +277,7 @@ func TestR9_CurrentTurnLongerThanCapStartsAtItsUserMessage(t *testing.T) {
 	f.turn("long turn", load("alpha"), call("alpha_tool", `{"q":"1"}`), call("alpha_tool", `{"q":"2"}`), say("done"))
 	last := f.model.last().Messages[1:]
 	if last[0].Role != chat.RoleUser || !strings.Contains(last[0].Content, "long turn") {
-		t.Fatalf("window should start at the turn's user message, starts with %+v", last[0])
+		t.Fatalf("rulebook.Window should start at the turn's user message, starts with %+v", last[0])
 	}
 	if !f.s.Snapshot().Window.CapExceeded {
 		t.Fatal("snapshot should say the cap was exceeded")

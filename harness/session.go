@@ -8,12 +8,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"skillet/harness/rulebook"
 	"strings"
 	"sync"
 	"time"
@@ -69,93 +69,50 @@ type ModelLister interface {
 // it. Its methods are safe to call from several goroutines; one turn runs
 // at a time.
 type Session struct {
+	// opts, cfg, catalog and tok are set at construction and never change.
 	opts    Options
 	cfg     *Config
 	catalog *skills.Catalog
 	tok     *Tokenizer
 
-	// emitMu orders events: apply, journal and OnEvent happen in one order.
+	// emitMu orders events: apply, file effects, journal and OnEvent
+	// happen in one order.
 	emitMu sync.Mutex
-	mu     sync.Mutex
+	// mu guards every field below.
+	mu sync.Mutex
 
-	id        string
-	dir       string
-	tempDir   bool
-	journal   *journal
-	modelName string
-	model     chat.Model
-	settings  Settings
-
-	entries  []Entry
-	msgs     []chat.Message
-	msgEntry []int
-	userMsgs []int
-	msgTok   []int
-
-	loaded   []*loadedSkill
-	preloads []*loadedSkill
-	execSeq  int
-	turn     int
-	running  bool
+	// st is the rule book's state; only emit writes it, through Apply.
+	st *rulebook.State
+	// dir is the session's folder; tempDir marks one made for a session
+	// without a journal; journal is nil then.
+	dir     string
+	tempDir bool
+	journal *journal
+	model   chat.Model
 	// busy is set while a turn or a command runs (see acquire).
 	busy bool
-	cur  *turnState
-	last *TurnEnd
-	ends []*TurnEnd
-	// endAt is, per turn, how many entries the transcript held when it
-	// ended; approvals are the decisions per tool call. Both are for export.
-	endAt     map[int]int
-	approvals map[string]string
-	approved  map[string]bool
-	calls     []CallRecord
-	frozen    *frozenPrompt
+	// execHigh is the highest execution number handed out, which may run
+	// ahead of the recorded ones until their events are applied.
+	execHigh int
 
+	// What the shell knows of the world, refreshed before each step: the
+	// selected skills, the ranking index, tool definitions.
 	sel       *selection
 	ranker    *ranker
 	agentDefs map[string]*skills.ToolDef
 	mcpDefs   map[string]*skills.ToolDef
 	mcpErrs   map[string]error
-	// callIDs are the tool call ids of the session, kept unique.
-	callIDs map[string]bool
-	stores  map[string]json.RawMessage
-	notices []string
-	// gone keeps tools that left with their skill visible for a turn.
-	gone        []goneTool
-	lastDropped int
-	outOfWindow map[string]bool
-	tokCache    map[string]int
+	notices   []string
+	// tokCache and msgTok remember token counts (msgTok per message, with
+	// the content length it was counted at).
+	tokCache map[string]int
+	msgTok   []msgCount
 	// secrets hides credentials of the config's MCP servers in what the
 	// session records.
 	secrets *strings.Replacer
-	// unsent are notes for the model not yet on the wire.
-	unsent []string
-	// replayMissing names skills a reopened journal had loaded that the
-	// catalog no longer holds.
-	replayMissing []string
 }
 
-// loadedSkill is one skill in the loaded set or among this turn's preloads.
-type loadedSkill struct {
-	skill      *skills.Skill
-	name       string
-	version    string
-	execID     string
-	execTurn   int
-	loadedTurn int
-	by         string
-	text       string
-	tokens     int
-	changed    bool
-	tools      []string
-	stateFile  string
-	// delivery is how the text reaches the model, fixed at load (R11).
-	delivery string
-	// resultMsg is the message holding the result of the model's last
-	// read, which carries the text in tool-result delivery; -1 if none.
-	resultMsg int
-	// lastState is the state last recorded (R26).
-	lastState []byte
-}
+type msgCount struct{ n, tokens int }
 
 // New starts a session. It fails when the config's skills cannot be
 // selected (R19) or an agent tool has no definition.
@@ -258,7 +215,7 @@ func (s *Session) start(id string) error {
 		return err
 	}
 	s.mu.Unlock()
-	s.emit(&SessionStart{SessionID: s.id, Model: s.modelName, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.settings, Agent: s.cfg.Agent.Prompt,
+	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.cfg.Agent.Prompt,
 		Config: s.cfg.Path, Roots: s.opts.Roots})
 	return s.syncJournal()
 }
@@ -266,22 +223,11 @@ func (s *Session) start(id string) error {
 // reset empties the session's state for a conversation with the given id.
 // Called with s.mu held.
 func (s *Session) reset(id string) {
-	s.id = id
-	s.settings = s.cfg.Session
-	s.modelName = s.opts.ModelName
+	s.st = rulebook.New(id, s.opts.ModelName, s.cfg.Session)
 	s.model = s.opts.Model
-	s.entries, s.msgs, s.msgEntry, s.userMsgs, s.msgTok = nil, nil, nil, nil, nil
-	s.loaded, s.preloads = nil, nil
-	s.execSeq, s.turn, s.running, s.cur, s.last, s.ends = 0, 0, false, nil, nil, nil
-	s.approved = map[string]bool{}
-	s.endAt, s.approvals = map[int]int{}, map[string]string{}
-	s.calls, s.frozen = nil, nil
+	s.msgTok, s.execHigh = nil, 0
 	s.mcpDefs = map[string]*skills.ToolDef{}
 	s.mcpErrs = map[string]error{}
-	s.callIDs = map[string]bool{}
-	s.stores = map[string]json.RawMessage{}
-	s.gone, s.lastDropped, s.unsent = nil, 0, nil
-	s.outOfWindow = map[string]bool{}
 }
 
 // openDir makes the session's folder and opens its journal.
@@ -300,7 +246,7 @@ func (s *Session) openDir() error {
 		}
 		s.dir, s.tempDir = d, true
 	} else {
-		s.dir, s.tempDir = filepath.Join(s.opts.Dir, s.id), false
+		s.dir, s.tempDir = filepath.Join(s.opts.Dir, s.st.ID), false
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("session folder: %w", err)
 		}
@@ -393,7 +339,7 @@ func redactURL(raw string) string {
 func (s *Session) ID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.id
+	return s.st.ID
 }
 
 // Dir is the session's folder (journal, state and store files).
@@ -408,14 +354,14 @@ func (s *Session) Dir() string {
 func (s *Session) Transcript() []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.entries[:len(s.entries):len(s.entries)]
+	return s.st.Entries[:len(s.st.Entries):len(s.st.Entries)]
 }
 
 // ModelCalls returns every model call of the session, for the inspector.
 func (s *Session) ModelCalls() []CallRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]CallRecord(nil), s.calls...)
+	return append([]CallRecord(nil), s.st.Calls...)
 }
 
 // Models lists the models the endpoint offers, when the model can say.
@@ -448,25 +394,27 @@ func (s *Session) Close() error {
 	return errors.Join(errs...)
 }
 
-// emit stamps an event, applies it to the session's state, journals it and
-// hands it to OnEvent. All state changes go through here, which is what
-// lets a journal reopen a session.
+// emit stamps an event, applies it to the rule book's state, carries out
+// its file effects, journals it and hands it to OnEvent. Every state change
+// goes through here, which is what lets a journal reopen a session.
 func (s *Session) emit(e Event) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
-	h := e.header()
+	h := e.Head()
 	h.Type = e.EventType()
 	s.scrub(e)
 	if h.Turn == 0 {
-		h.Turn = s.turn
+		h.Turn = s.st.Turn
 	}
 	if h.Time.IsZero() {
 		h.Time = s.opts.Now().UTC()
 	}
-	s.apply(e, false)
+	fx := s.effectsOf(e)
+	s.st.Apply(e)
 	j := s.journal
 	s.mu.Unlock()
+	fx.run()
 	if j != nil && Journaled(e) {
 		if err := j.write(e); err != nil && s.opts.OnEvent != nil {
 			s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
@@ -492,7 +440,8 @@ func (s *Session) syncJournal() error {
 	return j.sync()
 }
 
+// nextExecID hands out the next execution id. Called with s.mu held.
 func (s *Session) nextExecID() string {
-	s.execSeq++
-	return fmt.Sprintf("x-%d", s.execSeq)
+	s.execHigh = max(s.execHigh, s.st.ExecSeq) + 1
+	return fmt.Sprintf("x-%d", s.execHigh)
 }

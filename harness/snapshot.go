@@ -6,56 +6,6 @@ import (
 	"skillet/skills"
 )
 
-// EntryKind is the kind of a transcript entry.
-type EntryKind string
-
-// Transcript entry kinds. User, assistant and tool entries are chat messages
-// and count against the window (R9); notes stand in the transcript for the
-// author and, except preload notes, reach the model in front of the next
-// user message.
-const (
-	EntryUser      EntryKind = "user"
-	EntryAssistant EntryKind = "assistant"
-	EntryTool      EntryKind = "tool"
-	EntryNote      EntryKind = "note"
-)
-
-// Note kinds.
-const (
-	NoteContextChanged = "context_changed"
-	NoteHarnessLog     = "harness_log"
-	NoteSkillPreload   = "skill_preload"
-)
-
-// Entry is one transcript entry (R1). Entries are never changed once
-// recorded.
-type Entry struct {
-	// Index is the entry's position in the transcript.
-	Index int `json:"index"`
-	// Message is the entry's position among chat messages, -1 for notes.
-	Message int       `json:"message"`
-	Kind    EntryKind `json:"kind"`
-	Turn    int       `json:"turn"`
-	// Text is the user's or assistant's text, the tool result, or the note.
-	Text      string           `json:"text"`
-	Reasoning string           `json:"reasoning,omitempty"`
-	ToolCalls []ToolCallRecord `json:"tool_calls,omitempty"`
-	// ToolCallID and ToolName identify the call a tool entry answers.
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	ToolName   string `json:"tool_name,omitempty"`
-	// ToolVersion is the version of the tool that answered, 0 for built-ins.
-	ToolVersion int    `json:"tool_version,omitempty"`
-	IsError     bool   `json:"is_error,omitempty"`
-	Stderr      string `json:"stderr,omitempty"`
-	// Refused marks a tool result the harness gave without running anything
-	// (unknown tool, denied, over a limit, cancelled).
-	Refused bool `json:"refused,omitempty"`
-	// NoteKind is the kind of a note entry.
-	NoteKind    string `json:"note_kind,omitempty"`
-	Manual      bool   `json:"manual,omitempty"`
-	Interrupted bool   `json:"interrupted,omitempty"`
-}
-
 // LoadedSkill is one skill in the loaded set or among the preloads.
 type LoadedSkill struct {
 	Name        string `json:"name"`
@@ -69,10 +19,9 @@ type LoadedSkill struct {
 	Changed bool `json:"changed"`
 	// OutOfWindow is set in tool-result delivery when the result that
 	// delivered the text has left the window (R11).
-	OutOfWindow bool `json:"out_of_window"`
-	// By is "model", "user", "paste" or "preload".
-	By         string `json:"by"`
-	LoadedTurn int    `json:"loaded_turn"`
+	OutOfWindow bool     `json:"out_of_window"`
+	By          LoadedBy `json:"by"`
+	LoadedTurn  int      `json:"loaded_turn"`
 	// Tools are the tools this load made available, as name@version.
 	Tools []string `json:"tools"`
 	// State is the per-load state and Store the session store (R26).
@@ -90,24 +39,6 @@ type ContextPart struct {
 	Tokens int    `json:"tokens"`
 }
 
-// ToolInfo is one tool of the next request, or one that just left.
-type ToolInfo struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-	// Source is "built-in", "agent" or "skill".
-	Source string `json:"source"`
-	// Skill names the skill that brought it when Source is "skill".
-	Skill   string `json:"skill,omitempty"`
-	Version int    `json:"version,omitempty"`
-	Pinned  bool   `json:"pinned"`
-	// Approval is "never", "ask" or "always-deny" (R15).
-	Approval string          `json:"approval"`
-	Kind     skills.ToolKind `json:"kind,omitempty"`
-	// Gone marks a tool that left with its skill last turn.
-	Gone bool `json:"gone,omitempty"`
-}
-
 // WindowInfo describes the window of the next request (R9).
 type WindowInfo struct {
 	// Messages is the number of chat messages in the transcript.
@@ -118,14 +49,6 @@ type WindowInfo struct {
 	// FirstEntry is the index of the first transcript entry in the window.
 	FirstEntry  int  `json:"first_entry"`
 	CapExceeded bool `json:"cap_exceeded"`
-}
-
-// TurnUsage is what the current (or last) turn used of each limit.
-type TurnUsage struct {
-	Loads      int `json:"loads"`
-	LoadTokens int `json:"load_tokens"`
-	ToolCalls  int `json:"tool_calls"`
-	ModelCalls int `json:"model_calls"`
 }
 
 // SkillStatus is one discovered skill, for /skills.
@@ -167,7 +90,7 @@ type Snapshot struct {
 	Context string        `json:"context"`
 	Parts   []ContextPart `json:"parts"`
 	// InstructionTokens counts the system message; RequestTokens the whole
-	// next request (instructions, window and tool definitions).
+	// next request (instructions, rulebook.Window and tool definitions).
 	InstructionTokens int `json:"instruction_tokens"`
 	RequestTokens     int `json:"request_tokens"`
 
@@ -193,14 +116,4 @@ type MCPServerInfo struct {
 	Target string `json:"target"`
 	// Log is the file holding the server's stderr, "" before it started.
 	Log string `json:"log"`
-}
-
-// CallRecord is one model call of the session, for the inspector.
-type CallRecord struct {
-	Turn    int             `json:"turn"`
-	Call    int             `json:"call"`
-	Request json.RawMessage `json:"request"`
-	// Reply is the raw reply, "" while it streams or when none came.
-	Reply string `json:"reply"`
-	Error string `json:"error,omitempty"`
 }

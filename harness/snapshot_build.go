@@ -3,8 +3,8 @@ package harness
 import (
 	"encoding/json"
 	"os"
+	"skillet/harness/rulebook"
 	"sort"
-	"strconv"
 	"strings"
 
 	"skillet/harness/chat"
@@ -17,17 +17,17 @@ import (
 func (s *Session) Snapshot() *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.compose(false)
+	c := s.compose()
 	snap := &Snapshot{
-		SessionID: s.id, Model: s.modelName, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo,
-		Turn: s.turn, Running: s.running, Limits: s.settings,
-		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: s.last,
+		SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo,
+		Turn: s.st.Turn, Running: s.st.Running, Limits: s.st.Settings,
+		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: s.st.Last,
 		Notices: append([]string(nil), s.notices...),
 	}
-	for i, ls := range s.loaded {
+	for i, ls := range s.st.Loaded {
 		snap.Loaded = append(snap.Loaded, s.loadedInfo(ls, i == 0, c.win))
 	}
-	preloads := s.preloads
+	preloads := s.st.Preloads
 	if preloads == nil {
 		preloads = s.pendingPreloads()
 	}
@@ -45,10 +45,10 @@ func (s *Session) Snapshot() *Snapshot {
 	}
 	snap.InstructionTokens = s.count(c.instructions)
 	snap.Tools = append(c.infos, s.goneTools(c.infos)...)
-	snap.Window = WindowInfo{Messages: len(s.msgs), InWindow: c.win.kept(), Cap: s.settings.MaxTranscriptMessages, FirstEntry: s.firstEntry(c.win), CapExceeded: c.win.capExceeded}
+	snap.Window = WindowInfo{Messages: len(s.st.Msgs), InWindow: c.win.Kept(), Cap: s.st.Settings.MaxTranscriptMessages, FirstEntry: s.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
 	snap.RequestTokens = snap.InstructionTokens + s.windowTokens(c.win) + s.toolTokens(c.req)
-	if s.cur != nil {
-		snap.Usage = s.cur.usage
+	if s.st.Cur != nil {
+		snap.Usage = s.st.Cur.Usage
 	}
 	snap.Skills = s.skillStatuses()
 	snap.MCP = s.mcpInfo()
@@ -68,14 +68,17 @@ func (s *Session) mcpInfo() []MCPServerInfo {
 	return out
 }
 
-func (s *Session) loadedInfo(ls *loadedSkill, active bool, w window) LoadedSkill {
+func (s *Session) loadedInfo(ls *rulebook.Loaded, active bool, w rulebook.Window) LoadedSkill {
 	info := LoadedSkill{
-		Name: ls.name, Version: ls.version, ExecutionID: ls.execID, Active: active, Tokens: ls.tokens,
-		Changed: ls.changed, By: ls.by, LoadedTurn: ls.loadedTurn, Tools: append([]string{}, ls.tools...),
-		OutOfWindow: ls.delivery == DeliveryToolResult && ls.resultMsg < w.start,
+		Name: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Active: active, Tokens: ls.Tokens,
+		Changed: ls.Changed, By: ls.By, LoadedTurn: ls.LoadedTurn, Tools: append([]string{}, ls.Tools...),
+		OutOfWindow: ls.Delivery == DeliveryToolResult && ls.ResultMsg < w.Start,
 	}
-	info.State = readJSON(ls.stateFile)
-	info.Store = readJSON(s.storeFile(ls.name))
+	info.State = ls.State
+	if info.State == nil {
+		info.State = json.RawMessage("{}") // each load starts from an empty state (R26)
+	}
+	info.Store = s.st.Stores[ls.Name]
 	return info
 }
 
@@ -93,29 +96,33 @@ func readJSON(path string) json.RawMessage {
 
 // firstEntry is the first transcript entry the window carries, counting
 // the notes that travel inside its first user message.
-func (s *Session) firstEntry(w window) int {
-	if w.start >= len(s.msgs) {
-		return len(s.entries)
+func (s *Session) firstEntry(w rulebook.Window) int {
+	if w.Start >= len(s.st.Msgs) {
+		return len(s.st.Entries)
 	}
-	i := s.msgEntry[w.start]
-	for i > 0 && s.entries[i-1].Kind == EntryNote && s.entries[i-1].NoteKind != NoteSkillPreload {
+	i := s.st.MsgEntry[w.Start]
+	for i > 0 && s.st.Entries[i-1].Kind == EntryNote && s.st.Entries[i-1].NoteKind != NoteSkillPreload {
 		i--
 	}
 	return i
 }
 
-func (s *Session) windowTokens(w window) int {
+func (s *Session) windowTokens(w rulebook.Window) int {
 	total := 0
-	for k := w.start; k < w.n; k++ {
-		if s.msgTok[k] < 0 {
-			m := s.msgs[k]
+	for len(s.msgTok) < len(s.st.Msgs) {
+		s.msgTok = append(s.msgTok, msgCount{n: -1})
+	}
+	for k := w.Start; k < w.N; k++ {
+		m := s.st.Msgs[k]
+		// a user message grows when notes join it before the first call
+		if c := s.msgTok[k]; c.n != len(m.Content) {
 			t := s.count(m.Content)
 			for _, tc := range m.ToolCalls {
 				t += s.count(tc.Function.Name) + s.count(tc.Function.Arguments)
 			}
-			s.msgTok[k] = t + 4 // role and separators
+			s.msgTok[k] = msgCount{n: len(m.Content), tokens: t + 4} // role and separators
 		}
-		total += s.msgTok[k]
+		total += s.msgTok[k].tokens
 	}
 	return total
 }
@@ -139,33 +146,14 @@ func (s *Session) goneTools(live []ToolInfo) []ToolInfo {
 		have[t.Name] = true
 	}
 	var out []ToolInfo
-	for _, g := range s.gone {
-		if have[g.Name] || g.leftTurn < s.turn-1 || (g.leftTurn == s.turn-1 && !s.running) {
+	for _, g := range s.st.Gone {
+		if have[g.Name] || g.LeftTurn < s.st.Turn-1 || (g.LeftTurn == s.st.Turn-1 && !s.st.Running) {
 			continue
 		}
 		have[g.Name] = true
 		out = append(out, g.ToolInfo)
 	}
 	return out
-}
-
-// goneTool is a tool that left with its skill, and when.
-type goneTool struct {
-	ToolInfo
-	leftTurn int
-}
-
-// rememberGone records the tools a skill takes with it when it unloads.
-// Called with s.mu held.
-func (s *Session) rememberGone(ls *loadedSkill) {
-	for _, t := range ls.tools {
-		name, v, _ := strings.Cut(t, "@")
-		n, _ := strconv.Atoi(v)
-		s.gone = append(s.gone, goneTool{ToolInfo: ToolInfo{Name: name, Version: n, Source: "skill", Skill: ls.name, Gone: true}, leftTurn: s.turn})
-	}
-	if len(s.gone) > 64 {
-		s.gone = s.gone[len(s.gone)-64:]
-	}
 }
 
 func (s *Session) skillStatuses() []SkillStatus {
@@ -180,7 +168,7 @@ func (s *Session) skillStatuses() []SkillStatus {
 					st.Preload = true
 				}
 			}
-			st.Loaded = s.findLoaded(sk.Name) != nil
+			st.Loaded = s.st.FindLoaded(sk.Name) != nil
 			st.Problems = append(append([]skills.Problem{}, st.Problems...), s.sel.problems[sk.Name]...)
 		}
 		out = append(out, st)

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"skillet/harness/rulebook"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -90,44 +91,48 @@ func (s *Session) syncSkills() {
 	sel, selErr := s.selectSkills()
 	s.sel = sel
 	type change struct {
-		name, reason, line, warn, version string
-		changed                           bool
+		name, line, warn, version string
+		reason                    UnloadReason
+		changed                   bool
+		body                      SkillBody
+		tokens                    int
 	}
 	var todo []change
-	for _, ls := range s.loaded {
-		cur := sel.byName[ls.name]
+	for _, ls := range s.st.Loaded {
+		cur := sel.byName[ls.Name]
 		switch {
 		case cur == nil:
-			sk := s.catalog.Get(ls.name)
-			c := change{name: ls.name, reason: "removed"}
+			sk := s.catalog.Get(ls.Name)
+			c := change{name: ls.Name, reason: UnloadRemoved}
 			switch {
 			case sk == nil:
-				c.warn = fmt.Sprintf("skill %s was removed from disk: unloaded", ls.name)
+				c.warn = fmt.Sprintf("skill %s was removed from disk: unloaded", ls.Name)
 			case !sk.Valid():
-				c.reason = "invalid"
-				c.warn = fmt.Sprintf("skill %s is now invalid and left out (%s): unloaded; the others keep working", ls.name, problemsText(sk.Problems))
+				c.reason = UnloadInvalid
+				c.warn = fmt.Sprintf("skill %s is now invalid and left out (%s): unloaded; the others keep working", ls.Name, problemsText(sk.Problems))
 			default:
-				c.warn = fmt.Sprintf("skill %s is no longer enabled: unloaded", ls.name)
+				c.warn = fmt.Sprintf("skill %s is no longer enabled: unloaded", ls.Name)
 			}
-			c.line = fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.name, c.reason)
+			c.line = fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.Name, c.reason)
 			todo = append(todo, c)
-		case cur != ls.skill && utf8.RuneCountInString(skillText(cur)) > s.settings.MaxSkillChars:
-			c := change{name: ls.name, reason: "too-long"}
-			c.warn = fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.name, s.settings.MaxSkillChars)
-			c.line = fmt.Sprintf("contextChanged: unloaded %s (its new text is over max_skill_chars): its instructions and tools left", ls.name)
+		case bodyChanged(cur, ls) && utf8.RuneCountInString(skillText(cur)) > s.st.Settings.MaxSkillChars:
+			c := change{name: ls.Name, reason: UnloadTooLong}
+			c.warn = fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.Name, s.st.Settings.MaxSkillChars)
+			c.line = fmt.Sprintf("contextChanged: unloaded %s (its new text is over max_skill_chars): its instructions and tools left", ls.Name)
 			todo = append(todo, c)
-		case cur != ls.skill:
-			c := change{name: ls.name, changed: true, version: cur.Version}
-			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.name)
-			if ls.delivery == DeliveryToolResult {
-				c.line = fmt.Sprintf("contextChanged: %s changed on disk; read it again with load_skill for the new text", ls.name)
+		case bodyChanged(cur, ls):
+			body := bodyOf(cur)
+			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: s.count(body.Text)}
+			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.Name)
+			if ls.Delivery == DeliveryToolResult {
+				c.line = fmt.Sprintf("contextChanged: %s changed on disk; read it again with load_skill for the new text", ls.Name)
 			}
 			todo = append(todo, c)
 		}
 	}
 	var newlyInvalid []string
 	for _, name := range changes.Changed {
-		if sk := s.catalog.Get(name); sk != nil && !sk.Valid() && s.findLoaded(name) == nil {
+		if sk := s.catalog.Get(name); sk != nil && !sk.Valid() && s.st.FindLoaded(name) == nil {
 			newlyInvalid = append(newlyInvalid, fmt.Sprintf("skill %s is now invalid and left out: %s", name, problemsText(sk.Problems)))
 		}
 	}
@@ -146,7 +151,7 @@ func (s *Session) syncSkills() {
 	}
 	for _, c := range todo {
 		if c.changed {
-			s.emit(&SkillChanged{Skill: c.name, Version: c.version})
+			s.emit(&SkillChanged{Skill: c.name, Version: c.version, Body: c.body, Tokens: c.tokens})
 		} else {
 			s.emit(&SkillUnloaded{Skill: c.name, Reason: c.reason})
 			s.logWarn(c.warn)
@@ -222,4 +227,18 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// bodyChanged reports whether a skill on disk differs from what a load
+// rendered of it.
+func bodyChanged(sk *skills.Skill, ls *rulebook.Loaded) bool {
+	if sk.Version != ls.Version || sk.Dir != ls.Body.Dir || skillText(sk) != ls.Body.Text || len(sk.Tools) != len(ls.Body.Tools) {
+		return true
+	}
+	for i, r := range sk.Tools {
+		if r != ls.Body.Tools[i] {
+			return true
+		}
+	}
+	return false
 }

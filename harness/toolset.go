@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"skillet/harness/rulebook"
 	"sort"
 	"strings"
 
@@ -26,9 +27,9 @@ var readResourceSchema = json.RawMessage(`{"type":"object","properties":{"skill"
 // binding is one tool of a request and how to carry it out.
 type binding struct {
 	info  ToolInfo
-	def   *skills.ToolDef // nil for built-ins
-	owner *loadedSkill    // the skill whose reference won; nil otherwise
-	agent *AgentRef       // the agent's own reference, when it is one
+	def   *skills.ToolDef  // nil for built-ins
+	owner *rulebook.Loaded // the skill whose reference won; nil otherwise
+	agent *AgentRef        // the agent's own reference, when it is one
 }
 
 // toolset is the tools of one request, in order, and by name.
@@ -125,8 +126,8 @@ func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 // Called with s.mu held.
 func (s *Session) loadedSkills() []*skills.Skill {
 	var out []*skills.Skill
-	for _, ls := range append(append([]*loadedSkill{}, s.preloads...), s.loaded...) {
-		out = append(out, ls.skill)
+	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Preloads...), s.st.Loaded...) {
+		out = append(out, lightSkill(ls))
 	}
 	return out
 }
@@ -135,14 +136,14 @@ func (s *Session) loadedSkills() []*skills.Skill {
 // the agent's own tools, then every preloaded and loaded skill's tools. A
 // pinned version wins over latest; the agent's reference wins over both.
 func (s *Session) buildTools() *toolset {
-	return s.buildToolsWith(s.preloads, s.loaded)
+	return s.buildToolsWith(s.st.Preloads, s.st.Loaded)
 }
 
 // buildToolsWith resolves the tools for a given set of preloaded and loaded
 // skills (loaded most recent first).
-func (s *Session) buildToolsWith(preloads, loaded []*loadedSkill) *toolset {
+func (s *Session) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	ts := &toolset{byName: map[string]*binding{}}
-	if s.settings.LoadSkillTool {
+	if s.st.Settings.LoadSkillTool {
 		ts.add(&binding{info: ToolInfo{Name: ToolLoadSkill, Description: "Load a skill from <available_skills>: its instructions and tools join the conversation.", Parameters: loadSkillSchema, Source: "built-in", Approval: ApproveNever}})
 	}
 	if len(s.sel.byName) > 0 {
@@ -161,35 +162,35 @@ func (s *Session) buildToolsWith(preloads, loaded []*loadedSkill) *toolset {
 	}
 	// Preloads first, then loaded skills from the oldest: the first load
 	// that made a tool available keeps it unless a later one pins it.
-	owners := append([]*loadedSkill{}, preloads...)
+	owners := append([]*rulebook.Loaded{}, preloads...)
 	for i := len(loaded) - 1; i >= 0; i-- {
 		owners = append(owners, loaded[i])
 	}
 	for _, ls := range owners {
-		for _, ref := range ls.skill.Tools {
+		for _, ref := range ls.Body.Tools {
 			s.bindSkillTool(ts, ls, ref)
 		}
 	}
 	return ts
 }
 
-func (s *Session) bindSkillTool(ts *toolset, ls *loadedSkill, ref skills.ToolRef) {
+func (s *Session) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.ToolRef) {
 	name := modelToolName(ref.Name)
 	prev := ts.byName[name]
 	switch {
 	case prev != nil && prev.info.Source != "skill":
 		return // the agent's own reference (or a built-in) wins
 	case s.sel.byName[name] != nil:
-		ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: its name is now the name of a skill", name, ls.name))
+		ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: its name is now the name of a skill", name, ls.Name))
 		return
 	case prev != nil && (prev.info.Pinned || !ref.Pinned()):
 		return // first come keeps it; a pin is only displaced by nothing
 	}
-	def, err := s.resolveRef(ls.skill, ref)
+	def, err := s.resolveRef(s.ownerOf(ls), ref)
 	if err != nil {
 		server, tool, isMCP := strings.Cut(ref.Name, "/")
 		if !isMCP {
-			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: %v", name, ls.name, err))
+			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: %v", name, ls.Name, err))
 			return
 		}
 		// The server could not say what its tool takes (prefetchMCP
@@ -201,7 +202,7 @@ func (s *Session) bindSkillTool(ts *toolset, ls *loadedSkill, ref skills.ToolRef
 			Parameters:  json.RawMessage(`{"type":"object"}`)}
 	}
 	b := &binding{def: def, owner: ls, info: ToolInfo{
-		Name: name, Description: def.Description, Parameters: def.Parameters, Source: "skill", Skill: ls.name,
+		Name: name, Description: def.Description, Parameters: def.Parameters, Source: "skill", Skill: ls.Name,
 		Version: def.Version, Pinned: ref.Pinned(), Approval: s.policy(name, def, nil), Kind: def.Kind,
 	}}
 	if prev != nil {
@@ -248,9 +249,9 @@ func (ts *toolset) infos() []ToolInfo {
 // Called with s.mu held.
 func (s *Session) pinConflict(sk *skills.Skill, except map[string]bool) error {
 	var others []*skills.Skill
-	for _, ls := range append(append([]*loadedSkill{}, s.preloads...), s.loaded...) {
-		if ls.name != sk.Name && !except[ls.name] {
-			others = append(others, ls.skill)
+	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Preloads...), s.st.Loaded...) {
+		if ls.Name != sk.Name && !except[ls.Name] {
+			others = append(others, lightSkill(ls))
 		}
 	}
 	return s.pinConflictWith(sk, others)
@@ -287,9 +288,9 @@ func (s *Session) agentHas(name string) bool {
 // madeAvailable lists, as name@version, the tools a load of ls adds: not
 // those the agent lists itself, nor those an earlier load made available at
 // a pinned version (R14).
-func madeAvailable(before, after *toolset, ls *loadedSkill) []string {
+func madeAvailable(before, after *toolset, ls *rulebook.Loaded) []string {
 	var out []string
-	for _, ref := range ls.skill.Tools {
+	for _, ref := range ls.Body.Tools {
 		name := modelToolName(ref.Name)
 		b := after.byName[name]
 		if b == nil || b.info.Source != "skill" {
@@ -311,4 +312,20 @@ func toolLabel(name string, version int) string {
 		return name
 	}
 	return fmt.Sprintf("%s@%d", name, version)
+}
+
+// lightSkill is what a load kept of a skill, as a skill: its name, folder
+// and tool references.
+func lightSkill(ls *rulebook.Loaded) *skills.Skill {
+	return &skills.Skill{Name: ls.Name, Dir: ls.Body.Dir, Tools: ls.Body.Tools}
+}
+
+// ownerOf returns the catalog's skill for a load, which knows its own
+// tools/ folder; the load's light copy when the catalog no longer has it.
+// Called with s.mu held.
+func (s *Session) ownerOf(ls *rulebook.Loaded) *skills.Skill {
+	if sk := s.catalog.Get(ls.Name); sk != nil && sk.Dir == ls.Body.Dir {
+		return sk
+	}
+	return lightSkill(ls)
 }

@@ -13,63 +13,9 @@ import (
 // turn runs.
 var ErrTurnRunning = errors.New("a turn or command is running; wait for it or cancel it (Esc)")
 
-// Stop reasons of a turn.
-const (
-	StopDone         = "done"
-	StopLength       = "length"
-	StopMaxToolCalls = "max_tool_calls"
-	StopCancelled    = "cancelled"
-	StopInterrupted  = "interrupted"
-	StopError        = "error"
-)
-
 // cancelledResult is the result of a tool call that never ran because the
 // user cancelled (R25).
 const cancelledResult = "cancelled by user"
-
-// turnState is what one turn tracks; none of it outlives the turn except
-// through the TurnEnd event.
-type turnState struct {
-	userText  string
-	userMsg   int
-	userNotes []string
-	ended     bool
-	usage     TurnUsage
-	// execs is the execution of each skill read this turn, and
-	// execVersion its version (R13).
-	execs       map[string]string
-	execVersion map[string]string
-	offered     orderedSet
-	delivered   orderedSet
-	loaded      orderedSet
-	skillUses   map[string]Use
-	toolUses    []Use
-	reused      map[string]bool
-	warned      map[string]bool
-	leftOff     []string
-}
-
-func newTurnState() *turnState {
-	return &turnState{userMsg: -1, execs: map[string]string{}, execVersion: map[string]string{}, skillUses: map[string]Use{}, reused: map[string]bool{}, warned: map[string]bool{}}
-}
-
-// orderedSet keeps names in the order first added.
-type orderedSet struct {
-	names []string
-	seen  map[string]bool
-}
-
-func (o *orderedSet) add(name string) {
-	if o.seen == nil {
-		o.seen = map[string]bool{}
-	}
-	if !o.seen[name] {
-		o.seen[name] = true
-		o.names = append(o.names, name)
-	}
-}
-
-func (o *orderedSet) list() []string { return append([]string{}, o.names...) }
 
 // Turn runs one turn: it records the user's message, re-reads skills from
 // disk (R17), preloads (R16) or pastes (R22), then calls the model and runs
@@ -85,7 +31,7 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	}
 	defer s.release()
 	s.mu.Lock()
-	turn := s.turn + 1
+	turn := s.st.Turn + 1
 	s.mu.Unlock()
 
 	s.emit(&TurnStart{Header: Header{Turn: turn}, Text: text})
@@ -123,11 +69,11 @@ func (s *Session) release() {
 func (s *Session) settingsNow() Settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.settings
+	return s.st.Settings
 }
 
 // loop makes model calls until the turn ends.
-func (s *Session) loop(ctx context.Context) (string, error) {
+func (s *Session) loop(ctx context.Context) (StopReason, error) {
 	for call := 1; ; call++ {
 		if ctx.Err() != nil {
 			return StopCancelled, nil
@@ -157,7 +103,7 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 		}
 		a := s.assistantEvent(call, reply, calls)
 		s.emit(a)
-		calls = a.calls()
+		calls = callsOf(a)
 		if reply.Interrupted {
 			s.warn("the model's reply ended without a finish reason: it is recorded as interrupted and no tool call ran")
 			return StopInterrupted, nil
@@ -215,8 +161,8 @@ func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall)
 	taken := map[string]bool{}
 	for i, tc := range calls {
 		id := tc.ID
-		for n := 0; id == "" || s.callIDs[id] || taken[id]; n++ {
-			id = fmt.Sprintf("call_%d_%d_%d", s.turn, call, i+1)
+		for n := 0; id == "" || s.st.CallIDs[id] || taken[id]; n++ {
+			id = fmt.Sprintf("call_%d_%d_%d", s.st.Turn, call, i+1)
 			if n > 0 {
 				id += fmt.Sprintf("_%d", n)
 			}
@@ -228,7 +174,7 @@ func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall)
 }
 
 // calls turns the recorded tool calls back into calls to run.
-func (a *Assistant) calls() []chat.ToolCall {
+func callsOf(a *Assistant) []chat.ToolCall {
 	out := make([]chat.ToolCall, 0, len(a.ToolCalls))
 	for _, tc := range a.ToolCalls {
 		out = append(out, chat.ToolCall{ID: tc.ID, Type: "function", Function: chat.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}, Extra: tc.Extra})
@@ -245,8 +191,8 @@ func nonNilUses(u []Use) []Use {
 
 // runCalls answers every tool call of one assistant message, in order. Each
 // call gets exactly one result, whatever happens (R25).
-func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) string {
-	stop := ""
+func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) StopReason {
+	var stop StopReason
 	max := s.settingsNow().MaxToolCalls
 	overLimit := fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max)
 	for _, tc := range calls {
@@ -260,7 +206,7 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 			continue
 		}
 		s.mu.Lock()
-		over := s.cur.usage.ToolCalls >= max
+		over := s.st.Cur.Usage.ToolCalls >= max
 		s.mu.Unlock()
 		if over {
 			stop = StopMaxToolCalls
@@ -282,22 +228,22 @@ func (s *Session) refuse(tc chat.ToolCall, content string, isError, overLimit bo
 
 // finishTurn records the turn's end with Offered / Delivered / Loaded (R20)
 // and uses (R21).
-func (s *Session) finishTurn(stop string) *TurnEnd {
+func (s *Session) finishTurn(stop StopReason) *TurnEnd {
 	s.mu.Lock()
-	cur := s.cur
-	uses := make([]Use, 0, len(cur.skillUses)+len(cur.toolUses))
-	for _, name := range cur.delivered.names {
-		uses = append(uses, cur.skillUses[name])
+	cur := s.st.Cur
+	uses := make([]Use, 0, len(cur.SkillUses)+len(cur.ToolUses))
+	for _, name := range cur.Delivered.Names {
+		uses = append(uses, cur.SkillUses[name])
 	}
-	uses = append(uses, cur.toolUses...)
+	uses = append(uses, cur.ToolUses...)
 	answer := ""
-	for i := len(s.entries) - 1; i >= 0 && s.entries[i].Turn == s.turn; i-- {
-		if s.entries[i].Kind == EntryAssistant && s.entries[i].Text != "" {
-			answer = s.entries[i].Text
+	for i := len(s.st.Entries) - 1; i >= 0 && s.st.Entries[i].Turn == s.st.Turn; i-- {
+		if s.st.Entries[i].Kind == EntryAssistant && s.st.Entries[i].Text != "" {
+			answer = s.st.Entries[i].Text
 			break
 		}
 	}
-	end := &TurnEnd{Offered: cur.offered.list(), Delivered: cur.delivered.list(), Loaded: cur.loaded.list(), Uses: uses, LeftOff: cur.leftOff, StopReason: stop, Answer: answer}
+	end := &TurnEnd{Offered: cur.Offered.List(), Delivered: cur.Delivered.List(), Loaded: cur.LoadedNames.List(), Uses: uses, LeftOff: cur.LeftOff, StopReason: stop, Answer: answer}
 	s.mu.Unlock()
 	s.emit(end)
 	return end

@@ -16,7 +16,7 @@ type approvalDialog struct {
 	th     *theme
 	id     uint64
 	req    harness.ApprovalRequest
-	reply  chan<- string
+	reply  chan<- harness.Decision
 	choice int
 	args   *pager
 	argH   int
@@ -43,7 +43,10 @@ func (m *model) showApproval() tea.Cmd {
 	return tea.Tick(approvalGuard, func(time.Time) tea.Msg { return approvalArmedMsg{} })
 }
 
-var approvalChoices = []struct{ key, label, decision string }{
+var approvalChoices = []struct {
+	key, label string
+	decision   harness.Decision
+}{
 	{"a", "approve once", harness.DecisionOnce},
 	{"s", "approve for the session", harness.DecisionAll},
 	{"d", "deny", harness.DecisionDeny},
@@ -86,7 +89,7 @@ func (d *approvalDialog) answer(i int) string {
 	case d.reply <- dec:
 	default: // the reply channel holds one answer; never block the program
 	}
-	return dec
+	return string(dec)
 }
 
 func (d *approvalDialog) view(w, h int, armed bool) ([]string, int, int) {

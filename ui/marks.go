@@ -162,7 +162,8 @@ func markFor(ev harness.Event) (mark, bool) {
 	return m, true
 }
 
-func orDash(s string) string {
+func orDash[T ~string](v T) string {
+	s := string(v)
 	if s == "" {
 		return "—"
 	}

@@ -122,7 +122,7 @@ func TestR25_EscCancelsRunningTurn(t *testing.T) {
 func TestR15_ApprovalDialogKeys(t *testing.T) {
 	for _, tc := range []struct {
 		keys []string
-		want string
+		want harness.Decision
 	}{
 		{[]string{"a"}, harness.DecisionOnce},
 		{[]string{"s"}, harness.DecisionAll},
@@ -136,7 +136,7 @@ func TestR15_ApprovalDialogKeys(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.keys, "+"), func(t *testing.T) {
 			d := newDriver(t, nil, 100, 30)
-			got := make(chan string, 1)
+			got := make(chan harness.Decision, 1)
 			go func() {
 				dec, _ := NewApprover(d.sink)(context.Background(), harness.ApprovalRequest{Name: "run_checks", Arguments: `{"quick":true}`, Kind: "command"})
 				got <- dec

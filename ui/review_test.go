@@ -21,8 +21,8 @@ import (
 
 // askApproval opens the approval dialog from the engine's side and returns
 // where its decision arrives.
-func askApproval(d *driver, name string) <-chan string {
-	got := make(chan string, 1)
+func askApproval(d *driver, name string) <-chan harness.Decision {
+	got := make(chan harness.Decision, 1)
 	go func() {
 		dec, _ := NewApprover(d.sink)(context.Background(), harness.ApprovalRequest{Name: name, Arguments: `{}`, Kind: "command"})
 		got <- dec

@@ -25,7 +25,7 @@ type eventsMsg []any
 type approvalMsg struct {
 	id    uint64
 	req   harness.ApprovalRequest
-	reply chan<- string
+	reply chan<- harness.Decision
 }
 
 // approvalGoneMsg closes the dialog of a request whose turn was cancelled.
@@ -174,11 +174,11 @@ var errUIClosed = errors.New("the terminal interface has closed")
 // Approve asks the user, through the program's approval dialog, whether one
 // `ask` tool call may run (R15). It blocks until the user answers, ctx is
 // cancelled (the dialog closes) or the program ends (denied).
-func (s *Sink) Approve(ctx context.Context, req harness.ApprovalRequest) (string, error) {
+func (s *Sink) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
 	if s.isClosed() {
 		return harness.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, errUIClosed)
 	}
-	reply := make(chan string, 1)
+	reply := make(chan harness.Decision, 1)
 	id := s.nextID.Add(1)
 	s.push(approvalMsg{id: id, req: req, reply: reply})
 	select {

@@ -127,7 +127,7 @@ func TestResizeWithOverlaysOpen(t *testing.T) {
 		d.key("esc")
 	}
 	// the approval dialog over everything
-	d.update(eventsMsg{approvalMsg{id: 9, req: harness.ApprovalRequest{Name: "ツール", Arguments: `{"x":"日本語 🚀"}`}, reply: make(chan string, 1)}})
+	d.update(eventsMsg{approvalMsg{id: 9, req: harness.ApprovalRequest{Name: "ツール", Arguments: `{"x":"日本語 🚀"}`}, reply: make(chan harness.Decision, 1)}})
 	for _, sz := range [][2]int{{40, 12}, {80, 24}, {160, 48}} {
 		d.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		checkScreen(t, d.m, sz[0], sz[1])

@@ -124,7 +124,7 @@ func (p *toolsPane) view(w, h int, focused bool) []string {
 
 // toolSummary is where a tool comes from, its version and its policy.
 func toolSummary(t harness.ToolInfo) string {
-	src := t.Source
+	src := string(t.Source)
 	if t.Source == "skill" && t.Skill != "" {
 		src = "skill " + t.Skill
 	}
@@ -199,7 +199,7 @@ func (p *toolsPane) build(w int) {
 		case harness.ApproveDeny:
 			pol = th.bad
 		}
-		src := t.Source
+		src := string(t.Source)
 		if t.Source == "skill" && t.Skill != "" {
 			src = "skill " + t.Skill
 		}

@@ -255,7 +255,7 @@ func (e *Engine) load(name, by, callID string) (string, error) {
 	}
 	ls := harness.LoadedSkill{
 		Name: name, Version: sk.Version, ExecutionID: fmt.Sprintf("x-%d", e.execs), Tokens: tokens(sk.Body),
-		By: by, LoadedTurn: turn, Tools: toolNames,
+		By: harness.LoadedBy(by), LoadedTurn: turn, Tools: toolNames,
 		State: json.RawMessage("{}"), Store: json.RawMessage(`{"reviews":0}`),
 	}
 	e.snap.Loaded = append([]harness.LoadedSkill{ls}, e.snap.Loaded...)
@@ -277,7 +277,7 @@ func (e *Engine) load(name, by, callID string) (string, error) {
 		line += fmt.Sprintf("; unloaded %s (lru)", strings.Join(evicted, ", "))
 	}
 	e.Emit(&harness.SkillLoaded{Header: harness.Header{Turn: turn}, Skill: name, Version: sk.Version, ExecutionID: ls.ExecutionID,
-		Evicted: evicted, Tools: toolNames, By: by, Tokens: ls.Tokens})
+		Evicted: evicted, Tools: toolNames, By: harness.LoadedBy(by), Tokens: ls.Tokens})
 	for _, ev := range evicted {
 		e.Emit(&harness.SkillUnloaded{Header: harness.Header{Turn: turn}, Skill: ev, Reason: "lru"})
 	}

@@ -239,7 +239,7 @@ func (e *Engine) isApproved(name string) bool {
 }
 
 // EndTurn closes the turn with its Offered / Delivered / Loaded record.
-func (e *Engine) EndTurn(stop string) *harness.TurnEnd {
+func (e *Engine) EndTurn(stop harness.StopReason) *harness.TurnEnd {
 	e.mu.Lock()
 	e.snap.Running = false
 	turn := e.snap.Turn

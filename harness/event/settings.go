@@ -1,4 +1,4 @@
-package harness
+package event
 
 import (
 	"fmt"
@@ -7,27 +7,20 @@ import (
 	"strings"
 )
 
-// Delivery modes of R11.
-const (
-	// DeliveryContext renders a loaded skill's text in <current_context>.
-	DeliveryContext = "context"
-	// DeliveryToolResult returns the skill's text as the load_skill result.
-	DeliveryToolResult = "tool-result"
-)
-
-// Settings are the limits and modes of the rule book. The toml and json
+// Settings are the limits and modes of the rule book, as events record
+// them; Get and Set are their text codec for `--set`, `/set` and the config. The toml and json
 // names are the keys of `--set`, `/set` and the [session] table.
 type Settings struct {
-	MaxLoadedSkills       int    `toml:"max_loaded_skills" json:"max_loaded_skills"`
-	MaxTranscriptMessages int    `toml:"max_transcript_messages" json:"max_transcript_messages"`
-	ListSize              int    `toml:"list_size" json:"list_size"`
-	MaxLoadsPerTurn       int    `toml:"max_loads_per_turn" json:"max_loads_per_turn"`
-	LoadTokenBudget       int    `toml:"load_token_budget" json:"load_token_budget"`
-	MaxSkillChars         int    `toml:"max_skill_chars" json:"max_skill_chars"`
-	MaxToolCalls          int    `toml:"max_tool_calls" json:"max_tool_calls"`
-	Delivery              string `toml:"delivery" json:"delivery"`
-	LoadSkillTool         bool   `toml:"load_skill_tool" json:"load_skill_tool"`
-	FreezePrompt          bool   `toml:"freeze_prompt" json:"freeze_prompt"`
+	MaxLoadedSkills       int      `toml:"max_loaded_skills" json:"max_loaded_skills"`
+	MaxTranscriptMessages int      `toml:"max_transcript_messages" json:"max_transcript_messages"`
+	ListSize              int      `toml:"list_size" json:"list_size"`
+	MaxLoadsPerTurn       int      `toml:"max_loads_per_turn" json:"max_loads_per_turn"`
+	LoadTokenBudget       int      `toml:"load_token_budget" json:"load_token_budget"`
+	MaxSkillChars         int      `toml:"max_skill_chars" json:"max_skill_chars"`
+	MaxToolCalls          int      `toml:"max_tool_calls" json:"max_tool_calls"`
+	Delivery              Delivery `toml:"delivery" json:"delivery"`
+	LoadSkillTool         bool     `toml:"load_skill_tool" json:"load_skill_tool"`
+	FreezePrompt          bool     `toml:"freeze_prompt" json:"freeze_prompt"`
 }
 
 // DefaultSettings are the rule book's defaults.
@@ -94,13 +87,13 @@ var settingsTable = map[string]setting{
 	"max_tool_calls":          intSetting("R24: tool calls per turn", func(s *Settings) *int { return &s.MaxToolCalls }, 1),
 	"delivery": {
 		doc: "R11: context or tool-result",
-		get: func(s *Settings) string { return s.Delivery },
+		get: func(s *Settings) string { return string(s.Delivery) },
 		set: func(s *Settings, v string) error {
-			v = strings.TrimSpace(v)
-			if v != DeliveryContext && v != DeliveryToolResult {
+			d := Delivery(strings.TrimSpace(v))
+			if d != DeliveryContext && d != DeliveryToolResult {
 				return fmt.Errorf("want %q or %q, got %q", DeliveryContext, DeliveryToolResult, v)
 			}
-			s.Delivery = v
+			s.Delivery = d
 			return nil
 		},
 	},

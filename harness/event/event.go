@@ -1,4 +1,7 @@
-package harness
+// Package event is the vocabulary of a Skillet session: every event the
+// engine records, its JSON codec, and the typed values events carry. It holds
+// no rules; harness/rulebook folds these events into a session's state.
+package event
 
 import (
 	"bytes"
@@ -15,8 +18,8 @@ import (
 type Event interface {
 	// EventType is the event's "type" field.
 	EventType() string
-	// header gives the common fields so the session can stamp them.
-	header() *Header
+	// Head gives the common fields so the session can stamp them.
+	Head() *Header
 }
 
 // Header holds the fields every event has.
@@ -26,10 +29,11 @@ type Header struct {
 	Time time.Time `json:"time"`
 }
 
-func (h *Header) header() *Header { return h }
+// Head returns the header itself; every event embeds one.
+func (h *Header) Head() *Header { return h }
 
 // TurnOf returns the turn an event belongs to.
-func TurnOf(e Event) int { return e.header().Turn }
+func TurnOf(e Event) int { return e.Head().Turn }
 
 // SessionStart opens a session.
 type SessionStart struct {
@@ -39,7 +43,9 @@ type SessionStart struct {
 	BaseURL   string   `json:"base_url"`
 	Demo      bool     `json:"demo,omitempty"`
 	Limits    Settings `json:"limits"`
-	Agent     string   `json:"agent_prompt,omitempty"`
+	// Version is the Skillet build that wrote the journal.
+	Version string `json:"skillet_version,omitempty"`
+	Agent   string `json:"agent_prompt,omitempty"`
 	// Config and Roots say where the session's skills came from, so a
 	// reopened session can find them again.
 	Config string   `json:"config,omitempty"`
@@ -59,8 +65,8 @@ type SkillPreload struct {
 	Version     string `json:"version"`
 	ExecutionID string `json:"execution_id"`
 	Tokens      int    `json:"tokens"`
-
-	prep prepared
+	// Body is what the preload delivers, as it was rendered then.
+	Body SkillBody `json:"body"`
 }
 
 // ModelCall records the exact JSON body of one request, and what the rule
@@ -156,16 +162,16 @@ type SkillLoaded struct {
 	ExecutionID string   `json:"execution_id"`
 	Evicted     []string `json:"evicted"`
 	Tools       []string `json:"tools"`
-	// By is who loaded it: "model", "user" or "paste".
-	By     string `json:"by"`
-	Tokens int    `json:"tokens"`
-	// Delivery is how the text reaches the model: "context" or "tool-result".
-	Delivery string `json:"delivery"`
+	// By is who loaded it.
+	By     LoadedBy `json:"by"`
+	Tokens int      `json:"tokens"`
+	// Delivery is how the text reaches the model (R11).
+	Delivery Delivery `json:"delivery"`
 	// Repeat marks a load of a skill this turn already read and that was
 	// unloaded since: the same execution, not counted again (R13).
 	Repeat bool `json:"repeat,omitempty"`
-
-	prep prepared
+	// Body is the skill as it was rendered for this load.
+	Body SkillBody `json:"body"`
 }
 
 // SkillActivated records a loaded skill read again and made active (R3).
@@ -174,8 +180,8 @@ type SkillActivated struct {
 	Header
 	Skill       string `json:"skill"`
 	ExecutionID string `json:"execution_id"`
-	// By is "model" or "user".
-	By string `json:"by"`
+	// By is ByModel, ByUser or ByPaste.
+	By LoadedBy `json:"by"`
 }
 
 // SkillChanged records that a loaded skill's file changed on disk and its
@@ -184,14 +190,16 @@ type SkillChanged struct {
 	Header
 	Skill   string `json:"skill"`
 	Version string `json:"version"`
+	Tokens  int    `json:"tokens"`
+	// Body is the new rendering.
+	Body SkillBody `json:"body"`
 }
 
 // SkillUnloaded records a skill leaving the loaded set.
 type SkillUnloaded struct {
 	Header
-	Skill string `json:"skill"`
-	// Reason is "lru", "user", "removed", "invalid", "paste" or "clear".
-	Reason string `json:"reason"`
+	Skill  string       `json:"skill"`
+	Reason UnloadReason `json:"reason"`
 }
 
 // ContextChanged records an R7 line. When ToolCallID is set the line is part
@@ -217,6 +225,9 @@ type Warning struct {
 	Header
 	Message string `json:"message"`
 	Log     bool   `json:"log,omitempty"`
+	// OutOfWindow names the tool-result load whose text this warning says
+	// left the window (R11).
+	OutOfWindow string `json:"out_of_window,omitempty"`
 }
 
 // Error is a failure: a model error, a tool runner failure, bad config.
@@ -246,10 +257,9 @@ type StateChanged struct {
 // Approval records how an `ask` tool call was answered (R15).
 type Approval struct {
 	Header
-	ToolCallID string `json:"tool_call_id"`
-	Name       string `json:"name"`
-	// Decision is "once", "session", "deny" or "policy-deny".
-	Decision string `json:"decision"`
+	ToolCallID string   `json:"tool_call_id"`
+	Name       string   `json:"name"`
+	Decision   Decision `json:"decision"`
 }
 
 // SettingChanged records a /set or a model switch between turns.
@@ -276,12 +286,24 @@ type TurnEnd struct {
 	Loaded    []string `json:"loaded"`
 	Uses      []Use    `json:"uses"`
 	// LeftOff names the enabled skills the list left out (R10).
-	LeftOff []string `json:"left_off,omitempty"`
-	// StopReason is "done", "max_tool_calls", "cancelled", "interrupted",
-	// "error" or "length".
-	StopReason string `json:"stop_reason"`
+	LeftOff    []string   `json:"left_off,omitempty"`
+	StopReason StopReason `json:"stop_reason"`
 	// Answer is the last assistant text of the turn.
 	Answer string `json:"answer"`
+}
+
+// PromptFrozen records the instructions and tools a frozen prompt keeps for
+// the whole chat (R23), as the first request declared them.
+type PromptFrozen struct {
+	Header
+	Instructions string          `json:"instructions"`
+	Tools        json.RawMessage `json:"tools"`
+	Infos        []ToolInfo      `json:"infos"`
+	Offered      []string        `json:"offered"`
+	LeftOff      []string        `json:"left_off,omitempty"`
+	// Context maps each skill rendered in the frozen <current_context> to
+	// its execution then.
+	Context map[string]string `json:"context,omitempty"`
 }
 
 // Event type names.
@@ -308,6 +330,7 @@ const (
 	TypeApproval       = "approval"
 	TypeSettingChanged = "setting_changed"
 	TypeTurnEnd        = "turn_end"
+	TypePromptFrozen   = "prompt_frozen"
 )
 
 // EventType implementations.
@@ -333,6 +356,7 @@ func (*StateChanged) EventType() string   { return TypeStateChanged }
 func (*Approval) EventType() string       { return TypeApproval }
 func (*SettingChanged) EventType() string { return TypeSettingChanged }
 func (*TurnEnd) EventType() string        { return TypeTurnEnd }
+func (*PromptFrozen) EventType() string   { return TypePromptFrozen }
 
 var eventFactories = map[string]func() Event{
 	TypeSessionStart:   func() Event { return &SessionStart{} },
@@ -357,11 +381,12 @@ var eventFactories = map[string]func() Event{
 	TypeApproval:       func() Event { return &Approval{} },
 	TypeSettingChanged: func() Event { return &SettingChanged{} },
 	TypeTurnEnd:        func() Event { return &TurnEnd{} },
+	TypePromptFrozen:   func() Event { return &PromptFrozen{} },
 }
 
-// MarshalEvent encodes an event as one JSON object with its type.
-func MarshalEvent(e Event) ([]byte, error) {
-	e.header().Type = e.EventType()
+// Marshal encodes an event as one JSON object with its type.
+func Marshal(e Event) ([]byte, error) {
+	e.Head().Type = e.EventType()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep the recorded request readable
@@ -371,8 +396,8 @@ func MarshalEvent(e Event) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// UnmarshalEvent decodes one JSON object written by MarshalEvent.
-func UnmarshalEvent(b []byte) (Event, error) {
+// Unmarshal decodes one JSON object written by Marshal.
+func Unmarshal(b []byte) (Event, error) {
 	var h Header
 	if err := json.Unmarshal(b, &h); err != nil {
 		return nil, fmt.Errorf("decode event: %w", err)

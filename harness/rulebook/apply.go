@@ -1,0 +1,332 @@
+package rulebook
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"skillet/harness/chat"
+	"skillet/harness/event"
+)
+
+// ToolLoadSkill is the built-in tool the model loads skills with (R11).
+const ToolLoadSkill = "load_skill"
+
+// Apply changes the state for one event. It is the only writer of State and
+// reads nothing but the event and the state — no catalog, no files, no
+// clock — so the same events give the same state, live or from a journal.
+func (st *State) Apply(e event.Event) {
+	switch e := e.(type) {
+	case *event.SessionStart:
+		st.ID = e.SessionID
+		st.Model = e.Model
+		st.Settings = e.Limits
+	case *event.TurnStart:
+		st.Turn = e.Turn
+		st.Running = true
+		st.Cur = NewTurnState()
+		st.Preloads = nil // last turn's preloads end with it
+		st.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text}, chat.Message{Role: chat.RoleUser, Content: e.Text})
+		st.Cur.UserText = e.Text
+		st.Cur.UserMsg = len(st.Msgs) - 1
+	case *event.SkillPreload:
+		st.bumpExec(e.ExecutionID)
+		ls := &Loaded{Name: e.Skill, Version: e.Version, ExecID: e.ExecutionID, LoadExec: e.ExecutionID, ExecTurn: e.Turn, LoadedTurn: e.Turn, By: event.ByPreload,
+			Body: e.Body, Tokens: e.Tokens, Delivery: event.DeliveryContext, ResultMsg: -1}
+		st.Preloads = append(st.Preloads, ls)
+		st.addNote(NoteSkillPreload, fmt.Sprintf("skill.preload: %s version %s (execution %s)", e.Skill, orNone(e.Version), e.ExecutionID), e.Turn)
+	case *event.PromptFrozen:
+		var tools []chat.Tool
+		_ = json.Unmarshal(e.Tools, &tools)
+		st.Frozen = &Frozen{Instructions: e.Instructions, Tools: tools, Infos: e.Infos, Offered: e.Offered, LeftOff: e.LeftOff, Context: map[string]string{}}
+		for k, v := range e.Context {
+			st.Frozen.Context[k] = v
+		}
+	case *event.ModelCall:
+		st.Calls = append(st.Calls, CallRecord{Turn: e.Turn, Call: e.Call, Request: e.Request})
+		if st.Settings.FreezePrompt && st.Frozen == nil {
+			// journals from before prompt_frozen: the first request is the
+			// frozen one
+			st.Frozen = thawFrozen(e.Request)
+		}
+		if cur := st.Cur; cur != nil {
+			cur.Usage.ModelCalls = e.Call
+			for _, name := range e.Offered {
+				cur.Offered.Add(name)
+			}
+			cur.LeftOff = e.LeftOff
+			for _, u := range e.Delivered {
+				cur.Delivered.Add(u.Name)
+				if _, ok := cur.SkillUses[u.Name]; !ok {
+					cur.SkillUses[u.Name] = u
+				}
+			}
+			for _, u := range e.Reused {
+				if !cur.Reused[u.ExecutionID] {
+					cur.Reused[u.ExecutionID] = true
+					cur.ToolUses = append(cur.ToolUses, u)
+				}
+			}
+		}
+	case *event.Assistant:
+		if n := len(st.Calls); n > 0 && !e.Manual {
+			st.Calls[n-1].Reply = e.Raw
+		}
+		for _, tc := range e.ToolCalls {
+			st.CallIDs[tc.ID] = true
+		}
+		msg := chat.Message{Role: chat.RoleAssistant, Content: e.Text}
+		for _, tc := range e.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, chat.ToolCall{ID: tc.ID, Type: "function", Function: chat.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}, Extra: tc.Extra})
+		}
+		st.addMessage(Entry{Kind: EntryAssistant, Turn: e.Turn, Text: e.Text, Reasoning: e.Reasoning, ToolCalls: e.ToolCalls, Manual: e.Manual, Interrupted: e.Interrupted}, msg)
+	case *event.ToolResult:
+		if cur := st.Cur; cur != nil && !e.Manual {
+			if !e.OverLimit {
+				cur.Usage.ToolCalls++
+			}
+			if !e.IsError && !e.Refused && e.Name != ToolLoadSkill {
+				v := ""
+				if e.Version > 0 {
+					v = strconv.Itoa(e.Version)
+				}
+				cur.ToolUses = append(cur.ToolUses, event.Use{Role: "TOOL", Name: e.Name, Version: v, ExecutionID: e.ToolCallID})
+			}
+		}
+		st.addMessage(Entry{Kind: EntryTool, Turn: e.Turn, Text: e.Content, ToolCallID: e.ToolCallID, ToolName: e.Name, ToolVersion: e.Version, IsError: e.IsError, Stderr: e.Stderr, Refused: e.Refused},
+			chat.Message{Role: chat.RoleTool, Content: e.Content, ToolCallID: e.ToolCallID})
+	case *event.SkillLoaded:
+		st.bumpExec(e.ExecutionID)
+		ls := &Loaded{Name: e.Skill, Version: e.Version, ExecID: e.ExecutionID, LoadExec: e.ExecutionID, ExecTurn: e.Turn, LoadedTurn: e.Turn, By: e.By,
+			Body: e.Body, Tokens: e.Tokens, Tools: e.Tools, Delivery: e.Delivery, ResultMsg: -1}
+		if e.By == event.ByModel {
+			// the load's result is the next message recorded
+			ls.ResultMsg = len(st.Msgs)
+		}
+		st.touch(ls)
+		if st.Cur != nil && (e.By == event.ByModel || e.By == event.ByPaste) && !e.Repeat {
+			st.Cur.Usage.Loads++
+			st.Cur.Usage.LoadTokens += e.Tokens
+		}
+		if st.Cur != nil && e.By == event.ByModel {
+			st.Cur.noteLoaded(ls)
+		}
+	case *event.SkillActivated:
+		st.bumpExec(e.ExecutionID)
+		if ls := st.FindLoaded(e.Skill); ls != nil {
+			if e.ExecutionID != ls.ExecID {
+				ls.ExecID, ls.ExecTurn = e.ExecutionID, e.Turn
+				if st.Cur != nil && (e.By == event.ByModel || e.By == event.ByPaste) {
+					st.Cur.Usage.Loads++
+					st.Cur.Usage.LoadTokens += ls.Tokens
+				}
+			}
+			if e.By == event.ByModel {
+				ls.ResultMsg = len(st.Msgs)
+				if st.Cur != nil {
+					st.Cur.noteLoaded(ls)
+				}
+			}
+			st.touch(ls)
+		}
+	case *event.SkillUnloaded:
+		st.removeLoaded(e.Skill)
+	case *event.SkillChanged:
+		if ls := st.FindLoaded(e.Skill); ls != nil {
+			ls.Version, ls.Body, ls.Tokens, ls.Changed = e.Version, e.Body, e.Tokens, true
+		}
+	case *event.ContextChanged:
+		if e.ToolCallID == "" {
+			st.addNote(NoteContextChanged, e.Line, e.Turn)
+		}
+	case *event.Warning:
+		if st.Cur != nil {
+			st.Cur.Warned[e.Message] = true
+		}
+		if e.OutOfWindow != "" {
+			st.OutOfWindow[e.OutOfWindow] = true
+		}
+		if e.Log {
+			st.addNote(NoteHarnessLog, "harness.log: "+e.Message, e.Turn)
+		}
+	case *event.StateChanged:
+		if e.Store != nil {
+			st.Stores[e.Skill] = e.Store
+		}
+		if e.State != nil {
+			// a preload is a load: its tools have a state too (R26)
+			if ls := st.FindLoaded(e.Skill); ls != nil {
+				ls.State = e.State
+			} else if ls := st.FindPreload(e.Skill); ls != nil {
+				ls.State = e.State
+			}
+		}
+	case *event.Approval:
+		if e.Decision == event.DecisionAll {
+			st.Approved[e.Name] = true
+		}
+		st.Approvals[e.ToolCallID] = e.Decision
+	case *event.SettingChanged:
+		switch e.Key {
+		case "model":
+			st.Model = e.Value
+		case "freeze_prompt", "list_size":
+			st.Frozen = nil // freeze again from the next request
+			_ = st.Settings.Set(e.Key, e.Value)
+		default:
+			_ = st.Settings.Set(e.Key, e.Value)
+		}
+	case *event.WindowTrimmed:
+		st.LastDropped = e.Dropped
+	case *event.TurnEnd:
+		st.Running = false
+		st.Last = e
+		st.Ends = append(st.Ends, e)
+		st.EndAt[e.Turn] = len(st.Entries)
+		if st.Cur != nil {
+			st.Cur.Ended = true
+		}
+	}
+}
+
+func (st *State) bumpExec(id string) {
+	if n, err := strconv.Atoi(strings.TrimPrefix(id, "x-")); err == nil && n > st.ExecSeq {
+		st.ExecSeq = n
+	}
+}
+
+// noteLoaded records that the model itself read a skill this turn (R13,
+// R20).
+func (t *TurnState) noteLoaded(ls *Loaded) {
+	t.Execs[ls.Name] = ls.ExecID
+	t.ExecVersion[ls.Name] = ls.Version
+	t.LoadedNames.Add(ls.Name)
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
+}
+
+// addMessage records a chat message. Notes not yet sent go in front of a
+// user message on the wire, so the model reads what changed before the
+// message that follows it.
+func (st *State) addMessage(en Entry, msg chat.Message) {
+	en.Index = len(st.Entries)
+	en.Message = len(st.Msgs)
+	if msg.Role == chat.RoleUser {
+		notes := st.Unsent
+		st.Unsent = nil
+		if st.Cur != nil {
+			st.Cur.UserNotes = notes
+		}
+		msg.Content = WithNotes(notes, msg.Content)
+		st.UserMsgs = append(st.UserMsgs, len(st.Msgs))
+	}
+	st.Entries = append(st.Entries, en)
+	st.Msgs = append(st.Msgs, msg)
+	st.MsgEntry = append(st.MsgEntry, en.Index)
+}
+
+// WithNotes puts notes in front of a user message's text, as the wire
+// carries them.
+func WithNotes(notes []string, text string) string {
+	if len(notes) == 0 {
+		return text
+	}
+	return strings.Join(notes, "\n") + "\n\n" + text
+}
+
+// addNote records a note. A note recorded after this turn's user message,
+// before the first model call, joins that message on the wire; any other
+// goes in front of the next user message. Preload records are not sent.
+func (st *State) addNote(kind, text string, turn int) {
+	st.Entries = append(st.Entries, Entry{Index: len(st.Entries), Message: -1, Kind: EntryNote, Turn: turn, Text: text, NoteKind: kind})
+	if kind == NoteSkillPreload {
+		return
+	}
+	cur := st.Cur
+	if cur == nil || cur.Ended || cur.Usage.ModelCalls > 0 || cur.UserMsg != len(st.Msgs)-1 {
+		st.Unsent = append(st.Unsent, text)
+		return
+	}
+	for _, n := range cur.UserNotes {
+		if n == text {
+			return // already on the wire with this message
+		}
+	}
+	cur.UserNotes = append(cur.UserNotes, text)
+	st.Msgs[cur.UserMsg].Content = WithNotes(cur.UserNotes, cur.UserText)
+}
+
+// touch makes ls the most recent (active) loaded skill (R3).
+func (st *State) touch(ls *Loaded) {
+	for i, x := range st.Loaded {
+		if x.Name == ls.Name {
+			st.Loaded = append(st.Loaded[:i:i], st.Loaded[i+1:]...)
+			break
+		}
+	}
+	st.Loaded = append([]*Loaded{ls}, st.Loaded...)
+}
+
+// removeLoaded unloads a skill: its per-load state is discarded (R26); its
+// store stays; its tools are remembered as gone for a turn.
+func (st *State) removeLoaded(name string) {
+	for i, ls := range st.Loaded {
+		if ls.Name != name {
+			continue
+		}
+		for _, t := range ls.Tools {
+			tn, v, _ := strings.Cut(t, "@")
+			n, _ := strconv.Atoi(v)
+			st.Gone = append(st.Gone, GoneTool{ToolInfo: event.ToolInfo{Name: tn, Version: n, Source: event.SourceSkill, Skill: ls.Name, Gone: true}, LeftTurn: st.Turn})
+		}
+		if len(st.Gone) > 64 {
+			st.Gone = st.Gone[len(st.Gone)-64:]
+		}
+		st.Loaded = append(st.Loaded[:i:i], st.Loaded[i+1:]...)
+		delete(st.OutOfWindow, name)
+		return
+	}
+}
+
+var (
+	listNameRE     = regexp.MustCompile(`<name>([^<]*)</name>`)
+	contextSkillRE = regexp.MustCompile(`<skill name="([^"]*)" version="[^"]*" execution="([^"]*)"`)
+)
+
+// thawFrozen rebuilds a frozen prompt from the first request it froze, for
+// journals written before prompt_frozen events existed.
+func thawFrozen(body json.RawMessage) *Frozen {
+	var req chat.Request
+	if json.Unmarshal(body, &req) != nil {
+		return nil
+	}
+	f := &Frozen{Tools: req.Tools, Context: map[string]string{}}
+	if len(req.Messages) > 0 && req.Messages[0].Role == chat.RoleSystem {
+		f.Instructions = req.Messages[0].Content
+	}
+	if list, _, ok := strings.Cut(f.Instructions, "</available_skills>"); ok {
+		for _, m := range listNameRE.FindAllStringSubmatch(list, -1) {
+			f.Offered = append(f.Offered, m[1])
+		}
+	}
+	if _, ctx, ok := strings.Cut(f.Instructions, "<current_context>"); ok {
+		for _, m := range contextSkillRE.FindAllStringSubmatch(ctx, -1) {
+			f.Context[m[1]] = m[2]
+		}
+	}
+	for _, t := range req.Tools {
+		if t.Function == nil {
+			continue
+		}
+		params, _ := json.Marshal(t.Function.Parameters)
+		f.Infos = append(f.Infos, event.ToolInfo{Name: t.Function.Name, Description: t.Function.Description, Parameters: params, Source: "frozen"})
+	}
+	return f
+}

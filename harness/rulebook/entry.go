@@ -1,0 +1,53 @@
+package rulebook
+
+import "skillet/harness/event"
+
+// EntryKind is the kind of a transcript entry.
+type EntryKind string
+
+// Transcript entry kinds. User, assistant and tool entries are chat messages
+// and count against the window (R9); notes stand in the transcript for the
+// author and, except preload notes, reach the model in front of the next
+// user message.
+const (
+	EntryUser      EntryKind = "user"
+	EntryAssistant EntryKind = "assistant"
+	EntryTool      EntryKind = "tool"
+	EntryNote      EntryKind = "note"
+)
+
+// Note kinds.
+const (
+	NoteContextChanged = "context_changed"
+	NoteHarnessLog     = "harness_log"
+	NoteSkillPreload   = "skill_preload"
+)
+
+// Entry is one transcript entry (R1). Entries are never changed once
+// recorded.
+type Entry struct {
+	// Index is the entry's position in the transcript.
+	Index int `json:"index"`
+	// Message is the entry's position among chat messages, -1 for notes.
+	Message int       `json:"message"`
+	Kind    EntryKind `json:"kind"`
+	Turn    int       `json:"turn"`
+	// Text is the user's or assistant's text, the tool result, or the note.
+	Text      string                 `json:"text"`
+	Reasoning string                 `json:"reasoning,omitempty"`
+	ToolCalls []event.ToolCallRecord `json:"tool_calls,omitempty"`
+	// ToolCallID and ToolName identify the call a tool entry answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// ToolVersion is the version of the tool that answered, 0 for built-ins.
+	ToolVersion int    `json:"tool_version,omitempty"`
+	IsError     bool   `json:"is_error,omitempty"`
+	Stderr      string `json:"stderr,omitempty"`
+	// Refused marks a tool result the harness gave without running anything
+	// (unknown tool, denied, over a limit, cancelled).
+	Refused bool `json:"refused,omitempty"`
+	// NoteKind is the kind of a note entry.
+	NoteKind    string `json:"note_kind,omitempty"`
+	Manual      bool   `json:"manual,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+}

@@ -1,0 +1,133 @@
+// Code in this file keeps the event vocabulary reachable as harness.X, so
+// callers need not import harness/event as well.
+
+package harness
+
+import (
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
+)
+
+// The event vocabulary (see harness/event).
+type (
+	Event          = event.Event
+	Header         = event.Header
+	SessionStart   = event.SessionStart
+	TurnStart      = event.TurnStart
+	SkillPreload   = event.SkillPreload
+	ModelCall      = event.ModelCall
+	TextDelta      = event.TextDelta
+	ReasoningDelta = event.ReasoningDelta
+	ToolCallRecord = event.ToolCallRecord
+	Assistant      = event.Assistant
+	ToolStarted    = event.ToolStarted
+	ToolResult     = event.ToolResult
+	SkillLoaded    = event.SkillLoaded
+	SkillActivated = event.SkillActivated
+	SkillChanged   = event.SkillChanged
+	SkillUnloaded  = event.SkillUnloaded
+	ContextChanged = event.ContextChanged
+	WindowTrimmed  = event.WindowTrimmed
+	Warning        = event.Warning
+	Error          = event.Error
+	Retry          = event.Retry
+	StateChanged   = event.StateChanged
+	Approval       = event.Approval
+	SettingChanged = event.SettingChanged
+	Use            = event.Use
+	TurnEnd        = event.TurnEnd
+	PromptFrozen   = event.PromptFrozen
+	Settings       = event.Settings
+	ToolInfo       = event.ToolInfo
+	SkillBody      = event.SkillBody
+	LoadedBy       = event.LoadedBy
+	UnloadReason   = event.UnloadReason
+	Delivery       = event.Delivery
+	ToolSource     = event.ToolSource
+	Decision       = event.Decision
+	StopReason     = event.StopReason
+)
+
+// Event names and typed values (see harness/event).
+const (
+	TypeSessionStart   = event.TypeSessionStart
+	TypeTurnStart      = event.TypeTurnStart
+	TypeSkillPreload   = event.TypeSkillPreload
+	TypeModelCall      = event.TypeModelCall
+	TypeTextDelta      = event.TypeTextDelta
+	TypeReasoningDelta = event.TypeReasoningDelta
+	TypeAssistant      = event.TypeAssistant
+	TypeToolStarted    = event.TypeToolStarted
+	TypeToolResult     = event.TypeToolResult
+	TypeSkillLoaded    = event.TypeSkillLoaded
+	TypeSkillActivated = event.TypeSkillActivated
+	TypeSkillUnloaded  = event.TypeSkillUnloaded
+	TypeSkillChanged   = event.TypeSkillChanged
+	TypeContextChanged = event.TypeContextChanged
+	TypeWindowTrimmed  = event.TypeWindowTrimmed
+	TypeWarning        = event.TypeWarning
+	TypeError          = event.TypeError
+	TypeRetry          = event.TypeRetry
+	TypeStateChanged   = event.TypeStateChanged
+	TypeApproval       = event.TypeApproval
+	TypeSettingChanged = event.TypeSettingChanged
+	TypeTurnEnd        = event.TypeTurnEnd
+	TypePromptFrozen   = event.TypePromptFrozen
+	DeliveryContext    = event.DeliveryContext
+	DeliveryToolResult = event.DeliveryToolResult
+	DecisionOnce       = event.DecisionOnce
+	DecisionAll        = event.DecisionAll
+	DecisionDeny       = event.DecisionDeny
+	StopDone           = event.StopDone
+	StopLength         = event.StopLength
+	StopMaxToolCalls   = event.StopMaxToolCalls
+	StopCancelled      = event.StopCancelled
+	StopInterrupted    = event.StopInterrupted
+	StopError          = event.StopError
+	SourceBuiltIn      = event.SourceBuiltIn
+	SourceAgent        = event.SourceAgent
+	SourceSkill        = event.SourceSkill
+	ByModel            = event.ByModel
+	ByUser             = event.ByUser
+	ByPaste            = event.ByPaste
+	ByPreload          = event.ByPreload
+	UnloadLRU          = event.UnloadLRU
+	UnloadUser         = event.UnloadUser
+	UnloadRemoved      = event.UnloadRemoved
+	UnloadInvalid      = event.UnloadInvalid
+	UnloadTooLong      = event.UnloadTooLong
+	UnloadPaste        = event.UnloadPaste
+	UnloadLimit        = event.UnloadLimit
+	UnloadClear        = event.UnloadClear
+	DecisionPolicyDeny = event.DecisionPolicyDeny
+)
+
+// The codec and helpers of the event vocabulary.
+var (
+	MarshalEvent    = event.Marshal
+	UnmarshalEvent  = event.Unmarshal
+	Journaled       = event.Journaled
+	TurnOf          = event.TurnOf
+	DefaultSettings = event.DefaultSettings
+	SettingKeys     = event.SettingKeys
+	SettingDoc      = event.SettingDoc
+)
+
+// The transcript and state types of the rule book (see harness/rulebook).
+type (
+	Entry      = rulebook.Entry
+	EntryKind  = rulebook.EntryKind
+	TurnUsage  = rulebook.Usage
+	CallRecord = rulebook.CallRecord
+)
+
+// Transcript entry and note kinds (see harness/rulebook).
+const (
+	EntryUser          = rulebook.EntryUser
+	EntryAssistant     = rulebook.EntryAssistant
+	EntryTool          = rulebook.EntryTool
+	EntryNote          = rulebook.EntryNote
+	NoteContextChanged = rulebook.NoteContextChanged
+	NoteHarnessLog     = rulebook.NoteHarnessLog
+	NoteSkillPreload   = rulebook.NoteSkillPreload
+)
