@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -15,10 +17,12 @@ import (
 
 // TestRandomSequencesKeepTheInvariants drives sessions through random
 // sequences of user messages, loads, re-reads, tool calls, unknown tools,
-// cancels, user commands and skill edits on disk, and checks after every
-// step that the rule book's invariants hold.
+// cancels, user commands, model switches, manual calls, approvals and skill
+// edits on disk, and checks after every step that the rule book's
+// invariants hold. At the end of each, the journal is reopened and its fold
+// must be the live session: the same state, snapshot and transcript.
 func TestRandomSequencesKeepTheInvariants(t *testing.T) {
-	sequences := 1500
+	sequences := 2000
 	if testing.Short() {
 		sequences = 200
 	}
@@ -39,7 +43,8 @@ func TestRandomSequencesKeepTheInvariants(t *testing.T) {
 		}
 	}
 	// the sequences must have exercised what they claim to
-	for _, what := range []string{TypeSkillLoaded, "unload:lru", "unload:user", "unload:invalid", TypeSkillActivated, "unknown-tool", "bad-args", "cancelled", TypeSkillChanged, TypeStateChanged, "refused-load"} {
+	for _, what := range []string{TypeSkillLoaded, "unload:lru", "unload:user", "unload:invalid", TypeSkillActivated, "unknown-tool", "bad-args", "cancelled", TypeSkillChanged, TypeStateChanged, "refused-load",
+		TypeSkillPreload, TypePromptFrozen, TypeApproval, TypeSettingChanged, "manual", "replayed"} {
 		if seen[what] == 0 {
 			t.Errorf("no sequence produced %s", what)
 		}
@@ -61,7 +66,11 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 			writeRandomSkill(w, name)
 		}
 	}()
-	cfg := fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3))
+	cfg := ""
+	if rng.Intn(3) == 0 {
+		cfg += "[approval]\nbeta_tool = \"ask\"\ngamma_tool = \"always-deny\"\n"
+	}
+	cfg += fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3))
 	// the modes of the rule book, now and then
 	switch rng.Intn(8) {
 	case 0:
@@ -73,7 +82,8 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 	case 3:
 		cfg += "[[skills]]\nname = \"alpha\"\npreload = true\n[[skills]]\nname = \"beta\"\n[[skills]]\nname = \"gamma\"\n[[skills]]\nname = \"delta\"\n"
 	}
-	f := w.open(cfg, func(o *Options) { o.Dir = "" })
+	approveAll := rng.Intn(2) == 0
+	f := w.open(cfg, func(o *Options) { o.ApproveAll = approveAll })
 	s := f.s
 	var cancel context.CancelFunc
 	f.model.fallback = func(req *chat.Request) (*chat.Reply, error) {
@@ -126,15 +136,29 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 			} else {
 				w.skill(name, name+" does "+name+" work.", fmt.Sprintf("%s edited %d.", name, op), fmt.Sprintf("tools:\n  - name: %s_tool\n", name))
 			}
+		case r < 10 && rng.Intn(3) == 0:
+			_ = s.SetModel(fmt.Sprintf("model-%d", rng.Intn(3)))
+		case r < 10 && rng.Intn(2) == 0:
+			name := randomSkills[rng.Intn(len(randomSkills))] + "_tool"
+			if _, err := s.CallTool(context.Background(), name, fmt.Sprintf(`{"q":"m%d"}`, op)); err == nil {
+				f.rec.on(&Warning{Message: "manual"})
+			}
 		default:
 			_ = s.Set("max_loaded_skills", fmt.Sprint(1+rng.Intn(3)))
 		}
 		checkSession(t, s)
 	}
+	if checkReplay(t, w, f, approveAll) {
+		f.rec.on(&Warning{Message: "replayed"})
+	}
 	seen := map[string]int{}
 	for _, e := range f.rec.all() {
 		seen[e.EventType()]++
 		switch e := e.(type) {
+		case *Warning:
+			if e.Message == "manual" || e.Message == "replayed" {
+				seen[e.Message]++
+			}
 		case *SkillUnloaded:
 			seen["unload:"+string(e.Reason)]++
 		case *ToolResult:
@@ -241,4 +265,73 @@ func checkSession(t *testing.T, s *Session) {
 			t.Errorf("store of %s is gone: %v", name, err)
 		}
 	}
+}
+
+// checkReplay reopens a session's journal and requires its fold to be the
+// live session (DESIGN §1: the state is a fold of its events). The live
+// session reads the disk first, as reopening does.
+func checkReplay(t *testing.T, w *workspace, f *fixture, approveAll bool) bool {
+	t.Helper()
+	if err := f.s.Reload(); err != nil {
+		t.Errorf("reload: %v", err)
+		return false
+	}
+	want := foldedView(t, f.s)
+	dir := f.s.Dir()
+	f.s.Close() // the journal is locked while a session has it open
+	re, err := Open(dir, Options{Config: f.cfg, Catalog: w.catalog(), Model: &scripted{}, ApproveAll: approveAll})
+	if err != nil {
+		// R19: a config whose named skills no longer select refuses to
+		// start, reopened or not
+		if !strings.Contains(err.Error(), "select skills") {
+			t.Errorf("reopen: %v", err)
+		}
+		return false
+	}
+	defer re.Close()
+	got := foldedView(t, re)
+	if want != got {
+		wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+		for i := 0; i < len(wl) && i < len(gl); i++ {
+			if wl[i] != gl[i] {
+				from := max(0, i-12)
+				t.Errorf("the reopened session differs from the live one at line %d:\n live:     %s\n reopened: %s\ncontext (live):\n%s", i+1, wl[i], gl[i], strings.Join(wl[from:min(len(wl), i+6)], "\n"))
+				return false
+			}
+		}
+		t.Errorf("the reopened session differs from the live one: %d lines live, %d reopened", len(wl), len(gl))
+		return false
+	}
+	return true
+}
+
+// foldedView is everything a session is, as text: its whole rule-book
+// state, the snapshot the UI shows and the state and store files on disk.
+func foldedView(t *testing.T, s *Session) string {
+	t.Helper()
+	snap := s.Snapshot()
+	snap.Notices = nil // what the catalog said when the process started, not the session
+	s.mu.Lock()
+	files := map[string]string{}
+	for _, sub := range []string{"state", "store"} {
+		ents, _ := os.ReadDir(filepath.Join(s.dir, sub))
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join(s.dir, sub, e.Name()))
+			var c bytes.Buffer
+			if json.Compact(&c, b) == nil {
+				b = c.Bytes() // the journal keeps JSON, not its layout
+			}
+			files[sub+"/"+e.Name()] = string(b)
+		}
+	}
+	b, err := json.MarshalIndent(struct {
+		State *rulebook.State
+		Snap  *Snapshot
+		Files map[string]string
+	}{s.st, snap, files}, "", " ")
+	s.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
