@@ -34,10 +34,11 @@ type runFlags struct {
 	events     string
 	approveAll bool
 	approve    listFlag
+	showState  string
 }
 
 // runHeadless is `skillet run`.
-func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// The engine reports warnings from its own goroutines: one lock keeps
 	// lines whole.
 	stderr = &lockedWriter{w: stderr}
@@ -47,6 +48,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.events, "events", "", "write the session's events as JSON lines to `FILE` (- for stdout)")
 	fs.BoolVar(&f.approveAll, "approve-all", false, "approve every tool whose policy is ask")
 	fs.Var(&f.approve, "approve", "approve the ask-policy `TOOL` (repeatable)")
+	fs.StringVar(&f.showState, "show-state", "", "when the run ends, write the session's state as `skillet show --json` prints it to `FILE` (- for stdout, after everything else)")
 	if code, done := parseFlags(fs, args, runUsage, stdout, stderr); done {
 		return code
 	}
@@ -111,6 +113,14 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	status := 0
+	if f.showState != "" {
+		// after the last turn, whatever ended the run; before s.Close
+		defer func() {
+			if c := writeShowState(f.showState, s, stdout, stderr); c != 0 && code == 0 {
+				code = c
+			}
+		}()
+	}
 	for _, m := range msgs {
 		end, err := s.Turn(ctx, m)
 		if end != nil && strings.TrimSpace(end.Answer) != "" {
@@ -277,4 +287,23 @@ func unknownApprovals(names []string, snap *harness.Snapshot) []string {
 		out = append(out, msg)
 	}
 	return out
+}
+
+// writeShowState writes the session's state view (--show-state).
+func writeShowState(path string, s *harness.Session, stdout, stderr io.Writer) int {
+	v := s.State()
+	if path == "-" {
+		return writeStateJSON(stdout, stderr, v)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet run: --show-state:", err)
+		return 1
+	}
+	code := writeStateJSON(f, stderr, v)
+	if err := f.Close(); err != nil {
+		fmt.Fprintln(stderr, "skillet run: --show-state:", err)
+		return 1
+	}
+	return code
 }

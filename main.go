@@ -40,6 +40,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runHeadless(args[1:], stdin, stdout, stderr)
 		case "validate":
 			return runValidate(args[1:], stdout, stderr)
+		case "show":
+			return runShow(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}

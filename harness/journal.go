@@ -119,52 +119,73 @@ func ReadJournal(r io.Reader) ([]Event, []string, error) {
 // counters; new events append to the same journal. Options are as for New;
 // Options.Dir is ignored.
 func Open(path string, opts Options) (*Session, error) {
+	s, _, err := reopen(path, opts, false)
+	return s, err
+}
+
+// Inspect folds a journal into a session that writes nothing — no journal
+// line, no state or store file — for looking at it (skillet show). It
+// returns the journal lines that were skipped, and why.
+func Inspect(path string, opts Options) (*Session, []string, error) {
+	return reopen(path, opts, true)
+}
+
+// reopen is fold, then repair what a crash left open, then sync with
+// today's disk; readOnly keeps all of it in memory.
+func reopen(path string, opts Options, readOnly bool) (*Session, []string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("reopen session: %w", err)
+		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
 	events, problems, err := ReadJournal(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("reopen session %s: %w", path, err)
+		return nil, problems, fmt.Errorf("reopen session %s: %w", path, err)
 	}
 	if len(events) == 0 {
 		if len(problems) > 0 {
-			return nil, fmt.Errorf("reopen session %s: no line of the journal is an event (%s)", path, problems[0])
+			return nil, problems, fmt.Errorf("reopen session %s: no line of the journal is an event (%s)", path, problems[0])
 		}
-		return nil, fmt.Errorf("reopen session %s: the journal holds no events", path)
+		return nil, nil, fmt.Errorf("reopen session %s: the journal holds no events", path)
 	}
 	start, ok := events[0].(*SessionStart)
 	if !ok {
-		return nil, fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
+		return nil, problems, fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
 	}
 	dir := filepath.Dir(path)
 	// a new session (/clear) goes beside this one
 	opts.Dir = filepath.Dir(dir)
+	if readOnly {
+		opts.Dir = ""
+	}
 	s, err := newSession(opts)
 	if err != nil {
-		return nil, err
+		return nil, problems, err
 	}
 	s.mu.Lock()
 	s.reset(start.SessionID)
-	s.dir = dir
+	s.dir, s.readOnly = dir, readOnly
 	for _, e := range events {
 		s.st.Apply(e)
 	}
 	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.st.Model
 	unfinished := s.st.Cur != nil && !s.st.Cur.Ended
-	j, err := openJournal(path)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+	if !readOnly {
+		j, err := openJournal(path)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, problems, err
+		}
+		s.journal = j
 	}
-	s.journal = j
 	orphans := s.unansweredCalls()
 	s.mu.Unlock()
-	s.materialize()
+	if !readOnly {
+		s.materialize()
+	}
 	for _, p := range problems {
 		s.warn("journal " + p + " was skipped")
 	}
@@ -182,7 +203,7 @@ func Open(path string, opts Options) (*Session, error) {
 		// the model this skillet talks to, recorded so a replay agrees
 		s.emit(&SettingChanged{Key: "model", Value: s.opts.ModelName})
 	}
-	return s, s.syncJournal()
+	return s, problems, s.syncJournal()
 }
 
 func uniq(names []string) []string {

@@ -91,6 +91,9 @@ type Session struct {
 	model   chat.Model
 	// busy is set while a turn or a command runs (see acquire).
 	busy bool
+	// readOnly marks a session folded for looking at (Inspect): it
+	// writes no journal line and no file.
+	readOnly bool
 	// execHigh is the highest execution number handed out, which may run
 	// ahead of the recorded ones until their events are applied.
 	execHigh int
@@ -103,16 +106,12 @@ type Session struct {
 	mcpDefs   map[string]*skills.ToolDef
 	mcpErrs   map[string]error
 	notices   []string
-	// tokCache and msgTok remember token counts (msgTok per message, with
-	// the content length it was counted at).
+	// tokCache remembers token counts of recent texts.
 	tokCache map[string]int
-	msgTok   []msgCount
 	// secrets hides credentials of the config's MCP servers in what the
 	// session records.
 	secrets *strings.Replacer
 }
-
-type msgCount struct{ n, tokens int }
 
 // New starts a session. It fails when the config's skills cannot be
 // selected (R19) or an agent tool has no definition.
@@ -225,7 +224,7 @@ func (s *Session) start(id string) error {
 func (s *Session) reset(id string) {
 	s.st = rulebook.New(id, s.opts.ModelName, s.cfg.Session)
 	s.model = s.opts.Model
-	s.msgTok, s.execHigh = nil, 0
+	s.execHigh = 0
 	s.mcpDefs = map[string]*skills.ToolDef{}
 	s.mcpErrs = map[string]error{}
 }
@@ -383,7 +382,7 @@ func (s *Session) Close() error {
 		errs = append(errs, s.journal.close())
 		s.journal = nil
 	}
-	if s.tempDir {
+	if s.tempDir && !s.readOnly {
 		errs = append(errs, os.RemoveAll(s.dir))
 	}
 	s.mu.Unlock()
@@ -414,7 +413,11 @@ func (s *Session) emit(e Event) {
 	s.st.Apply(e)
 	j := s.journal
 	s.mu.Unlock()
-	fx.run()
+	if s.readOnly {
+		j = nil
+	} else {
+		fx.run()
+	}
 	if j != nil && Journaled(e) {
 		if err := j.write(e); err != nil && s.opts.OnEvent != nil {
 			s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})

@@ -93,6 +93,9 @@ type Snapshot struct {
 	// next request (instructions, rulebook.Window and tool definitions).
 	InstructionTokens int `json:"instruction_tokens"`
 	RequestTokens     int `json:"request_tokens"`
+	// Ledger is the next request's tokens part by part; RequestTokens is
+	// its total.
+	Ledger Ledger `json:"ledger"`
 
 	Tools  []ToolInfo `json:"tools"`
 	Window WindowInfo `json:"window"`

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"skillet/harness/chat"
 	"skillet/skills"
 )
 
@@ -46,7 +45,8 @@ func (s *Session) Snapshot() *Snapshot {
 	snap.InstructionTokens = s.count(c.instructions)
 	snap.Tools = append(c.infos, s.goneTools(c.infos)...)
 	snap.Window = WindowInfo{Messages: len(s.st.Msgs), InWindow: c.win.Kept(), Cap: s.st.Settings.MaxTranscriptMessages, FirstEntry: s.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
-	snap.RequestTokens = snap.InstructionTokens + s.windowTokens(c.win) + s.toolTokens(c.req)
+	snap.Ledger = s.ledger(c)
+	snap.RequestTokens = snap.Ledger.Total
 	if s.st.Cur != nil {
 		snap.Usage = s.st.Cur.Usage
 	}
@@ -105,37 +105,6 @@ func (s *Session) firstEntry(w rulebook.Window) int {
 		i--
 	}
 	return i
-}
-
-func (s *Session) windowTokens(w rulebook.Window) int {
-	total := 0
-	for len(s.msgTok) < len(s.st.Msgs) {
-		s.msgTok = append(s.msgTok, msgCount{n: -1})
-	}
-	for k := w.Start; k < w.N; k++ {
-		m := s.st.Msgs[k]
-		// a user message grows when notes join it before the first call
-		if c := s.msgTok[k]; c.n != len(m.Content) {
-			t := s.count(m.Content)
-			for _, tc := range m.ToolCalls {
-				t += s.count(tc.Function.Name) + s.count(tc.Function.Arguments)
-			}
-			s.msgTok[k] = msgCount{n: len(m.Content), tokens: t + 4} // role and separators
-		}
-		total += s.msgTok[k].tokens
-	}
-	return total
-}
-
-func (s *Session) toolTokens(req *chat.Request) int {
-	if len(req.Tools) == 0 {
-		return 0
-	}
-	b, err := json.Marshal(req.Tools)
-	if err != nil {
-		return 0
-	}
-	return s.count(string(b))
 }
 
 // goneTools are tools of skills that unloaded during the last turn (or the

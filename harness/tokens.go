@@ -53,3 +53,6 @@ func (t *Tokenizer) Count(s string) int {
 	}
 	return len(t.enc.EncodeOrdinary(s))
 }
+
+// Name is the encoding's name.
+func (t *Tokenizer) Name() string { return t.name }

@@ -22,6 +22,7 @@ func (st *State) Apply(e event.Event) {
 	case *event.SessionStart:
 		st.ID = e.SessionID
 		st.Model = e.Model
+		st.Demo = e.Demo
 		st.Settings = e.Limits
 	case *event.TurnStart:
 		st.Turn = e.Turn
@@ -73,6 +74,7 @@ func (st *State) Apply(e event.Event) {
 	case *event.Assistant:
 		if n := len(st.Calls); n > 0 && !e.Manual {
 			st.Calls[n-1].Reply = e.Raw
+			st.Calls[n-1].Usage = e.Usage
 		}
 		for _, tc := range e.ToolCalls {
 			st.CallIDs[tc.ID] = true

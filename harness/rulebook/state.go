@@ -13,8 +13,10 @@ import (
 // states (R26). Apply is its only writer; everything else only reads it.
 // It is not safe for concurrent use: the shell serializes access.
 type State struct {
-	ID       string
-	Model    string
+	ID    string
+	Model string
+	// Demo marks a session started on the offline demo model.
+	Demo     bool
 	Settings event.Settings
 
 	// Entries is the transcript; Msgs the chat messages among them, with
@@ -168,6 +170,8 @@ type CallRecord struct {
 	// Reply is the raw reply, "" while it streams or when none came.
 	Reply string `json:"reply"`
 	Error string `json:"error,omitempty"`
+	// Usage is what the endpoint said the call used, when it said.
+	Usage *chat.Usage `json:"usage,omitempty"`
 }
 
 // New returns the state of a fresh session.

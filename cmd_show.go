@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"skillet/harness"
+)
+
+const showUsage = `usage: skillet show [flags] SESSION
+
+Prints the state a reopened session has — the loaded skills in LRU order,
+preloads, <current_context>, the tools of the next request, the window,
+each turn's Offered / Delivered / Loaded and uses, stores, per-load states
+and the token ledger — without changing the session: no journal line or
+file is written. SESSION is a session id, a session folder or a journal.
+Its skills are read from the folders and config the session used, unless
+--skills or --config says otherwise. Exit status: 0, 1 when the journal
+cannot be read, 2 on a usage error.
+
+Flags:
+`
+
+// runShow is `skillet show`.
+func runShow(args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := flag.NewFlagSet("skillet show", flag.ContinueOnError)
+	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
+	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	asJSON := fs.Bool("json", false, "print the state as one JSON object (see the README)")
+	if code, done := parseFlags(fs, args, showUsage, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "skillet show: give one SESSION (an id, a session folder or a journal)")
+		printUsage(fs, stderr, showUsage)
+		return 2
+	}
+	c.resume, c.offline = fs.Arg(0), true // looking needs no model
+	w, err := wire(&c)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "skillet show:", strings.TrimPrefix(ue.msg, "--resume: "))
+			return 2
+		}
+		fmt.Fprintln(stderr, "skillet show:", err)
+		return 1
+	}
+	defer w.close()
+	for _, n := range w.notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, ModelName: "", BaseURL: w.baseURL, Roots: w.roots}
+	s, problems, err := harness.Inspect(w.journal, opts)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "skillet show: %s: %s was skipped\n", w.journal, p)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet show:", err)
+		return 1
+	}
+	defer s.Close()
+	v := s.State()
+	if *asJSON {
+		return writeStateJSON(stdout, stderr, v)
+	}
+	printState(stdout, v)
+	return 0
+}
+
+// writeStateJSON prints a state view as indented JSON.
+func writeStateJSON(w, stderr io.Writer, v *harness.StateView) int {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet:", err)
+		return 1
+	}
+	fmt.Fprintf(w, "%s\n", b)
+	return 0
+}
+
+// printState prints a state view for people.
+func printState(w io.Writer, v *harness.StateView) {
+	fmt.Fprintf(w, "session %s · model %s · turn %d\n", v.SessionID, v.Model, v.Turn)
+	fmt.Fprintf(w, "\nloaded (most recent first, max %d):\n", v.Limits.MaxLoadedSkills)
+	if len(v.Loaded) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, l := range v.Loaded {
+		active := ""
+		if l.Active {
+			active = " · active"
+		}
+		fmt.Fprintf(w, "  %s %s · %s · by %s · %d tok%s\n", l.Name, orNoneStr(l.Version), l.ExecutionID, l.By, l.Tokens, active)
+		if len(l.Tools) > 0 {
+			fmt.Fprintf(w, "    tools: %s\n", strings.Join(l.Tools, ", "))
+		}
+		if len(l.State) > 0 && string(l.State) != "{}" {
+			fmt.Fprintf(w, "    state: %s\n", l.State)
+		}
+	}
+	for _, l := range v.Preloaded {
+		fmt.Fprintf(w, "  preload %s %s · %s · %d tok\n", l.Name, orNoneStr(l.Version), l.ExecutionID, l.Tokens)
+	}
+	fmt.Fprintln(w, "\ntools of the next request:")
+	for _, t := range v.Tools {
+		src := string(t.Source)
+		if t.Skill != "" {
+			src += " " + t.Skill
+		}
+		ver := ""
+		if t.Version > 0 {
+			ver = fmt.Sprintf("@%d", t.Version)
+		}
+		fmt.Fprintf(w, "  %s%s · %s · approval %s\n", t.Name, ver, src, t.Approval)
+	}
+	fmt.Fprintf(w, "\nwindow: %d of %d messages (cap %d)\n", v.Window.InWindow, v.Window.Messages, v.Window.Cap)
+	if len(v.Turns) > 0 {
+		fmt.Fprintln(w, "\nturns (Offered / Delivered / Loaded):")
+	}
+	for _, t := range v.Turns {
+		fmt.Fprintf(w, "  %d · %s · offered %d · delivered %s · loaded %s\n", t.Turn, t.StopReason, len(t.Offered), dashJoin(t.Delivered), dashJoin(t.Loaded))
+	}
+	for name, st := range v.Stores {
+		fmt.Fprintf(w, "\nstore %s: %s\n", name, st)
+	}
+	fmt.Fprintf(w, "\nnext request: %d tokens (%s)\n", v.Ledger.Total, v.Ledger.Tokenizer)
+	for _, p := range v.Ledger.Parts {
+		label := p.Kind
+		if p.Skill != "" {
+			label += " " + p.Skill
+		}
+		fmt.Fprintf(w, "  %-28s %7d\n", label, p.Tokens)
+	}
+	if v.Context != "" {
+		fmt.Fprintf(w, "\n%s\n", v.Context)
+	}
+}
+
+func orNoneStr(v string) string {
+	if v == "" {
+		return "(no version)"
+	}
+	return "v" + v
+}
+
+func dashJoin(names []string) string {
+	if len(names) == 0 {
+		return "—"
+	}
+	return strings.Join(names, ", ")
+}

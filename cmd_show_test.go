@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// repoDir is the package's folder, taken before any test changes the
+// working folder.
+var repoDir, _ = os.Getwd()
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// skilletBinary builds the skillet binary once for the tests that run it
+// as a user would.
+func skilletBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "skillet-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "skillet")
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Dir = repoDir
+		out, err := build.CombinedOutput()
+		if err != nil {
+			binErr = &buildError{out: string(out), err: err}
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("build skillet: %v", binErr)
+	}
+	return binPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+// runBinary runs the real binary with the test's isolated environment.
+func runBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(skilletBinary(t), args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run skillet: %v", err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// onlySession returns the id of the one session under the isolated state
+// folder.
+func onlySession(t *testing.T, tmp string) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(tmp, "state", "skillet", "sessions"))
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("want one session, got %v (%v)", ents, err)
+	}
+	return ents[0].Name()
+}
+
+// The state a live run ends with and the state its journal folds to are
+// the same bytes, seen from outside.
+func TestShowEqualsTheLiveRunsState(t *testing.T) {
+	tmp := isolate(t)
+	live := filepath.Join(tmp, "live.json")
+	code, _, errOut := runBinary(t, "run", "--approve-all", "--show-state", live,
+		"review account ACC-1042 for anomalies",
+		"write an incident report for yesterday's outage",
+		`capture meeting notes: we decided to ship on Friday, task="ship v1.4" owner=Ana`,
+		"run the release checks for v1.4.0",
+		"get account activity for ACC-1042 again")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	want, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := onlySession(t, tmp)
+	journal := filepath.Join(tmp, "state", "skillet", "sessions", id, "journal.jsonl")
+	before, _ := os.ReadFile(journal)
+	code, got, errOut := runBinary(t, "show", "--json", id)
+	if code != 0 {
+		t.Fatalf("show: exit %d\n%s", code, errOut)
+	}
+	if got != string(want) {
+		t.Fatalf("skillet show differs from the live run's --show-state:\nlive:\n%s\nshow:\n%s", want, got)
+	}
+	for _, w := range []string{`"loaded": [`, `"name": "account-review"`, `"meeting-notes"`, `"ledger"`, `"tokenizer": "o200k_base"`, `"stop_reason": "done"`} {
+		if !strings.Contains(got, w) {
+			t.Errorf("state lacks %s", w)
+		}
+	}
+	after, _ := os.ReadFile(journal)
+	if !bytes.Equal(before, after) {
+		t.Error("skillet show wrote to the journal")
+	}
+	// the text form names the loaded skills and the ledger's total
+	code, text, _ := runBinary(t, "show", id)
+	if code != 0 || !strings.Contains(text, "loaded (most recent first, max 3):") || !strings.Contains(text, "next request: ") || !strings.Contains(text, "release-checklist") {
+		t.Fatalf("show: exit %d\n%s", code, text)
+	}
+	// --show-state - goes to stdout, after the answers
+	code, out, _ := runBinary(t, "run", "--show-state", "-", "hello")
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "}") || !strings.Contains(out, `"session_id"`) {
+		t.Fatalf("--show-state -: exit %d\n%s", code, out)
+	}
+}
+
+func TestShowBadJournals(t *testing.T) {
+	tmp := isolate(t)
+	if code, _, errOut := runBinary(t, "run", "hello", "review account ACC-1042 for anomalies"); code != 0 {
+		t.Fatalf("run: %s", errOut)
+	}
+	id := onlySession(t, tmp)
+	dir := filepath.Join(tmp, "state", "skillet", "sessions", id)
+	journal := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(journal)
+
+	// a torn last line and a garbage line in the middle: what can be read is
+	// shown, the skipped lines are named, nothing is rewritten
+	lines := strings.SplitAfter(string(data), "\n")
+	damaged := strings.Join(lines[:3], "") + "{not json\n" + strings.Join(lines[3:], "") + `{"type":"assistant","tu`
+	if err := os.WriteFile(journal, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runBinary(t, "show", dir)
+	if code != 0 || !strings.Contains(out, "account-review") {
+		t.Fatalf("show of a damaged journal: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, w := range []string{"line 4:", "was skipped"} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	if after, _ := os.ReadFile(journal); string(after) != damaged {
+		t.Error("show rewrote a damaged journal")
+	}
+
+	// not a journal at all
+	junk := filepath.Join(tmp, "junk.jsonl")
+	os.WriteFile(junk, []byte("hello\nworld\n"), 0o600)
+	code, _, errOut = runBinary(t, "show", junk)
+	if code != 1 || !strings.Contains(errOut, junk) {
+		t.Fatalf("show of a non-journal: exit %d\n%s", code, errOut)
+	}
+	// no such session
+	code, _, errOut = runBinary(t, "show", "nosuch")
+	if code != 2 || !strings.Contains(errOut, "skillet show: no session nosuch") {
+		t.Fatalf("show nosuch: exit %d\n%s", code, errOut)
+	}
+}

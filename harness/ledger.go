@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"encoding/json"
+	"strings"
+
+	"skillet/harness/chat"
+)
+
+// Ledger is the token count of the next request, part by part. The parts
+// add up to Total, which is the count of the exact body that will be sent
+// plus the notes waiting to join the next user message.
+type Ledger struct {
+	// Tokenizer names the encoding the counts come from.
+	Tokenizer string       `json:"tokenizer"`
+	Parts     []LedgerPart `json:"parts"`
+	Total     int          `json:"total"`
+	// Reported is what the endpoint said the last request used
+	// (prompt_tokens), beside LastEstimate, this ledger's count of that
+	// request's body; both 0 when unknown.
+	Reported     int `json:"reported_prompt_tokens,omitempty"`
+	LastEstimate int `json:"last_request_estimate,omitempty"`
+}
+
+// LedgerPart is one part of the request.
+type LedgerPart struct {
+	// Kind is "prompt", "preload", "list", "context" (a skill's text in
+	// <current_context>), "messages" (the window's messages, less the
+	// next part), "skill_copies" (skill text the window's contextChanged
+	// lines and tool-result loads carry again), "tools" (their schemas),
+	// "pending_notes" (notes that join the next user message) or
+	// "framing" (JSON, roles and XML wrappers: the rest of the body).
+	Kind   string `json:"kind"`
+	Skill  string `json:"skill,omitempty"`
+	Tokens int    `json:"tokens"`
+}
+
+// ledger counts the parts of a composed request. Called with s.mu held.
+func (s *Session) ledger(c *composition) Ledger {
+	l := Ledger{Tokenizer: s.tok.Name()}
+	add := func(kind, skill string, n int) {
+		l.Parts = append(l.Parts, LedgerPart{Kind: kind, Skill: skill, Tokens: n})
+	}
+	sum := 0
+	for _, p := range c.parts {
+		if p.Text == "" {
+			continue
+		}
+		n := p.Tokens
+		if n == 0 || p.Kind == "preload" || p.Kind == "skill" || p.Kind == "paste" {
+			n = s.count(p.Text) // the whole element, wrapper included
+		}
+		kind := p.Kind
+		if kind == "skill" || kind == "paste" {
+			kind = "context"
+		}
+		add(kind, p.Skill, n)
+		sum += n
+	}
+	msgs := 0
+	copies := 0
+	for k := c.win.Start; k < c.win.N; k++ {
+		m := s.st.Msgs[k]
+		msgs += s.count(m.Content)
+		for _, tc := range m.ToolCalls {
+			msgs += s.count(tc.Function.Name) + s.count(tc.Function.Arguments)
+		}
+		copies += s.count(skillCopies(m))
+	}
+	copies = min(copies, msgs)
+	add("messages", "", msgs-copies)
+	add("skill_copies", "", copies)
+	sum += msgs
+	tools := 0
+	if len(c.req.Tools) > 0 {
+		if b, err := json.Marshal(c.req.Tools); err == nil {
+			tools = s.count(string(b))
+		}
+	}
+	add("tools", "", tools)
+	sum += tools
+	pending := s.count(strings.Join(s.st.Unsent, "\n"))
+	add("pending_notes", "", pending)
+	sum += pending
+	body, _ := c.req.Body()
+	l.Total = s.count(string(body)) + pending
+	add("framing", "", l.Total-sum)
+	for i := len(s.st.Calls) - 1; i >= 0; i-- {
+		if cr := s.st.Calls[i]; cr.Usage != nil {
+			l.Reported = cr.Usage.PromptTokens
+			l.LastEstimate = s.count(string(cr.Request))
+			break
+		}
+	}
+	return l
+}
+
+// skillCopies is the skill text a message carries besides its own words:
+// the "  | " excerpt lines of contextChanged records (R7) and the <skill>
+// element of a tool-result load (R11).
+func skillCopies(m chat.Message) string {
+	var b strings.Builder
+	text := m.Content
+	if i := strings.Index(text, "<skill name="); i >= 0 && m.Role == chat.RoleTool {
+		b.WriteString(text[i:])
+		text = text[:i]
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "  | ") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

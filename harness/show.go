@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// StateView is the state of a session as `skillet show` and `skillet run
+// --show-state` print it: what a reopened session has, and what the next
+// request would carry.
+type StateView struct {
+	SessionID string `json:"session_id"`
+	Model     string `json:"model"`
+	// Demo marks a session started on the offline demo model.
+	Demo   bool     `json:"demo"`
+	Turn   int      `json:"turn"`
+	Limits Settings `json:"limits"`
+	// Loaded is the loaded set in LRU order, the active skill first.
+	Loaded    []LoadedSkill `json:"loaded"`
+	Preloaded []LoadedSkill `json:"preloaded"`
+	// Context is the <current_context> block of the next request.
+	Context string `json:"context"`
+	// Tools are the tools of the next request.
+	Tools  []ToolView `json:"tools"`
+	Window WindowInfo `json:"window"`
+	// Turns are the finished turns' records (R20, R21).
+	Turns []TurnView `json:"turns"`
+	// Stores are the skills' session stores (R26), by skill.
+	Stores map[string]json.RawMessage `json:"stores"`
+	Ledger Ledger                     `json:"ledger"`
+}
+
+// ToolView is one tool of the next request, as `skillet show` lists it.
+type ToolView struct {
+	Name     string     `json:"name"`
+	Version  int        `json:"version,omitempty"`
+	Source   ToolSource `json:"source"`
+	Skill    string     `json:"skill,omitempty"`
+	Approval string     `json:"approval"`
+	Pinned   bool       `json:"pinned"`
+}
+
+// TurnView is one finished turn's Offered / Delivered / Loaded and uses.
+type TurnView struct {
+	Turn       int        `json:"turn"`
+	Offered    []string   `json:"offered"`
+	LeftOff    []string   `json:"left_off,omitempty"`
+	Delivered  []string   `json:"delivered"`
+	Loaded     []string   `json:"loaded"`
+	Uses       []Use      `json:"uses"`
+	StopReason StopReason `json:"stop_reason"`
+}
+
+// State returns the session's state view.
+func (s *Session) State() *StateView {
+	snap := s.Snapshot()
+	v := &StateView{SessionID: snap.SessionID, Model: snap.Model, Demo: snap.Demo, Turn: snap.Turn, Limits: snap.Limits,
+		Loaded: nonNilLoaded(snap.Loaded), Preloaded: nonNilLoaded(snap.Preloaded), Context: snap.Context, Window: snap.Window,
+		Ledger: snap.Ledger, Tools: []ToolView{}, Turns: []TurnView{}, Stores: map[string]json.RawMessage{}}
+	for _, t := range snap.Tools {
+		if t.Gone {
+			continue
+		}
+		v.Tools = append(v.Tools, ToolView{Name: t.Name, Version: t.Version, Source: t.Source, Skill: t.Skill, Approval: t.Approval, Pinned: t.Pinned})
+	}
+	s.mu.Lock()
+	v.Demo = s.st.Demo
+	for _, e := range s.st.Ends {
+		v.Turns = append(v.Turns, TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
+			Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason})
+	}
+	names := make([]string, 0, len(s.st.Stores))
+	for name := range s.st.Stores {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v.Stores[name] = s.st.Stores[name]
+	}
+	s.mu.Unlock()
+	return v
+}
+
+func nonNilLoaded(l []LoadedSkill) []LoadedSkill {
+	if l == nil {
+		return []LoadedSkill{}
+	}
+	return l
+}
