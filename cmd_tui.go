@@ -66,7 +66,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// SIGTERM cancels it from here.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	if err := ui.Run(ctx, s, sink, ui.Options{Style: style}); err != nil {
+	if err := ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal}); err != nil {
 		fmt.Fprintln(stderr, "skillet:", err)
 		return 1
 	}

@@ -356,6 +356,14 @@ func (s *Session) Transcript() []Entry {
 	return s.st.Entries[:len(s.st.Entries):len(s.st.Entries)]
 }
 
+// Marks returns the events that stand between transcript entries, in
+// order, each with its Header.Entry; a reopened session has them all.
+func (s *Session) Marks() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Event(nil), s.st.Marks...)
+}
+
 // ModelCalls returns every model call of the session, for the inspector.
 func (s *Session) ModelCalls() []CallRecord {
 	s.mu.Lock()

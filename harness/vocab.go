@@ -111,6 +111,7 @@ var (
 	DefaultSettings = event.DefaultSettings
 	SettingKeys     = event.SettingKeys
 	SettingDoc      = event.SettingDoc
+	IsMark          = rulebook.IsMark
 )
 
 // The transcript and state types of the rule book (see harness/rulebook).

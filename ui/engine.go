@@ -16,16 +16,17 @@ import (
 // drawing: the engine must not change a snapshot it handed out, nor the
 // entries of a transcript slice.
 //
-// Marks such as "skill loaded" are placed between transcript entries by
-// counting the events that record an entry (turn_start, assistant,
-// tool_result, skill_preload, a context_changed without a tool call id, a
-// warning with Log set), so the engine records exactly one entry for each
-// of those events, in the same order.
+// Marks such as "skill loaded" stand between transcript entries where the
+// engine says: each event's Header.Entry is how many entries the transcript
+// held when it happened, and Marks returns the mark events of the session
+// so far, so a resumed session shows the same items as the live one.
 type Engine interface {
 	// Snapshot describes the next request and the loaded set.
 	Snapshot() *harness.Snapshot
 	// Transcript is the whole transcript; entries never change once recorded.
 	Transcript() []harness.Entry
+	// Marks are the session's mark events so far (see harness.IsMark).
+	Marks() []harness.Event
 	// Turn runs one turn for the user's text; cancelling ctx stops it (R25).
 	Turn(ctx context.Context, text string) (*harness.TurnEnd, error)
 	// LoadSkill loads a skill by hand between turns.

@@ -48,13 +48,7 @@ func (m *model) onEvents(batch eventsMsg) tea.Cmd {
 }
 
 func (m *model) onEvent(ev harness.Event) tea.Cmd {
-	if mk, ok := markFor(ev); ok {
-		mk.after = m.entryEvents + m.entryBase
-		m.tr.addMark(mk)
-	}
-	if recordsEntry(ev) {
-		m.entryEvents++
-	}
+	m.mark(ev)
 	inspecting := func() tea.Cmd {
 		if in, ok := m.overlay.(*inspector); ok {
 			return in.refresh()
@@ -94,4 +88,19 @@ func (m *model) onEvent(ev harness.Event) tea.Cmd {
 		m.activity = ""
 	}
 	return nil
+}
+
+// mark shows an event between transcript entries where the engine placed
+// it, once.
+func (m *model) mark(ev harness.Event) {
+	mk, ok := markFor(ev)
+	if !ok || m.marked[ev] {
+		return
+	}
+	if m.marked == nil {
+		m.marked = map[harness.Event]bool{}
+	}
+	m.marked[ev] = true
+	mk.after = ev.Head().Entry
+	m.tr.addMark(mk)
 }

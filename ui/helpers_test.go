@@ -49,10 +49,24 @@ func newDriver(t testing.TB, eng *uitest.Engine, w, h int) *driver {
 	if eng == nil {
 		eng = uitest.Sample()
 	}
-	d := &driver{t: t, eng: eng, sink: NewEventSink(), msgs: make(chan tea.Msg, 4096)}
-	eng.OnEvent = d.sink.OnEvent
-	eng.Approver = NewApprover(d.sink)
-	d.m = newModel(context.Background(), eng, Options{Style: "dark"})
+	sink := NewEventSink()
+	eng.OnEvent = sink.OnEvent
+	eng.Approver = NewApprover(sink)
+	d := driveEngine(t, eng, sink, w, h)
+	d.eng = eng
+	return d
+}
+
+// driveEngine starts the program over any engine whose events go to sink.
+func driveEngine(t testing.TB, eng Engine, sink *Sink, w, h int) *driver {
+	t.Helper()
+	return driveEngineWith(t, eng, sink, w, h, Options{Style: "dark"})
+}
+
+func driveEngineWith(t testing.TB, eng Engine, sink *Sink, w, h int, opts Options) *driver {
+	t.Helper()
+	d := &driver{t: t, sink: sink, msgs: make(chan tea.Msg, 4096)}
+	d.m = newModel(context.Background(), eng, opts)
 	d.clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	d.m.now = func() time.Time { return d.clock }
 	d.stop = d.sink.attach(d)

@@ -68,23 +68,6 @@ func (k markKind) look(th *theme) (string, lipgloss.Style) {
 	}
 }
 
-// recordsEntry reports whether the engine records a transcript entry for
-// an event: the user's message, an assistant message, a tool result, and
-// the notes (a contextChanged line standing alone, a harness.log line, a
-// preload). Counting them places marks exactly between entries without
-// waiting for a transcript.
-func recordsEntry(ev harness.Event) bool {
-	switch e := ev.(type) {
-	case *harness.TurnStart, *harness.Assistant, *harness.ToolResult, *harness.SkillPreload:
-		return true
-	case *harness.ContextChanged:
-		return e.ToolCallID == ""
-	case *harness.Warning:
-		return e.Log
-	}
-	return false
-}
-
 // markFor says how an event shows inline, if it does. Events that are
 // transcript entries themselves (messages, tool results, contextChanged and
 // harness.log lines, preloads) are not marks.

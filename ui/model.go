@@ -38,11 +38,11 @@ type model struct {
 	// already holds what came before them.
 	seq                      uint64
 	refreshing, refreshAgain bool
-	// entryEvents counts events that record a transcript entry and
-	// entryBase the entries recorded before the program saw any (a
-	// resumed session), so marks stand where their event happened.
-	entryEvents, entryBase int
-	calibrated             bool
+	// marked holds the mark events shown, which arrive both live and, for
+	// what happened before the program started (a resumed session), from
+	// the engine's Marks at the first refresh.
+	marked     map[harness.Event]bool
+	calibrated bool
 
 	tr    *transcriptPane
 	lru   *lruPane
@@ -72,9 +72,10 @@ type model struct {
 type (
 	refreshMsg struct {
 		seq     uint64
-		counted int // entryEvents when asked
 		snap    *harness.Snapshot
 		entries []harness.Entry
+		// marks are the engine's marks, fetched at the first refresh
+		marks []harness.Event
 	}
 	turnDoneMsg struct {
 		end *harness.TurnEnd
@@ -113,6 +114,9 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		now:   time.Now,
 	}
 	m.setTheme(th)
+	if opts.Resumed != "" {
+		m.tr.addMark(mark{kind: markInfo, after: 0, text: "resumed from " + opts.Resumed})
+	}
 	return m
 }
 
@@ -262,7 +266,8 @@ func (m *model) routeOverlay(msg tea.Msg) tea.Cmd {
 func (m *model) newSession() {
 	m.tr.reset()
 	m.tools.reset()
-	m.entryEvents, m.entryBase = 0, 0
+	m.marked = map[harness.Event]bool{}
+	m.calibrated = false
 }
 
 // requestRefresh fetches the snapshot and transcript in a command; while
@@ -273,9 +278,13 @@ func (m *model) requestRefresh() tea.Cmd {
 		return nil
 	}
 	m.refreshing = true
-	seq, counted, eng := m.seq, m.entryEvents, m.eng
+	seq, eng, calibrated := m.seq, m.eng, m.calibrated
 	return func() tea.Msg {
-		return refreshMsg{seq: seq, counted: counted, snap: eng.Snapshot(), entries: eng.Transcript()}
+		msg := refreshMsg{seq: seq, snap: eng.Snapshot(), entries: eng.Transcript()}
+		if !calibrated {
+			msg.marks = eng.Marks()
+		}
+		return msg
 	}
 }
 
@@ -293,11 +302,12 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 	}
 	m.tr.setEntries(msg.entries, first)
 	if !m.calibrated {
-		// the first transcript is fetched before any user action: what it
-		// holds was recorded before the program saw an event (a resumed
-		// session) and comes before every mark
+		// what happened before the program saw an event (a resumed
+		// session) is marked where it happened
 		m.calibrated = true
-		m.entryBase = max(0, len(msg.entries)-msg.counted)
+		for _, ev := range msg.marks {
+			m.mark(ev)
+		}
 	}
 	if m.pendingSeq > 0 && msg.seq >= m.pendingSeq {
 		m.tr.setPending("")

@@ -21,6 +21,9 @@ type Options struct {
 	// ExportDir is where the inspector and the viewer write files (w);
 	// empty is the working directory.
 	ExportDir string
+	// Resumed is the journal a reopened session came from; the transcript
+	// says so on its first line.
+	Resumed string
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer

@@ -116,8 +116,17 @@ func (t *transcriptPane) setEntries(es []harness.Entry, firstInWindow int) {
 	}
 }
 
+// addMark places a mark among the others by the entry it stands before,
+// after those already there: marks of a resumed session arrive after the
+// first live ones.
 func (t *transcriptPane) addMark(m mark) {
-	t.marks = append(t.marks, m)
+	i := len(t.marks)
+	for i > 0 && m.after >= 0 && (t.marks[i-1].after < 0 || t.marks[i-1].after > m.after) {
+		i--
+	}
+	t.marks = append(t.marks, mark{})
+	copy(t.marks[i+1:], t.marks[i:])
+	t.marks[i] = m
 	t.rebuild()
 }
 

@@ -27,6 +27,9 @@ type Header struct {
 	Type string    `json:"type"`
 	Turn int       `json:"turn"`
 	Time time.Time `json:"time"`
+	// Entry is how many transcript entries the session held when the event
+	// happened: where it stands in the transcript. The fold sets it.
+	Entry int `json:"entry"`
 }
 
 // Head returns the header itself; every event embeds one.

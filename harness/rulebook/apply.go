@@ -18,6 +18,10 @@ const ToolLoadSkill = "load_skill"
 // reads nothing but the event and the state — no catalog, no files, no
 // clock — so the same events give the same state, live or from a journal.
 func (st *State) Apply(e event.Event) {
+	e.Head().Entry = len(st.Entries)
+	if IsMark(e) {
+		st.Marks = append(st.Marks, e)
+	}
 	switch e := e.(type) {
 	case *event.SessionStart:
 		st.ID = e.SessionID
@@ -191,6 +195,19 @@ func (st *State) Apply(e event.Event) {
 			st.Cur.Ended = true
 		}
 	}
+}
+
+// IsMark reports whether an event stands between transcript entries rather
+// than being one.
+func IsMark(e event.Event) bool {
+	switch e := e.(type) {
+	case *event.SkillLoaded, *event.SkillActivated, *event.SkillUnloaded, *event.SkillChanged, *event.WindowTrimmed,
+		*event.Error, *event.Retry, *event.Approval, *event.SettingChanged, *event.TurnEnd:
+		return true
+	case *event.Warning:
+		return !e.Log
+	}
+	return false
 }
 
 func (st *State) bumpExec(id string) {

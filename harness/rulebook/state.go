@@ -58,6 +58,11 @@ type State struct {
 	OutOfWindow map[string]bool
 	// Unsent are notes for the model not yet on the wire.
 	Unsent []string
+	// Marks are the events that stand between transcript entries (loads,
+	// unloads, trims, warnings, approvals, settings, turn ends), each
+	// with its Header.Entry, so a reopened session shows them where they
+	// happened.
+	Marks []event.Event
 }
 
 // Loaded is one skill in the loaded set or among this turn's preloads.

@@ -41,6 +41,7 @@ type Engine struct {
 	Delay time.Duration
 
 	mu        sync.Mutex
+	marks     []harness.Event
 	snap      harness.Snapshot
 	entries   []harness.Entry
 	calls     []harness.CallRecord
@@ -165,7 +166,7 @@ func (e *Engine) Reload() error {
 // Clear starts a new session.
 func (e *Engine) Clear() error {
 	e.mu.Lock()
-	e.entries, e.calls = nil, nil
+	e.entries, e.calls, e.marks = nil, nil, nil
 	e.snap.Loaded, e.snap.LastTurn, e.snap.Usage = nil, nil, harness.TurnUsage{}
 	e.snap.Turn = 0
 	e.snap.SessionID += "'"

@@ -22,9 +22,22 @@ func problem(msg string) skills.Problem {
 
 // Emit stamps and sends one event.
 func (e *Engine) Emit(ev harness.Event) {
+	e.mu.Lock()
+	ev.Head().Entry = len(e.entries)
+	if harness.IsMark(ev) {
+		e.marks = append(e.marks, ev)
+	}
+	e.mu.Unlock()
 	if e.OnEvent != nil {
 		e.OnEvent(ev)
 	}
+}
+
+// Marks returns the mark events emitted so far, as the harness does.
+func (e *Engine) Marks() []harness.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]harness.Event(nil), e.marks...)
 }
 
 func (e *Engine) record(en harness.Entry) harness.Entry {

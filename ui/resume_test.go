@@ -1,0 +1,115 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"skillet/harness"
+	"skillet/harness/demo"
+	"skillet/harness/llm"
+	"skillet/skills"
+)
+
+// realSession starts a harness session over the sample skills with the
+// offline demo model, its events going to sink.
+func realSession(t *testing.T, sink *Sink, dir, journal string) *harness.Session {
+	t.Helper()
+	srv, err := demo.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client, err := llm.New(llm.Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs("../sample-skills")
+	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := skills.NewCatalog([]skills.Root{{Dir: root, Label: "samples"}}, cfg.ToolsDirs)
+	if _, err := cat.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	opts := harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Demo: true, Dir: dir,
+		OnEvent: sink.OnEvent, ApproveAll: true}
+	var s *harness.Session
+	if journal == "" {
+		s, err = harness.New(opts)
+	} else {
+		s, err = harness.Open(journal, opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// items is the transcript pane's items as text: entries and marks in
+// order, as the pane lays them out.
+func items(d *driver) string {
+	var b strings.Builder
+	tr := d.m.tr
+	for _, it := range tr.items {
+		switch it.kind {
+		case itemEntry:
+			e := tr.entries[it.idx]
+			fmt.Fprintf(&b, "entry %d %s %q\n", e.Index, e.Kind, firstLineOf(e.Text))
+		case itemMark:
+			fmt.Fprintf(&b, "mark %s\n", tr.marks[it.idx].text)
+		}
+	}
+	return b.String()
+}
+
+func firstLineOf(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// A resumed session shows the same transcript items as the live one:
+// marks hang on the entry index the engine supplies (R7 loads and
+// unloads, settings and model changes included).
+func TestResumedTranscriptShowsTheSameItems(t *testing.T) {
+	dir := t.TempDir()
+	sink := NewEventSink()
+	s := realSession(t, sink, dir, "")
+	d := driveEngine(t, s, sink, 160, 48)
+	for _, msg := range []string{
+		"review account ACC-1042 for anomalies",
+		"write an incident report for yesterday's outage",
+		"/set max_loaded_skills 2",
+		"/model other-model",
+		`capture meeting notes: we decided to ship on Friday, task="ship v1.4" owner=Ana`,
+		"/unload meeting-notes",
+		"run the release checks for v1.4.0",
+		"/model " + demo.ModelName, // what the reopened session talks to
+	} {
+		d.send(msg)
+	}
+	live := items(d)
+	journal := filepath.Join(s.Dir(), harness.JournalFile)
+	d.stop()
+	s.Close()
+
+	sink2 := NewEventSink()
+	re := realSession(t, sink2, dir, journal)
+	defer re.Close()
+	d2 := driveEngineWith(t, re, sink2, 160, 48, Options{Style: "dark", Resumed: journal})
+	resumed := items(d2)
+	if first := strings.SplitN(resumed, "\n", 2)[0]; first != "mark resumed from "+journal {
+		t.Fatalf("the first line does not say where the session was resumed from: %q", first)
+	}
+	resumed = strings.SplitN(resumed, "\n", 2)[1]
+	if live != resumed {
+		t.Fatalf("the resumed transcript differs from the live one\nlive:\n%s\nresumed:\n%s", live, resumed)
+	}
+	for _, w := range []string{"mark loaded account-review", "mark unloaded meeting-notes (user)", "mark max_loaded_skills = 2", "mark model = other-model", "mark turn 4 ended"} {
+		if !strings.Contains(live, w) {
+			t.Errorf("the transcript lacks %q:\n%s", w, live)
+		}
+	}
+}
