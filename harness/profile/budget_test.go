@@ -79,7 +79,7 @@ func TestClaudeEntryCut(t *testing.T) {
 		t.Errorf("description + when_to_use: %s", got)
 	}
 	// JavaScript counts an emoji as two
-	if got := states(p.Catalogue(Input{Skills: []Skill{sk("e", strings.Repeat("d", 1535) + "😀")}, ContextWindow: 1_000_000})); got != "e=truncated/1535" {
+	if got := states(p.Catalogue(Input{Skills: []Skill{sk("e", strings.Repeat("d", 1535)+"😀")}, ContextWindow: 1_000_000})); got != "e=truncated/1535" {
 		t.Errorf("UTF-16 length: %s", got)
 	}
 }
