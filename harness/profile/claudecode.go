@@ -174,7 +174,7 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		switch {
 		case !l.upgraded:
 			e.State = NameOnly
-			e.Reason = fmt.Sprintf("the listing with every description needs %d of %d characters; by use (score %.2f) it ranks %d of %d and its description did not fit in what was left, so only its name is listed",
+			e.Reason = fmt.Sprintf("with every description the listing needs %d characters, over the %d budget; by use (score %.2f) it ranks %d of %d and its description did not fit in what was left, so only its name is listed",
 				fullWidth, limit, l.score, l.rank, len(lines))
 			text = append(text, l.bare)
 		case l.cut:
@@ -184,9 +184,9 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		default:
 			e.State, e.Kept = Full, l.kept
 			if over {
-				e.Reason = fmt.Sprintf("over budget (%d of %d characters needed), but ranks %d of %d by use (score %.2f) and its description fit", fullWidth, limit, l.rank, len(lines), l.score)
+				e.Reason = fmt.Sprintf("over budget (%d characters needed, %d allowed), but it ranks %d of %d by use (score %.2f) and its description fit", fullWidth, limit, l.rank, len(lines), l.score)
 			} else {
-				e.Reason = fmt.Sprintf("the whole listing fits: %d of %d characters", fullWidth, limit)
+				e.Reason = fmt.Sprintf("the whole listing fits: %d of the %d characters", fullWidth, limit)
 			}
 			text = append(text, l.full)
 		}

@@ -240,23 +240,23 @@ func (p codex) Catalogue(in Input) Catalogue {
 		switch {
 		case !chosen.included[i]:
 			e.State, e.Kept = Omitted, 0
-			e.Reason = fmt.Sprintf("left out: even without descriptions the lines need %d of %d %s, and this one, %d in Codex's order (scope, then name), no longer fit", chosen.needMin, budget.Limit, unit, i+1)
+			e.Reason = fmt.Sprintf("left out: even without descriptions the lines need %d %s, over the %d budget, and this one, %d in Codex's order (scope, then name), no longer fit", chosen.needMin, unit, budget.Limit, i+1)
 		case chosen.phase == 3:
 			e.State = NameOnly
-			e.Reason = fmt.Sprintf("all descriptions removed: with them the lines need %d of %d %s", chosen.needFull, budget.Limit, unit)
+			e.Reason = fmt.Sprintf("all descriptions removed: with them the lines need %d %s and even the names and paths alone %d, over the %d budget", chosen.needFull, unit, chosen.needMin, budget.Limit)
 		case e.Length == 0 || e.Kept == e.Length:
 			e.State = Full
 			if chosen.phase == 1 {
-				e.Reason = fmt.Sprintf("every line fits: %d of %d %s", chosen.needFull, budget.Limit, unit)
+				e.Reason = fmt.Sprintf("every line fits: %d of the %d %s", chosen.needFull, budget.Limit, unit)
 			} else {
-				e.Reason = fmt.Sprintf("descriptions were shortened (the lines need %d of %d %s), but this one kept all of its characters", chosen.needFull, budget.Limit, unit)
+				e.Reason = fmt.Sprintf("descriptions were shortened (the lines need %d %s, over the %d budget), but this one kept all of its characters", chosen.needFull, unit, budget.Limit)
 			}
 		case e.Kept == 0:
 			e.State = NameOnly
-			e.Reason = fmt.Sprintf("the lines need %d of %d %s; the room left after every name and path went to other descriptions first", chosen.needFull, budget.Limit, unit)
+			e.Reason = fmt.Sprintf("the lines need %d %s, over the %d budget; the room left after every name and path went to other descriptions first", chosen.needFull, unit, budget.Limit)
 		default:
 			e.State = Truncated
-			e.Reason = fmt.Sprintf("kept %d of %d characters: the lines need %d of %d %s, and the room left after every name and path (%d) is shared out one character at a time", e.Kept, e.Length, chosen.needFull, budget.Limit, unit, budget.Limit-chosen.needMin)
+			e.Reason = fmt.Sprintf("kept %d of %d characters: the lines need %d %s, over the %d budget, and the %d left after every name and path are shared out one character at a time", e.Kept, e.Length, chosen.needFull, unit, budget.Limit, budget.Limit-chosen.needMin)
 		}
 		cat.Entries[l.idx] = e
 	}
