@@ -18,17 +18,18 @@ import (
 	"skillet/skills"
 )
 
-const offeredUsage = `usage: skillet offered [--profile NAME|all] [--context-window TOKENS] [--json] [--config FILE] [DIR...]
+var offeredUsage = `usage: skillet offered [--profile NAME|all] [--context-window TOKENS] [--json] [--config FILE] [DIR...]
 
 Shows, without a model, what each agent's way of presenting skills leaves
 of every skill: its catalogue state (full, cut at N characters, name only,
 omitted) and why, and the catalogue text as the model gets it.
 
 A DIR is a folder of skill folders. With no DIR the folders Skillet reads
-are used (--skills of skillet.toml, ./.agents/skills, ./.claude/skills,
-~/.agents/skills, ~/.claude/skills, else the built-in samples).
+are used (the skills_dirs of skillet.toml, ./.agents/skills,
+./.claude/skills, ~/.agents/skills, ~/.claude/skills, else the built-in
+samples).
 
-Profiles: ` + "skillet, claude-code, codex, crush, opencode, gemini-cli" + `; all (the default)
+Profiles: ` + strings.Join(profile.Names(), ", ") + `; all (the default)
 prints one table of skills × profiles.
 
 Exit status: 0 when at least one skill is enabled, 1 when none is (what was
