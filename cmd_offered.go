@@ -18,7 +18,7 @@ import (
 	"skillet/skills"
 )
 
-var offeredUsage = `usage: skillet offered [--profile NAME|all] [--context-window TOKENS] [--json] [--config FILE] [DIR...]
+var offeredUsage = `usage: skillet offered [--profile NAME|all] [--context-window TOKENS] [--usage FILE] [--json] [--config FILE] [DIR...]
 
 Shows, without a model, what each agent's way of presenting skills leaves
 of every skill: its catalogue state (full, cut at N characters, name only,
@@ -31,6 +31,10 @@ samples).
 
 Profiles: ` + strings.Join(profile.Names(), ", ") + `; all (the default)
 prints one table of skills × profiles.
+
+--usage FILE gives how often each skill was invoked, for Claude Code's
+least-used-first rule: {"NAME": {"count": 3, "last_used": "2026-09-01T12:00:00Z"}}.
+Without it every skill counts as never used.
 
 Exit status: 0 when at least one skill is enabled, 1 when none is (what was
 found is still listed, with why it was left out), 2 on a usage error.
@@ -95,6 +99,7 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&win, "context-window", "the model's context window in `TOKENS` (default: each profile's own)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	config := fs.String("config", "", "`FILE` skillet.toml to use (default ./skillet.toml when present)")
+	usageFile := fs.String("usage", "", "`FILE` of invocation counts per skill (JSON), for Claude Code's ranking")
 	var dirs []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -132,12 +137,17 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	usage, err := readUsage(*usageFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
+		return 2
+	}
 	w, err := wireSkills(&common{config: *config, skills: dirs})
 	if err != nil {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
 	}
-	rep, err := offered(w, profiles, win.n)
+	rep, err := offered(w, profiles, win.n, usage)
 	if err != nil {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
@@ -182,7 +192,7 @@ var listedName = regexp.MustCompile(`<name>([^<]*)</name>`)
 // offered composes every profile's catalogue of the enabled skills. The
 // engine decides which skills are enabled (R18, R19) and composes
 // Skillet's own list (R10); the other profiles take the same skills.
-func offered(w *wiring, profiles []profile.Profile, window int) (*offeredJSON, error) {
+func offered(w *wiring, profiles []profile.Profile, window int, usage map[string]profile.Usage) (*offeredJSON, error) {
 	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: noModel{}, ModelName: "none"})
 	if err != nil {
 		return nil, err
@@ -241,7 +251,9 @@ func offered(w *wiring, profiles []profile.Profile, window int) (*offeredJSON, e
 		if st.Preload {
 			el.Preloaded = append(el.Preloaded, sk.Name)
 		}
-		enabled = append(enabled, profileSkill(sk, label[sk.Root]))
+		ps := profileSkill(sk, label[sk.Root])
+		ps.Usage = usage[sk.Name]
+		enabled = append(enabled, ps)
 	}
 	for _, p := range profiles {
 		in := profile.Input{Skills: enabled, ContextWindow: window, Roots: roots, Engine: el}
@@ -261,6 +273,27 @@ func offered(w *wiring, profiles []profile.Profile, window int) (*offeredJSON, e
 		rep.Profiles = append(rep.Profiles, op)
 	}
 	return rep, nil
+}
+
+// readUsage reads --usage: invocation counts by skill name.
+func readUsage(path string) (map[string]profile.Usage, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--usage: %w", err)
+	}
+	var u map[string]profile.Usage
+	if err := json.Unmarshal(data, &u); err != nil {
+		return nil, fmt.Errorf("--usage %s: want {\"NAME\": {\"count\": N, \"last_used\": \"2026-09-01T12:00:00Z\"}}: %w", path, err)
+	}
+	for name, v := range u {
+		if v.Count < 0 {
+			return nil, fmt.Errorf("--usage %s: %s: count %d is negative", path, name, v.Count)
+		}
+	}
+	return u, nil
 }
 
 // profileSkill is a parsed skill as profiles take it. Bodies and file

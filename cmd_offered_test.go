@@ -145,6 +145,38 @@ func TestOfferedContextWindowDrivesTheBudgets(t *testing.T) {
 	}
 }
 
+// --usage decides which skill keeps its description under Claude Code:
+// at 1,500 tokens (60 characters) only one of the two lines fits.
+func TestOfferedUsageRanksClaudeCode(t *testing.T) {
+	dir := filepath.Join(isolate(t), "skills")
+	writeFrontmatter(t, dir, "first", "name: first", "description: "+strings.Repeat("f", 30))
+	writeFrontmatter(t, dir, "second", "name: second", "description: "+strings.Repeat("s", 30))
+	state := func(args ...string) string {
+		code, out, errOut := runCmd(t, "", append([]string{"offered", "--json", "--profile", "claude-code", "--context-window", "1500"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		p := decodeOffered(t, out).Profiles[0]
+		return string(entryOf(t, p, "first").State) + " " + string(entryOf(t, p, "second").State)
+	}
+	if got := state(dir); got != "full name-only" {
+		t.Errorf("never used, folder order: %s", got)
+	}
+	usage := filepath.Join(filepath.Dir(dir), "usage.json")
+	if err := os.WriteFile(usage, []byte(`{"second": {"count": 2, "last_used": "2026-09-01T12:00:00Z"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := state("--usage", usage, dir); got != "name-only full" {
+		t.Errorf("second used: %s", got)
+	}
+	if err := os.WriteFile(usage, []byte(`["second"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCmd(t, "", "offered", "--usage", usage, dir); code != 2 || !strings.Contains(errOut, "--usage "+usage+": want {") {
+		t.Errorf("bad usage file: exit %d, %s", code, errOut)
+	}
+}
+
 func TestOfferedBadInput(t *testing.T) {
 	dir := offeredFixture(t)
 	for _, c := range []struct {

@@ -174,8 +174,8 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		switch {
 		case !l.upgraded:
 			e.State = NameOnly
-			e.Reason = fmt.Sprintf("with every description the listing needs %d characters, over the %d budget; by use (score %.2f) it ranks %d of %d and its description did not fit in what was left, so only its name is listed",
-				fullWidth, limit, l.score, l.rank, len(lines))
+			e.Reason = fmt.Sprintf("with every description the listing needs %d characters, over the %d budget; by use (%s) it ranks %d of %d and its description did not fit in what was left, so only its name is listed",
+				fullWidth, limit, useText(l.score), l.rank, len(lines))
 			text = append(text, l.bare)
 		case l.cut:
 			e.State, e.Kept = Truncated, l.kept
@@ -184,7 +184,7 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		default:
 			e.State, e.Kept = Full, l.kept
 			if over {
-				e.Reason = fmt.Sprintf("over budget (%d characters needed, %d allowed), but it ranks %d of %d by use (score %.2f) and its description fit", fullWidth, limit, l.rank, len(lines), l.score)
+				e.Reason = fmt.Sprintf("over budget (%d characters needed, %d allowed), but it ranks %d of %d by use (%s) and its description fit", fullWidth, limit, l.rank, len(lines), useText(l.score))
 			} else {
 				e.Reason = fmt.Sprintf("the whole listing fits: %d of the %d characters", fullWidth, limit)
 			}
@@ -202,6 +202,14 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		cat.Warnings = append(cat.Warnings, fmt.Sprintf("%s dropped (full descriptions kept for most-used skills)", plural(dropped, "description")))
 	}
 	return cat
+}
+
+// useText describes a usage score for a reason.
+func useText(score float64) string {
+	if score == 0 {
+		return "never used: ties keep the listing order"
+	}
+	return fmt.Sprintf("score %.2f", score)
 }
 
 func countState(es []Entry, st State) int {
