@@ -255,3 +255,38 @@ func TestCodexWarnings(t *testing.T) {
 		t.Errorf("warnings %q, entries %s", c.Warnings, states(c))
 	}
 }
+
+// BenchmarkCatalogue composes each profile's catalogue of 1,180 skills
+// with 200-character descriptions at the default windows (so Claude Code
+// and Codex both work over budget), as the engine would before every
+// model call. x_join is the time as a multiple of joining every
+// description once, measured in the same run.
+func BenchmarkCatalogue(b *testing.B) {
+	var skills []Skill
+	for i := range 1180 {
+		s := sk(fmt.Sprintf("skill-%04d", i), strings.Repeat(fmt.Sprintf("word%d ", i%97), 200/6))
+		s.Usage = Usage{Count: i % 7}
+		skills = append(skills, s)
+	}
+	in := Input{Skills: skills, Engine: &EngineList{}, Roots: []string{"/tmp"}}
+	floor := func() time.Duration {
+		const runs = 200
+		start := time.Now()
+		for range runs {
+			var b strings.Builder
+			for _, s := range skills {
+				b.WriteString(s.Description)
+			}
+			_ = b.String()
+		}
+		return time.Since(start) / runs
+	}()
+	for _, p := range All() {
+		b.Run(p.Name(), func(b *testing.B) {
+			for b.Loop() {
+				p.Catalogue(in)
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(floor), "x_join")
+		})
+	}
+}
