@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -133,6 +134,11 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	for _, d := range dirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			fmt.Fprintf(stderr, "skillet offered: %s: not a folder\n", d)
+			return 2
+		}
+		if _, err := os.Stat(filepath.Join(d, skills.SkillFile)); err == nil {
+			// a root holds skill folders; this is one
+			fmt.Fprintf(stderr, "skillet offered: %s is a skill folder: give the folder that holds it (%s)\n", d, filepath.Dir(filepath.Clean(d)))
 			return 2
 		}
 	}

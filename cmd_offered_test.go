@@ -188,6 +188,7 @@ func TestOfferedBadInput(t *testing.T) {
 		{[]string{"offered", "--context-window", "-5", dir}, "--context-window -5: want a positive number of tokens"},
 		{[]string{"offered", "--context-window", "lots", dir}, `want a whole number of tokens, not "lots"`},
 		{[]string{"offered", filepath.Join(dir, "missing")}, "missing: not a folder"},
+		{[]string{"offered", filepath.Join(dir, "alpha")}, "alpha is a skill folder: give the folder that holds it (" + dir + ")"},
 	} {
 		code, _, errOut := runCmd(t, "", c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

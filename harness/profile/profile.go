@@ -177,16 +177,6 @@ func (c Catalogue) Text() string {
 	return b.String()
 }
 
-// Entry returns the entry of the named skill.
-func (c Catalogue) Entry(name string) (Entry, bool) {
-	for _, e := range c.Entries {
-		if e.Name == name {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
-
 // Tool is a function tool as the model sees it.
 type Tool struct {
 	Name        string          `json:"name"`
