@@ -10,6 +10,15 @@
 // documentation. Long fixed instruction paragraphs that do not depend on
 // the skills are not reproduced; the text carries a marker naming them and
 // their length instead (see Fixed).
+//
+// An engine plugs a profile in at three points: before a model call it
+// places the Catalogue's blocks (system prompt, developer message,
+// reminder message or tool description) and declares Tool; when the model
+// calls that tool (or the user names a skill) it sends what Activate
+// renders; Persistence says whether the text then stays in the history and
+// whether Skillet's own lifecycle rules apply. The skillet profile is the
+// exception: the engine composes its list itself and passes it in
+// (Input.Engine).
 package profile
 
 import (
