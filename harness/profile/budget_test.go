@@ -231,7 +231,7 @@ func TestCodexAliases(t *testing.T) {
 	}
 	in := Input{Skills: skills, Roots: []string{root}}
 	al, lines := codexAliased(chars(1<<30), in, codexOrder(skills))
-	aliasMin := al.tableCos
+	aliasMin := al.tableCost
 	for _, l := range lines {
 		aliasMin += l.cost(chars(0), 0)
 	}

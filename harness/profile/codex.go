@@ -82,16 +82,16 @@ func (l *codexLine) cost(b Budget, descChars int) int {
 }
 
 type codexRender struct {
-	lines    []string
-	kept     []int // description characters kept, per line
-	included []bool
-	phase    int // 1 all full, 2 shortened, 3 names only until the budget
-	omitted  int
-	truncSum int // description characters removed
-	needFull int
-	needMin  int
-	roots    []string
-	tableCos int
+	lines     []string
+	kept      []int // description characters kept, per line
+	included  []bool
+	phase     int // 1 all full, 2 shortened, 3 names only until the budget
+	omitted   int
+	truncSum  int // description characters removed
+	needFull  int
+	needMin   int
+	roots     []string
+	tableCost int
 }
 
 // codexRenderLines is render_skill_lines_from_lines.
@@ -260,13 +260,13 @@ func (p codex) Catalogue(in Input) Catalogue {
 		}
 		cat.Entries[l.idx] = e
 	}
-	used := chosen.tableCos
+	used := chosen.tableCost
 	for _, l := range chosen.lines {
 		used += codexTextCost(budget, l+"\n")
 	}
 	budget.Used = used
 	if len(chosen.roots) > 0 {
-		budget.Rule += "; paths shortened with skill-root aliases, whose table costs " + fmt.Sprint(chosen.tableCos)
+		budget.Rule += "; paths shortened with skill-root aliases, whose table costs " + fmt.Sprint(chosen.tableCost)
 	}
 	cat.Budget = &budget
 	cat.Blocks = []Block{{Placement: DeveloperMessage, Text: "<skills_instructions>" + codexBody(chosen.roots, chosen.lines) + "</skills_instructions>"}}
@@ -354,7 +354,7 @@ func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) 
 		lines[i] = &codexLine{idx: j, name: s.Name, desc: s.Description, path: path}
 	}
 	r := codexRenderLines(adj, lines)
-	r.roots, r.tableCos = rootLines, table
+	r.roots, r.tableCost = rootLines, table
 	// the needs are reported against the whole budget, table included
 	r.needFull += table
 	r.needMin += table
@@ -372,7 +372,7 @@ func codexAliasBetter(b Budget, al, abs *codexRender) bool {
 		return al.truncSum < abs.truncSum
 	}
 	cost := func(r *codexRender) int {
-		n := r.tableCos
+		n := r.tableCost
 		for _, l := range r.lines {
 			n += codexTextCost(b, l+"\n")
 		}
