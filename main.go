@@ -22,6 +22,10 @@ usage:
   skillet validate [--json] [PATH...]
                                    check skills against the Agent Skills spec
                                    (skillet validate -h)
+  skillet offered [--profile NAME|all] [--context-window N] [--json] [DIR...]
+                                   what each agent's presentation keeps of
+                                   every skill, without a model
+                                   (skillet offered -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -42,6 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runValidate(args[1:], stdout, stderr)
 		case "show":
 			return runShow(args[1:], stdout, stderr)
+		case "offered":
+			return runOffered(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}

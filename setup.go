@@ -89,6 +89,19 @@ func wire(c *common) (*wiring, error) {
 	if err := checkBaseURL(c.baseURL); err != nil {
 		return nil, err
 	}
+	w, err := wireSkills(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.pickModel(c, w.cfg); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// wireSkills loads the config and discovers the skills, as every command
+// that reads skills does; it contacts no model.
+func wireSkills(c *common) (*wiring, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working folder: %w", err)
@@ -175,9 +188,6 @@ func wire(c *common) (*wiring, error) {
 		w.notice("reading skills: %v", err)
 	}
 	w.noticeEmptyRoots()
-	if err := w.pickModel(c, cfg); err != nil {
-		return nil, err
-	}
 	return w, nil
 }
 

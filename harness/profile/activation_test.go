@@ -1,0 +1,88 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func manyFiles(n int) []string {
+	out := []string{"SKILL.md"}
+	for i := range n {
+		out = append(out, fmt.Sprintf("refs/f%03d.md", i))
+	}
+	return out
+}
+
+// Gemini CLI's tree stops at 200 files and folders and says so.
+func TestGeminiTreeLimit(t *testing.T) {
+	at := geminiFolderStructure("/s", manyFiles(198)) // SKILL.md, refs/ and 198 files = 200
+	if strings.Contains(at, "...") || strings.Count(at, "f1") != 98 {
+		t.Errorf("200 items shown whole:\n%s", at)
+	}
+	over := geminiFolderStructure("/s", manyFiles(199))
+	if !strings.Contains(over, "display limit (200 items) was reached") || !strings.HasSuffix(over, "    └───...") {
+		t.Errorf("201 items:\n%s", over[len(over)-200:])
+	}
+	ign := geminiFolderStructure("/s", []string{"SKILL.md", "node_modules/x/y.js"})
+	if !strings.Contains(ign, "└───node_modules/...") || strings.Contains(ign, "y.js") {
+		t.Errorf("ignored folder:\n%s", ign)
+	}
+}
+
+// Crush's view returns 2,000 lines of at most 2,000 bytes, then says how
+// to read on.
+func TestCrushViewLimits(t *testing.T) {
+	lines := make([]string, 2001)
+	for i := range lines {
+		lines[i] = "x"
+	}
+	lines[0] = strings.Repeat("y", 2001)
+	out := crushView(strings.Join(lines, "\n") + "\n")
+	if !strings.Contains(out, "     1|"+strings.Repeat("y", 2000)+"...\n") || strings.Contains(out, "  2001|") ||
+		!strings.HasSuffix(out, "  2000|x\n\n(File has more lines. Use 'offset' parameter to read beyond line 2000)\n</file>\n") {
+		t.Errorf("view of 2,001 lines ends %q", out[len(out)-120:])
+	}
+	if got := crushView("one\r\ntwo\n"); got != "<file>\n     1|one\n     2|two\n</file>\n" {
+		t.Errorf("view = %q", got)
+	}
+}
+
+func TestOpencodeSamplesTenFiles(t *testing.T) {
+	s := Skill{Name: "many", Dir: "/s/many", Body: "Body.", Files: manyFiles(12)}
+	out := opencode{}.Activate(s, Request{}).ToolResult
+	if n := strings.Count(out, "<file>"); n != 10 || strings.Contains(out, "SKILL.md</file>") || !strings.Contains(out, "<file>/s/many/refs/f000.md</file>") {
+		t.Errorf("%d files:\n%s", n, out)
+	}
+}
+
+func TestActivationTools(t *testing.T) {
+	in := Input{Skills: []Skill{sk("one", "d"), sk("two", "d")}}
+	if tl := (geminiCLI{}).Tool(in); !strings.Contains(string(tl.Parameters), `"enum":["one","two"]`) || !strings.Contains(tl.Description, "(Available: 'one', 'two')") {
+		t.Errorf("gemini tool %s: %s", tl.Description, tl.Parameters)
+	}
+	if tl := (geminiCLI{}).Tool(Input{}); strings.Contains(string(tl.Parameters), "enum") {
+		t.Errorf("no skills, still an enum: %s", tl.Parameters)
+	}
+	if tl := (opencode{}).Tool(Input{}); tl.Description != "No skills are currently available." {
+		t.Errorf("opencode with no skills: %q", tl.Description)
+	}
+	if tl := (skillet{}).Tool(Input{}); tl != nil {
+		t.Errorf("skillet without an engine list has a tool: %+v", tl)
+	}
+	for _, p := range []Profile{claudeCode{}, codex{}, crush{}} {
+		if tl := p.Tool(in); tl == nil || len(tl.Parameters) == 0 {
+			t.Errorf("%s: tool %+v", p.Name(), tl)
+		}
+	}
+}
+
+// Empty input: no blocks, no entries, no panic.
+func TestEmptyCatalogues(t *testing.T) {
+	for _, p := range All() {
+		c := p.Catalogue(Input{Engine: &EngineList{}})
+		if len(c.Blocks) != 0 || len(c.Entries) != 0 {
+			t.Errorf("%s: %d blocks, %d entries", p.Name(), len(c.Blocks), len(c.Entries))
+		}
+	}
+}

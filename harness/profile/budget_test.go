@@ -1,0 +1,292 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sk(name, desc string) Skill {
+	return Skill{Name: name, Description: desc, Dir: "/tmp/" + name, Path: "/tmp/" + name + "/SKILL.md", Root: "/tmp"}
+}
+
+func states(c Catalogue) string {
+	var out []string
+	for _, e := range c.Entries {
+		out = append(out, fmt.Sprintf("%s=%s/%d", e.Name, e.State, e.Kept))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestClaudeBudgetFormula(t *testing.T) {
+	for _, c := range []struct{ window, want int }{{200_000, 8_000}, {1_000_000, 40_000}, {0, 8_000}, {875, 35}} {
+		if got := ClaudeBudget(c.window); got != c.want {
+			t.Errorf("ClaudeBudget(%d) = %d, want %d", c.window, got, c.want)
+		}
+	}
+}
+
+// Two entries of 17 characters and a newline make a 35-character listing:
+// a 35-character budget (window 875) lists both whole; one character less
+// (window 850) costs the least-used skill its description.
+func TestClaudeBudgetEdge(t *testing.T) {
+	now := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	one, two := sk("one", strings.Repeat("x", 10)), sk("two", strings.Repeat("y", 10))
+	two.Usage = Usage{Count: 5, LastUsed: now}
+	p := claudeCode{}
+
+	at := p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 875, Now: now})
+	if got := states(at); got != "one=full/10 two=full/10" || at.Budget.Used != 35 || at.Budget.Limit != 35 {
+		t.Fatalf("at the budget: %s, used %d of %d", got, at.Budget.Used, at.Budget.Limit)
+	}
+	under := p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 850, Now: now})
+	if got := states(under); got != "one=name-only/0 two=full/10" {
+		t.Fatalf("one over the budget: %s", got)
+	}
+	if !strings.Contains(under.Text(), "\n- one\n- two: yyyyyyyyyy\n") {
+		t.Errorf("listing keeps input order and every name:\n%s", under.Text())
+	}
+	if under.Budget.Used != 23 || len(under.Warnings) != 1 {
+		t.Errorf("used %d, warnings %v", under.Budget.Used, under.Warnings)
+	}
+	// without usage the later skill keeps its description only by order
+	one.Usage, two.Usage = Usage{Count: 1, LastUsed: now}, Usage{}
+	if got := states(p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 850, Now: now})); got != "one=full/10 two=name-only/0" {
+		t.Errorf("usage decides: %s", got)
+	}
+	// names are listed even when the names alone exceed the budget
+	tiny := p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 100, Now: now})
+	if got := states(tiny); got != "one=name-only/0 two=name-only/0" || !strings.Contains(tiny.Text(), "- one\n- two\n") {
+		t.Errorf("names always listed: %s\n%s", got, tiny.Text())
+	}
+}
+
+func TestClaudeEntryCut(t *testing.T) {
+	p := claudeCode{}
+	at := p.Catalogue(Input{Skills: []Skill{sk("a", strings.Repeat("d", 1536))}, ContextWindow: 1_000_000})
+	over := p.Catalogue(Input{Skills: []Skill{sk("a", strings.Repeat("d", 1537))}, ContextWindow: 1_000_000})
+	if got := states(at); got != "a=full/1536" {
+		t.Errorf("1,536 characters: %s", got)
+	}
+	if got := states(over); got != "a=truncated/1536" || strings.Contains(over.Text(), strings.Repeat("d", 1537)) {
+		t.Errorf("1,537 characters: %s", got)
+	}
+	// when_to_use counts toward the cap
+	w := sk("w", strings.Repeat("d", 1530))
+	w.WhenToUse = "always"
+	if got := states(p.Catalogue(Input{Skills: []Skill{w}, ContextWindow: 1_000_000})); got != "w=truncated/1536" {
+		t.Errorf("description + when_to_use: %s", got)
+	}
+	// JavaScript counts an emoji as two
+	if got := states(p.Catalogue(Input{Skills: []Skill{sk("e", strings.Repeat("d", 1535)+"😀")}, ContextWindow: 1_000_000})); got != "e=truncated/1535" {
+		t.Errorf("UTF-16 length: %s", got)
+	}
+}
+
+func TestDecayedUsage(t *testing.T) {
+	now := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		u    Usage
+		want float64
+	}{
+		{Usage{Count: 8, LastUsed: now}, 8},
+		{Usage{Count: 8, LastUsed: now.Add(-7 * 24 * time.Hour)}, 4},
+		{Usage{Count: 8, LastUsed: now.Add(-14 * 24 * time.Hour)}, 2},
+		{Usage{Count: 8, LastUsed: now.Add(-70 * 24 * time.Hour)}, 0.8},
+		{Usage{}, 0},
+	} {
+		if got := DecayedUsage(c.u, now); got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("DecayedUsage(%+v) = %v, want %v", c.u, got, c.want)
+		}
+	}
+}
+
+func TestCodexBudgetFormula(t *testing.T) {
+	for _, c := range []struct {
+		window int
+		unit   string
+		limit  int
+	}{{200_000, "tokens", 4_000}, {272_000, "tokens", 5_440}, {99, "tokens", 1}, {0, "characters", 8_000}, {-1, "characters", 8_000}} {
+		b := CodexBudget(c.window)
+		if b.Unit != c.unit || b.Limit != c.limit {
+			t.Errorf("CodexBudget(%d) = %d %s, want %d %s", c.window, b.Limit, b.Unit, c.limit, c.unit)
+		}
+	}
+}
+
+func codexLines(skills ...Skill) []*codexLine {
+	var out []*codexLine
+	for _, j := range codexOrder(skills) {
+		s := skills[j]
+		out = append(out, &codexLine{idx: j, name: s.Name, desc: s.Description, path: s.Path})
+	}
+	return out
+}
+
+func chars(n int) Budget { return Budget{Unit: "characters", Limit: n} }
+
+func minCost(ls []*codexLine) int {
+	n := 0
+	for _, l := range ls {
+		n += l.cost(chars(0), 0)
+	}
+	return n
+}
+
+// The cases of render.rs's own tests.
+func TestCodexSharesDescriptions(t *testing.T) {
+	ls := codexLines(sk("beta-skill", "uvwxyz"), sk("alpha-skill", "abcdef"))
+	r := codexRenderLines(chars(minCost(ls)+6), ls)
+	want := []string{"- alpha-skill: ab (file: /tmp/alpha-skill/SKILL.md)", "- beta-skill: uv (file: /tmp/beta-skill/SKILL.md)"}
+	if strings.Join(r.lines, "\n") != strings.Join(want, "\n") || r.truncSum != 8 || r.omitted != 0 {
+		t.Errorf("equal shares: %q, %d removed", r.lines, r.truncSum)
+	}
+	ls = codexLines(sk("short-skill", "x"), sk("long-skill", "abcdefghi"))
+	r = codexRenderLines(chars(minCost(ls)+11), ls)
+	want = []string{"- long-skill: abcdefgh (file: /tmp/long-skill/SKILL.md)", "- short-skill: x (file: /tmp/short-skill/SKILL.md)"}
+	if strings.Join(r.lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("unused share goes to the long one: %q", r.lines)
+	}
+}
+
+func TestCodexScopeOrderAndScan(t *testing.T) {
+	mk := func(name, scope string) Skill { s := sk(name, "desc"); s.Scope = scope; return s }
+	skills := []Skill{mk("system-skill", "system"), mk("user-skill", "user"), mk("repo-skill", "repo"), mk("admin-skill", "admin")}
+	ls := codexLines(skills...)
+	budget := ls[0].cost(chars(0), 0) + ls[1].cost(chars(0), 0)
+	r := codexRenderLines(chars(budget), ls)
+	if r.omitted != 2 || len(r.lines) != 2 || !strings.HasPrefix(r.lines[0], "- system-skill:") || !strings.HasPrefix(r.lines[1], "- admin-skill:") {
+		t.Errorf("priority: %q, %d omitted", r.lines, r.omitted)
+	}
+	big := mk("oversized-system-skill", "system")
+	big.Description = strings.Repeat("desc ", 100)
+	repo := mk("repo-skill", "repo")
+	ls = codexLines(big, repo)
+	r = codexRenderLines(chars(ls[1].cost(chars(0), 4)), ls)
+	if r.omitted != 1 || len(r.lines) != 1 || !strings.HasPrefix(r.lines[0], "- repo-skill:") {
+		t.Errorf("a line that does not fit does not stop the scan: %q", r.lines)
+	}
+}
+
+// One unit under and over each of Codex's two thresholds, in tokens
+// through the whole catalogue: the window is 50 × the token limit.
+func TestCodexBudgetEdges(t *testing.T) {
+	skills := []Skill{sk("alpha", strings.Repeat("a", 40)), sk("beta", strings.Repeat("b", 40))}
+	tok := Budget{Unit: "tokens", Limit: 1 << 30}
+	ls := codexLines(skills...)
+	full, min := 0, 0
+	for _, l := range ls {
+		full += l.cost(tok, 40)
+		min += l.cost(tok, 0)
+	}
+	at := func(limit int) Catalogue {
+		return codex{}.Catalogue(Input{Skills: skills, ContextWindow: limit * 50, Roots: []string{"/tmp"}})
+	}
+	if got := states(at(full)); got != "alpha=full/40 beta=full/40" {
+		t.Errorf("at the full cost (%d tokens): %s", full, got)
+	}
+	if got := states(at(full - 1)); !strings.Contains(got, "truncated") || strings.Contains(got, "omitted") {
+		t.Errorf("one token under the full cost: %s", got)
+	}
+	// at the minimum every name stays (a description may still keep the
+	// characters that round into a token already paid for); one under it,
+	// a skill is left out
+	if got := states(at(min)); strings.Contains(got, "omitted") {
+		t.Errorf("at the minimum cost (%d tokens): %s", min, got)
+	}
+	if got := states(at(min - 1)); !strings.Contains(got, "omitted") {
+		t.Errorf("one token under the minimum cost: %s", got)
+	}
+	// in characters, with no aliases to fall back on
+	cl := codexLines(skills...)
+	cmin := minCost(cl)
+	if r := codexRenderLines(chars(cmin), cl); r.phase != 2 || r.omitted != 0 {
+		t.Errorf("at the minimum: phase %d, %d omitted", r.phase, r.omitted)
+	}
+	if r := codexRenderLines(chars(cmin-1), cl); r.phase != 3 || r.omitted != 1 {
+		t.Errorf("one under the minimum: phase %d, %d omitted", r.phase, r.omitted)
+	}
+	cfull := 0
+	for _, l := range cl {
+		cfull += l.cost(chars(0), 40)
+	}
+	if r := codexRenderLines(chars(cfull), cl); r.phase != 1 {
+		t.Errorf("at the full cost: phase %d", r.phase)
+	}
+	if r := codexRenderLines(chars(cfull-1), cl); r.phase != 2 || r.truncSum != 1 {
+		t.Errorf("one under the full cost: phase %d, %d removed", r.phase, r.truncSum)
+	}
+}
+
+// A long shared root: the aliased listing fits every skill where the
+// absolute one cannot, and Codex picks it (render.rs
+// outcome_rendering_uses_aliases_when_they_allow_more_skills_to_fit).
+func TestCodexAliases(t *testing.T) {
+	root := "/Users/xl/.codex/plugins/cache/openai-curated/example/hash1234567890/skills-with-a-very-long-shared-prefix"
+	var skills []Skill
+	for i := range 12 {
+		name := fmt.Sprintf("shared-root-skill-%d", i)
+		skills = append(skills, Skill{Name: name, Description: "desc", Root: root, Path: fmt.Sprintf("%s/skill-%d/SKILL.md", root, i)})
+	}
+	in := Input{Skills: skills, Roots: []string{root}}
+	al, lines := codexAliased(chars(1<<30), in, codexOrder(skills))
+	aliasMin := al.tableCost
+	for _, l := range lines {
+		aliasMin += l.cost(chars(0), 0)
+	}
+	got, _ := codexSelect(chars(aliasMin), in)
+	if len(got.roots) != 1 || got.omitted != 0 || len(got.lines) != 12 {
+		t.Fatalf("aliases not chosen: roots %v, %d omitted", got.roots, got.omitted)
+	}
+	if got.roots[0] != "- `r0` = `"+root+"`" || !strings.Contains(got.lines[0], "(file: r0/skill-0/SKILL.md)") {
+		t.Errorf("alias table %q, line %q", got.roots, got.lines[0])
+	}
+	// with room for everything, no aliases
+	if plain, _ := codexSelect(chars(1<<30), in); len(plain.roots) != 0 {
+		t.Errorf("aliases without budget pressure")
+	}
+}
+
+func TestCodexWarnings(t *testing.T) {
+	skills := []Skill{sk("alpha", "a"), sk("beta", "b"), sk("gamma", "c")}
+	c := codex{}.Catalogue(Input{Skills: skills, ContextWindow: 50}) // 1 token
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "3 additional skills were not included") {
+		t.Errorf("warnings %q, entries %s", c.Warnings, states(c))
+	}
+}
+
+// BenchmarkCatalogue composes each profile's catalogue of 1,180 skills
+// with 200-character descriptions at the default windows (so Claude Code
+// and Codex both work over budget), as the engine would before every
+// model call. x_join is the time as a multiple of joining every
+// description once, measured in the same run.
+func BenchmarkCatalogue(b *testing.B) {
+	var skills []Skill
+	for i := range 1180 {
+		s := sk(fmt.Sprintf("skill-%04d", i), strings.Repeat(fmt.Sprintf("word%d ", i%97), 200/6))
+		s.Usage = Usage{Count: i % 7}
+		skills = append(skills, s)
+	}
+	in := Input{Skills: skills, Engine: &EngineList{}, Roots: []string{"/tmp"}}
+	floor := func() time.Duration {
+		const runs = 200
+		start := time.Now()
+		for range runs {
+			var b strings.Builder
+			for _, s := range skills {
+				b.WriteString(s.Description)
+			}
+			_ = b.String()
+		}
+		return time.Since(start) / runs
+	}()
+	for _, p := range All() {
+		b.Run(p.Name(), func(b *testing.B) {
+			for b.Loop() {
+				p.Catalogue(in)
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(floor), "x_join")
+		})
+	}
+}

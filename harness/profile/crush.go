@@ -1,0 +1,135 @@
+package profile
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Crush's presentation. Sources: charmbracelet/crush internal/skills/skills.go
+// (ToPromptXML, FormatInvocation, the discovery sort, the 1,024-byte
+// description check), internal/agent/templates/coder.md.tpl (where the
+// list and its <skills_usage> rules go, critical rule 14) and
+// internal/agent/tools/view.go (what `view` returns).
+const (
+	crushMaxDescBytes = 1024 // MaxDescriptionLength, checked in bytes
+	crushViewLines    = 2000 // DefaultReadLimit
+	crushLineMax      = 2000 // MaxLineLength
+)
+
+// crushEscape is Crush's promptReplacer.
+var crushEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "'", "&apos;")
+
+type crush struct{}
+
+func (crush) Name() string       { return "crush" }
+func (crush) DefaultWindow() int { return 0 }
+
+func (p crush) Catalogue(in Input) Catalogue {
+	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	// discovery sorts by folder, then name, both case-insensitively
+	idx := make([]int, len(in.Skills))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		sa, sb := in.Skills[idx[a]], in.Skills[idx[b]]
+		if c := strings.Compare(strings.ToLower(sa.Dir), strings.ToLower(sb.Dir)); c != 0 {
+			return c < 0
+		}
+		return strings.ToLower(sa.Name) < strings.ToLower(sb.Name)
+	})
+	var b strings.Builder
+	listed := 0
+	for rank, i := range idx {
+		s := in.Skills[i]
+		switch {
+		case s.DisableModelInvocation:
+			cat.Entries[i] = omitted(s.Name, s.Description, "disable-model-invocation: Crush leaves it out of <available_skills>")
+			continue
+		case len(s.Description) > crushMaxDescBytes:
+			cat.Entries[i] = omitted(s.Name, s.Description, fmt.Sprintf("Crush rejects a description over %d bytes (this one has %d)", crushMaxDescBytes, len(s.Description)))
+			continue
+		}
+		if listed == 0 {
+			b.WriteString("<available_skills>\n")
+		}
+		listed++
+		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
+			crushEscape.Replace(s.Name), crushEscape.Replace(s.Description), crushEscape.Replace(s.Path))
+		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
+			Reason: "Crush lists every skill with its whole description: it has no listing budget"}
+	}
+	if listed == 0 {
+		return cat
+	}
+	b.WriteString("</available_skills>")
+	text := b.String() + "\n\n<skills_usage>\n" + Fixed("Crush's mandatory activation flow: match a <description>, call view on its <location> before anything else, read the whole SKILL.md, then do the task", 0) + "\n</skills_usage>"
+	cat.Blocks = []Block{
+		{Placement: SystemPrompt, Text: text},
+		{Placement: SystemPrompt, Text: "<critical_rules>\n14. " + Fixed("Crush's rule \"LOAD MATCHING SKILLS\": view a matching skill's <location> before any other action", 0) + "\n</critical_rules>"},
+	}
+	return cat
+}
+
+func (crush) Tool(Input) *Tool {
+	return &Tool{
+		Name:        "view",
+		Description: Fixed("Crush's view tool description (read a file with line numbers, offset and limit)", 0),
+		Parameters: jsonSchema(map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"file_path": map[string]any{"type": "string", "description": "The path to the file to read"},
+				"offset":    map[string]any{"type": "integer", "description": "The line number to start reading from (0-based)"},
+				"limit":     map[string]any{"type": "integer", "description": "The number of lines to read (defaults to 2000)"},
+			},
+			"required": []string{"file_path"},
+		}),
+	}
+}
+
+// Activate: the model views the SKILL.md and gets the file with line
+// numbers; a skill the user invokes arrives as <loaded_skill>.
+func (crush) Activate(s Skill, r Request) Activation {
+	if r.Mention {
+		return Activation{Messages: []Message{{Role: "user", Text: "<loaded_skill>\n  <name>" + crushEscape.Replace(s.Name) + "</name>\n  <description>" +
+			crushEscape.Replace(s.Description) + "</description>\n  <location>" + crushEscape.Replace(s.Path) + "</location>\n  <instructions>\n" +
+			crushEscape.Replace(strings.TrimSpace(s.Body)) + "\n  </instructions>\n</loaded_skill>"}}}
+	}
+	return Activation{ToolResult: crushView(s.Source), Note: "LSP diagnostics Crush may append are not reproduced"}
+}
+
+// crushView is what `view` returns for a whole file: at most 2,000 lines,
+// each cut at 2,000 bytes, numbered in a six-wide column.
+func crushView(content string) string {
+	content = strings.ReplaceAll(content, "\r\n", "\n")
+	all := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	if content == "" {
+		all = nil
+	}
+	shown := all
+	if len(shown) > crushViewLines {
+		shown = shown[:crushViewLines]
+	}
+	var b strings.Builder
+	b.WriteString("<file>\n")
+	for i, line := range shown {
+		if len(line) > crushLineMax {
+			line = line[:crushLineMax] + "..."
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%6d|%s", i+1, line)
+	}
+	if len(all) > len(shown) {
+		fmt.Fprintf(&b, "\n\n(File has more lines. Use 'offset' parameter to read beyond line %d)", len(shown))
+	}
+	b.WriteString("\n</file>\n")
+	return b.String()
+}
+
+func (crush) Persistence() Persistence {
+	return Persistence{BodyStays: true, CarriedAcrossTurns: true, RepeatNote: "none: viewing it again adds the file again",
+		Note: "Crush marks a skill loaded when its SKILL.md is viewed"}
+}

@@ -1,0 +1,219 @@
+package profile
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Gemini CLI's presentation. Sources: google-gemini/gemini-cli
+// packages/core/src/prompts/snippets.ts (renderAgentSkills),
+// src/tools/definitions (getActivateSkillDeclaration: the name enum),
+// src/tools/activate-skill.ts (the <activated_skill> result) and
+// src/utils/getFolderStructure.ts (the resources tree, at most 200 items).
+const geminiMaxItems = 200
+
+type geminiCLI struct{}
+
+func (geminiCLI) Name() string       { return "gemini-cli" }
+func (geminiCLI) DefaultWindow() int { return 0 }
+
+func (p geminiCLI) Catalogue(in Input) Catalogue {
+	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	var xml []string
+	for i, s := range in.Skills {
+		xml = append(xml, "  <skill>\n    <name>"+s.Name+"</name>\n    <description>"+s.Description+"</description>\n    <location>"+s.Path+"</location>\n  </skill>")
+		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: i + 1,
+			Reason: "Gemini CLI lists every enabled skill with its whole description: it has no listing budget"}
+	}
+	if len(xml) == 0 {
+		return cat
+	}
+	cat.Blocks = []Block{{Placement: SystemPrompt, Text: "# Available Agent Skills\n\n" +
+		"You have access to the following specialized skills. To activate a skill and receive its detailed instructions, call the `activate_skill` tool with the skill's name.\n\n" +
+		"<available_skills>\n" + strings.Join(xml, "\n") + "\n</available_skills>"}}
+	return cat
+}
+
+func (geminiCLI) Tool(in Input) *Tool {
+	names := make([]string, len(in.Skills))
+	quoted := make([]string, len(in.Skills))
+	for i, s := range in.Skills {
+		names[i], quoted[i] = s.Name, "'"+s.Name+"'"
+	}
+	name := map[string]any{"type": "string", "description": "No skills are currently available."}
+	hint := ""
+	if len(names) > 0 {
+		name = map[string]any{"type": "string", "enum": names, "description": "The name of the skill to activate."}
+		hint = " (Available: " + strings.Join(quoted, ", ") + ")"
+	}
+	return &Tool{
+		Name: "activate_skill",
+		Description: "Activates a specialized agent skill by name" + hint + ". " +
+			Fixed("Gemini CLI's activate_skill description: returns the instructions in <activated_skill> tags; use names exactly as in <available_skills>", 0),
+		Parameters: jsonSchema(map[string]any{
+			"type":                 "object",
+			"properties":           map[string]any{"name": name},
+			"required":             []string{"name"},
+			"additionalProperties": false,
+		}),
+	}
+}
+
+// Activate renders the activate_skill result: the body in <instructions>
+// and the folder tree in <available_resources>.
+func (geminiCLI) Activate(s Skill, _ Request) Activation {
+	tree := geminiFolderStructure(s.Dir, s.Files)
+	return Activation{
+		ToolResult: `<activated_skill name="` + s.Name + `">` + "\n  <instructions>\n    " + strings.TrimSpace(s.Body) +
+			"\n  </instructions>\n\n  <available_resources>\n    " + tree + "\n  </available_resources>\n</activated_skill>",
+		Note: "the tree is built from the skill's file list (empty folders and .gitignore rules are not seen); names sort case-insensitively where Gemini CLI uses localeCompare",
+	}
+}
+
+type geminiNode struct {
+	name      string
+	files     []string
+	dirs      []*geminiNode
+	byName    map[string]*geminiNode
+	moreFiles bool
+	moreDirs  bool
+	ignored   bool
+}
+
+func newGeminiNode(name string) *geminiNode {
+	return &geminiNode{name: name, byName: map[string]*geminiNode{}}
+}
+
+// geminiIgnored are the folders shown but not opened.
+var geminiIgnored = map[string]bool{"node_modules": true, ".git": true, "dist": true, "__pycache__": true}
+
+func localeLess(a, b string) bool {
+	if la, lb := strings.ToLower(a), strings.ToLower(b); la != lb {
+		return la < lb
+	}
+	return a < b
+}
+
+// geminiFolderStructure is getFolderStructure over a file list: a
+// breadth-first walk that stops at 200 files and folders, drawn as a tree.
+func geminiFolderStructure(dir string, files []string) string {
+	full := newGeminiNode("")
+	for _, f := range files {
+		parts := strings.Split(f, "/")
+		n := full
+		for _, d := range parts[:len(parts)-1] {
+			c := n.byName[d]
+			if c == nil {
+				c = newGeminiNode(d)
+				n.byName[d] = c
+				n.dirs = append(n.dirs, c)
+			}
+			n = c
+		}
+		n.files = append(n.files, parts[len(parts)-1])
+	}
+	// the breadth-first read, counting items as readFullStructure does
+	root := newGeminiNode("")
+	type job struct{ src, dst *geminiNode }
+	queue := []job{{full, root}}
+	count := 0
+	for len(queue) > 0 {
+		j := queue[0]
+		queue = queue[1:]
+		if count >= geminiMaxItems {
+			continue
+		}
+		fs := append([]string(nil), j.src.files...)
+		sort.Slice(fs, func(a, b int) bool { return localeLess(fs[a], fs[b]) })
+		for _, f := range fs {
+			if count >= geminiMaxItems {
+				j.dst.moreFiles = true
+				break
+			}
+			j.dst.files = append(j.dst.files, f)
+			count++
+		}
+		ds := append([]*geminiNode(nil), j.src.dirs...)
+		sort.Slice(ds, func(a, b int) bool { return localeLess(ds[a].name, ds[b].name) })
+		for _, d := range ds {
+			if count >= geminiMaxItems {
+				j.dst.moreDirs = true
+				break
+			}
+			c := newGeminiNode(d.name)
+			j.dst.dirs = append(j.dst.dirs, c)
+			count++
+			if geminiIgnored[d.name] {
+				c.ignored = true
+				continue
+			}
+			queue = append(queue, job{d, c})
+		}
+	}
+	var lines []string
+	geminiFormat(root, "", true, true, &lines)
+	summary := fmt.Sprintf("Showing up to %d items (files + folders).", geminiMaxItems)
+	if geminiTruncated(root) {
+		summary += fmt.Sprintf(" Folders or files indicated with ... contain more items not shown, were ignored, or the display limit (%d items) was reached.", geminiMaxItems)
+	}
+	return summary + "\n\n" + strings.TrimRight(dir, "/") + "/\n" + strings.Join(lines, "\n")
+}
+
+func geminiTruncated(n *geminiNode) bool {
+	if n.moreFiles || n.moreDirs || n.ignored {
+		return true
+	}
+	for _, d := range n.dirs {
+		if geminiTruncated(d) {
+			return true
+		}
+	}
+	return false
+}
+
+func geminiFormat(n *geminiNode, indent string, last, isRoot bool, out *[]string) {
+	conn := "├───"
+	if last {
+		conn = "└───"
+	}
+	if !isRoot {
+		line := indent + conn + n.name + "/"
+		if n.ignored {
+			line += "..."
+		}
+		*out = append(*out, line)
+	}
+	child := ""
+	if !isRoot {
+		child = indent + "│   "
+		if last {
+			child = indent + "    "
+		}
+	}
+	for i, f := range n.files {
+		c := "├───"
+		if i == len(n.files)-1 && len(n.dirs) == 0 && !n.moreDirs {
+			c = "└───"
+		}
+		*out = append(*out, child+c+f)
+	}
+	if n.moreFiles {
+		c := "├───"
+		if len(n.dirs) == 0 && !n.moreDirs {
+			c = "└───"
+		}
+		*out = append(*out, child+c+"...")
+	}
+	for i, d := range n.dirs {
+		geminiFormat(d, child, i == len(n.dirs)-1 && !n.moreDirs, false, out)
+	}
+	if n.moreDirs {
+		*out = append(*out, child+"└───...")
+	}
+}
+
+func (geminiCLI) Persistence() Persistence {
+	return Persistence{BodyStays: true, CarriedAcrossTurns: true, RepeatNote: "none: activating again returns the skill again",
+		Note: "activating a skill that is not built in asks the user first, and adds its folder to the workspace"}
+}

@@ -1,0 +1,136 @@
+package profile
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// opencode's presentation. Sources: anomalyco/opencode
+// packages/opencode/src/skill/index.ts (Skill.fmt, verbose and compact;
+// `available` sorts by name), src/session/system.ts (the two sentences and
+// the verbose list in the system prompt), src/tool/registry.ts
+// (describeSkill: the compact list in the skill tool's description) and
+// src/tool/skill.ts (the <skill_content> result, at most 10 files).
+const opencodeFileSample = 10
+
+type opencode struct{}
+
+func (opencode) Name() string       { return "opencode" }
+func (opencode) DefaultWindow() int { return 0 }
+
+// fileURL is Node's pathToFileURL(path).href.
+func fileURL(path string) string {
+	return (&url.URL{Scheme: "file", Path: path}).String()
+}
+
+// opencodeOrder is name.localeCompare order, approximated by comparing
+// case-insensitively, then by bytes.
+func opencodeOrder(skills []Skill) []int {
+	idx := make([]int, len(skills))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		na, nb := skills[idx[a]].Name, skills[idx[b]].Name
+		if la, lb := strings.ToLower(na), strings.ToLower(nb); la != lb {
+			return la < lb
+		}
+		return na < nb
+	})
+	return idx
+}
+
+func (p opencode) Catalogue(in Input) Catalogue {
+	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	var verbose, compact []string
+	for rank, i := range opencodeOrder(in.Skills) {
+		s := in.Skills[i]
+		if s.Description == "" {
+			cat.Entries[i] = omitted(s.Name, "", "opencode lists only skills with a description")
+			continue
+		}
+		verbose = append(verbose, "  <skill>", "    <name>"+s.Name+"</name>", "    <description>"+s.Description+"</description>",
+			"    <location>"+fileURL(s.Path)+"</location>", "  </skill>")
+		compact = append(compact, "- **"+s.Name+"**: "+s.Description)
+		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
+			Reason: "opencode lists every skill with its whole description, in the system prompt and in the skill tool's description: it has no listing budget"}
+	}
+	if len(compact) == 0 {
+		return cat
+	}
+	system := []string{
+		"Skills provide specialized instructions and workflows for specific tasks.",
+		"Use the skill tool to load a skill when a task matches its description.",
+		"<available_skills>",
+	}
+	system = append(append(system, verbose...), "</available_skills>")
+	cat.Blocks = []Block{
+		{Placement: SystemPrompt, Text: strings.Join(system, "\n")},
+		{Placement: ToolDescription, Text: opencodeToolText(compact)},
+	}
+	return cat
+}
+
+func opencodeToolText(compact []string) string {
+	return Fixed("opencode's skill tool preamble: load a skill whose description matches the task; the output is a <skill_content> block", 0) +
+		"\n\n## Available Skills\n" + strings.Join(compact, "\n")
+}
+
+func (p opencode) Tool(in Input) *Tool {
+	var compact []string
+	for _, i := range opencodeOrder(in.Skills) {
+		if s := in.Skills[i]; s.Description != "" {
+			compact = append(compact, "- **"+s.Name+"**: "+s.Description)
+		}
+	}
+	desc := "No skills are currently available."
+	if len(compact) > 0 {
+		desc = opencodeToolText(compact)
+	}
+	return &Tool{
+		Name:        "skill",
+		Description: desc,
+		Parameters: jsonSchema(map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"name": map[string]any{"type": "string", "description": "The name of the skill from available_skills"},
+			},
+			"required":             []string{"name"},
+			"additionalProperties": false,
+		}),
+	}
+}
+
+// Activate renders the skill tool's output: the body, the base directory
+// as a file URL, and up to ten of the folder's other files.
+func (opencode) Activate(s Skill, _ Request) Activation {
+	files := sortedFiles(s.Files, func(f string) bool { return strings.Contains(f, "SKILL.md") })
+	if len(files) > opencodeFileSample {
+		files = files[:opencodeFileSample]
+	}
+	listed := make([]string, len(files))
+	for i, f := range files {
+		listed[i] = "<file>" + joinPath(s.Dir, f) + "</file>"
+	}
+	out := []string{
+		`<skill_content name="` + s.Name + `">`,
+		"# Skill: " + s.Name,
+		"",
+		strings.TrimSpace(s.Body),
+		"",
+		"Base directory for this skill: " + fileURL(s.Dir),
+		"Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
+		"Note: file list is sampled.",
+		"",
+		"<skill_files>",
+		strings.Join(listed, "\n"),
+		"</skill_files>",
+		"</skill_content>",
+	}
+	return Activation{ToolResult: strings.Join(out, "\n"), Note: "opencode samples files in ripgrep's order; here they are the first ten by name"}
+}
+
+func (opencode) Persistence() Persistence {
+	return Persistence{BodyStays: true, CarriedAcrossTurns: true, RepeatNote: "none: each call returns the content again"}
+}

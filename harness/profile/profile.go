@@ -1,0 +1,351 @@
+// Package profile reproduces how coding agents present skills to a model:
+// where the catalogue goes and what it says, what each agent's listing
+// budget leaves of every skill, the tool a model activates a skill with,
+// and what comes back when it does. Everything here is pure and
+// deterministic: no files are read and no model is called, so the engine
+// can compose requests from a profile and `skillet offered` can show the
+// same result without a model.
+//
+// Each rule names its source beside it: the agents' public code and
+// documentation. Long fixed instruction paragraphs that do not depend on
+// the skills are not reproduced; the text carries a marker naming them and
+// their length instead (see Fixed).
+//
+// An engine plugs a profile in at three points: before a model call it
+// places the Catalogue's blocks (system prompt, developer message,
+// reminder message or tool description) and declares Tool; when the model
+// calls that tool (or the user names a skill) it sends what Activate
+// renders; Persistence says whether the text then stays in the history and
+// whether Skillet's own lifecycle rules apply. The skillet profile is the
+// exception: the engine composes its list itself and passes it in
+// (Input.Engine).
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Skill is one enabled skill as a profile sees it.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// WhenToUse is Claude Code's `when_to_use` frontmatter key, listed after
+	// the description.
+	WhenToUse string `json:"when_to_use,omitempty"`
+	// DisableModelInvocation is the `disable-model-invocation` key Claude
+	// Code and Crush read: such a skill is left out of the catalogue.
+	DisableModelInvocation bool `json:"disable_model_invocation,omitempty"`
+	// Dir is the skill's folder and Path its SKILL.md, both absolute.
+	Dir  string `json:"dir"`
+	Path string `json:"path"`
+	// Root is the skills folder the skill was found in (Codex shortens
+	// paths with one alias per root).
+	Root string `json:"root,omitempty"`
+	// Scope is Codex's skill scope: "system", "admin", "repo" (default) or
+	// "user"; it orders Codex's listing.
+	Scope string `json:"scope,omitempty"`
+	// Body is the instructions without frontmatter; Source the whole
+	// SKILL.md file, as a file-read tool would return it.
+	Body   string `json:"-"`
+	Source string `json:"-"`
+	// Files are the paths of the files in the skill's folder, relative to
+	// it, with forward slashes (SKILL.md included).
+	Files []string `json:"-"`
+	// Usage feeds Claude Code's least-used-first rule.
+	Usage Usage `json:"usage"`
+}
+
+// Usage is how often, and when last, a skill was invoked.
+type Usage struct {
+	Count    int       `json:"count"`
+	LastUsed time.Time `json:"last_used,omitzero"`
+}
+
+// Input is what a profile composes a catalogue from.
+type Input struct {
+	// Skills are the enabled skills in the engine's order.
+	Skills []Skill
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// profile's default (DefaultWindow).
+	ContextWindow int
+	// Roots are the skills folders in search order (Codex numbers its path
+	// aliases in this order); empty means the order skills name them in.
+	Roots []string
+	// Now is the time usage decays to; zero means time.Now().
+	Now time.Time
+	// Engine is the list the engine composed (R10); only the skillet
+	// profile reads it, because Skillet's ranking lives in the engine.
+	Engine *EngineList
+}
+
+// EngineList is Skillet's own list as the engine composed it (R10).
+type EngineList struct {
+	// Text is the list block of the system prompt.
+	Text string
+	// Offered names the listed skills in list order; LeftOff the enabled
+	// skills the list left out, in rank order; Preloaded the skills
+	// delivered whole instead (R16).
+	Offered   []string
+	LeftOff   []string
+	Preloaded []string
+	ListSize  int
+	// Tool is the load_skill tool as the engine declares it.
+	Tool *Tool
+}
+
+// Placement says where a catalogue block reaches the model.
+type Placement string
+
+// Placements of catalogue blocks.
+const (
+	// SystemPrompt is a section of the system prompt.
+	SystemPrompt Placement = "system-prompt"
+	// DeveloperMessage is a developer-role message among the instructions
+	// (Codex's contextual instructions).
+	DeveloperMessage Placement = "developer-message"
+	// ReminderMessage is a user-role message the harness adds, wrapped in
+	// <system-reminder> (Claude Code).
+	ReminderMessage Placement = "reminder-message"
+	// ToolDescription is the description of the activation tool.
+	ToolDescription Placement = "tool-description"
+)
+
+// Block is one piece of the catalogue and where it goes.
+type Block struct {
+	Placement Placement `json:"placement"`
+	Text      string    `json:"text"`
+}
+
+// State is what the catalogue keeps of one skill.
+type State string
+
+// Catalogue states.
+const (
+	Full      State = "full"
+	Truncated State = "truncated"
+	NameOnly  State = "name-only"
+	Omitted   State = "omitted"
+)
+
+// Entry is one skill's fate in a catalogue, and why.
+type Entry struct {
+	Name  string `json:"name"`
+	State State  `json:"state"`
+	// Kept is how many characters of the description the catalogue shows,
+	// of Length.
+	Kept   int `json:"kept"`
+	Length int `json:"length"`
+	// Rank is the skill's place in the order the profile spends its budget
+	// in (1 is first); 0 when the profile has no such order.
+	Rank   int    `json:"rank,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Budget is a listing budget and how much of it the catalogue used.
+type Budget struct {
+	// Window is the context window, in tokens, the budget derives from;
+	// 0 when the window is unknown.
+	Window int `json:"window_tokens"`
+	// Unit is "characters" or "tokens".
+	Unit  string `json:"unit"`
+	Limit int    `json:"limit"`
+	Used  int    `json:"used"`
+	// Rule says how Limit was computed.
+	Rule string `json:"rule"`
+}
+
+// Catalogue is what a profile shows the model of the enabled skills.
+type Catalogue struct {
+	Profile string  `json:"profile"`
+	Blocks  []Block `json:"blocks"`
+	// Entries follow the input order of the skills.
+	Entries []Entry `json:"entries"`
+	// Budget is nil for profiles without one.
+	Budget   *Budget  `json:"budget,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Text is the whole catalogue text, blocks in order, each headed by its
+// placement when there is more than one.
+func (c Catalogue) Text() string {
+	if len(c.Blocks) == 1 {
+		return c.Blocks[0].Text
+	}
+	var b strings.Builder
+	for i, bl := range c.Blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[%s]\n%s\n", bl.Placement, bl.Text)
+	}
+	return b.String()
+}
+
+// Tool is a function tool as the model sees it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one activation: how the skill was asked for.
+type Request struct {
+	// Args are the arguments of Claude Code's Skill tool.
+	Args string
+	// Repeat says the same skill was already invoked in this conversation.
+	Repeat bool
+	// Mention is the user naming the skill ($name in Codex, a user command
+	// in Crush) rather than the model activating it.
+	Mention bool
+}
+
+// Message is a message a harness adds to the conversation.
+type Message struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// Activation is what comes back when a skill is activated.
+type Activation struct {
+	// ToolResult is the result of the activation tool call, "" when the
+	// skill did not come through a tool.
+	ToolResult string `json:"tool_result,omitempty"`
+	// Messages are added after the tool result (or instead of it).
+	Messages []Message `json:"messages,omitempty"`
+	// Note says what is approximated or left to the engine.
+	Note string `json:"note,omitempty"`
+}
+
+// Persistence says what happens to an activated skill afterwards.
+type Persistence struct {
+	// BodyStays: the activated text stays in the conversation history.
+	BodyStays bool `json:"body_stays"`
+	// CarriedAcrossTurns: the agent tells the model to keep applying the
+	// skill in later turns.
+	CarriedAcrossTurns bool `json:"carried_across_turns"`
+	// RepeatNote says what a repeated activation adds.
+	RepeatNote string `json:"repeat_note"`
+	// Lifecycle: Skillet's own rules (LRU eviction, per-turn load limits,
+	// the transcript window) are on by default.
+	Lifecycle bool   `json:"lifecycle"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Profile is one agent's way of presenting skills.
+type Profile interface {
+	// Name is the profile's name, as --profile takes it.
+	Name() string
+	// DefaultWindow is the context window, in tokens, assumed when none is
+	// given; 0 when the profile's catalogue does not depend on it.
+	DefaultWindow() int
+	// Catalogue composes the catalogue of the input's skills.
+	Catalogue(in Input) Catalogue
+	// Tool is the activation tool the model is given, nil for none.
+	Tool(in Input) *Tool
+	// Activate renders what the model gets when a skill is activated.
+	Activate(s Skill, r Request) Activation
+	// Persistence says what happens to an activated skill afterwards.
+	Persistence() Persistence
+}
+
+var registry = []Profile{skillet{}, claudeCode{}, codex{}, crush{}, opencode{}, geminiCLI{}}
+
+// Names lists the known profiles, the default one first.
+func Names() []string {
+	out := make([]string, len(registry))
+	for i, p := range registry {
+		out[i] = p.Name()
+	}
+	return out
+}
+
+// All returns every profile, the default one first.
+func All() []Profile { return append([]Profile(nil), registry...) }
+
+// Get returns the named profile, or an error listing the known ones.
+func Get(name string) (Profile, error) {
+	for _, p := range registry {
+		if p.Name() == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown profile %q: known profiles are %s", name, strings.Join(Names(), ", "))
+}
+
+// window is the context window a profile works with.
+func window(p Profile, in Input) int {
+	if in.ContextWindow > 0 {
+		return in.ContextWindow
+	}
+	return p.DefaultWindow()
+}
+
+// Fixed stands for a fixed instruction paragraph of an agent that does not
+// depend on the skills: its name and length, not its wording, so that the
+// catalogue's length stays right while third-party prose is not copied.
+func Fixed(what string, chars int) string {
+	if chars <= 0 {
+		return "[fixed text: " + what + "]"
+	}
+	return fmt.Sprintf("[fixed text: %s, %d characters]", what, chars)
+}
+
+// runes counts characters.
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// cutRunes keeps the first n characters of s.
+func cutRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// jsonSchema encodes a tool's parameter schema.
+func jsonSchema(v any) json.RawMessage {
+	b, _ := json.Marshal(v) // maps of strings and slices: nothing to fail on
+	return b
+}
+
+// omitted is the entry of a skill a profile leaves out before any budget
+// applies.
+func omitted(name, desc, reason string) Entry {
+	return Entry{Name: name, State: Omitted, Length: runes(desc), Reason: reason}
+}
+
+// sortedFiles returns the files, sorted, without the ones drop names.
+func sortedFiles(files []string, drop func(string) bool) []string {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if !drop(f) {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// joinPath joins a folder and a slash-separated relative path.
+func joinPath(dir, rel string) string {
+	return strings.TrimRight(dir, "/") + "/" + rel
+}
+
+// plural writes n and a noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
