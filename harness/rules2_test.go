@@ -556,3 +556,43 @@ func TestR13_ReloadAfterEvictionInTheSameTurnIsTheSameExecution(t *testing.T) {
 		t.Fatalf("loads counted %d, want 2", u.Loads)
 	}
 }
+
+// A tool an edit takes out of a loaded skill's tools: leaves like an
+// unloaded one: gone from the next request, shown gone for a turn, and
+// named in the contextChanged line the model reads.
+func TestR17_ToolRemovedByAnEditLeavesTheRequest(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	w.responseTool("side-tool", 1, "side")
+	w.skill("alpha", "Alpha reviews accounts for anomalies.", "Alpha instructions.", "tools:\n  - name: alpha_tool\n  - name: side-tool\n")
+	f := w.open("", nil)
+	f.turn("one", load("alpha"), say("ok"))
+	if !has(toolNamesOf(f.model.last()), "side-tool") {
+		t.Fatal("side-tool should be offered after the load")
+	}
+	w.skill("alpha", "Alpha reviews accounts for anomalies.", "Alpha instructions.", "tools:\n  - name: alpha_tool\n")
+	f.turn("two", say("ok"))
+	req := f.model.last()
+	if has(toolNamesOf(req), "side-tool") {
+		t.Fatal("a tool the edit removed is still in the request")
+	}
+	var line string
+	for _, m := range req.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, "changed on disk") {
+			line = m.Content
+		}
+	}
+	if !strings.Contains(line, "tools removed, they leave the request: side-tool@1") {
+		t.Fatalf("the model is not told the tool left: %q", line)
+	}
+	snap := f.s.Snapshot()
+	gone := false
+	for _, tool := range snap.Tools {
+		if tool.Name == "side-tool" && tool.Gone {
+			gone = true
+		}
+	}
+	if !gone || has(snap.Loaded[0].Tools, "side-tool@1") {
+		t.Fatalf("side-tool should show gone and leave the load's tools: %+v %v", snap.Tools, snap.Loaded[0].Tools)
+	}
+}

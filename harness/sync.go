@@ -96,6 +96,7 @@ func (s *Session) syncSkills() {
 		changed                   bool
 		body                      SkillBody
 		tokens                    int
+		tools, removed, added     []string
 	}
 	var todo []change
 	for _, ls := range s.st.Loaded {
@@ -123,9 +124,16 @@ func (s *Session) syncSkills() {
 		case bodyChanged(cur, ls):
 			body := bodyOf(cur)
 			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: s.count(body.Text)}
+			c.tools, c.removed, c.added = s.toolsAfterEdit(ls, body)
 			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.Name)
 			if ls.Delivery == DeliveryToolResult {
 				c.line = fmt.Sprintf("contextChanged: %s changed on disk; read it again with load_skill for the new text", ls.Name)
+			}
+			if len(c.removed) > 0 {
+				c.line += "; tools removed, they leave the request: " + strings.Join(c.removed, ", ")
+			}
+			if len(c.added) > 0 {
+				c.line += "; tools added: " + strings.Join(c.added, ", ")
 			}
 			todo = append(todo, c)
 		}
@@ -151,7 +159,7 @@ func (s *Session) syncSkills() {
 	}
 	for _, c := range todo {
 		if c.changed {
-			s.emit(&SkillChanged{Skill: c.name, Version: c.version, Body: c.body, Tokens: c.tokens})
+			s.emit(&SkillChanged{Skill: c.name, Version: c.version, Body: c.body, Tokens: c.tokens, Tools: c.tools, Removed: c.removed})
 		} else {
 			s.emit(&SkillUnloaded{Skill: c.name, Reason: c.reason})
 			s.logWarn(c.warn)
@@ -241,4 +249,44 @@ func bodyChanged(sk *skills.Skill, ls *rulebook.Loaded) bool {
 		}
 	}
 	return false
+}
+
+// toolsAfterEdit works out the tools a loaded skill makes available once
+// its edited body is rendered (R14, R17): all of them as name@version, and
+// those the edit removed and added. Called with s.mu held.
+func (s *Session) toolsAfterEdit(ls *rulebook.Loaded, body SkillBody) (tools, removed, added []string) {
+	edited := *ls
+	edited.Body = body
+	loaded := make([]*rulebook.Loaded, len(s.st.Loaded))
+	for i, x := range s.st.Loaded {
+		loaded[i] = x
+		if x == ls {
+			loaded[i] = &edited
+		}
+	}
+	after := s.buildToolsWith(s.st.Preloads, loaded)
+	tools = []string{}
+	have := map[string]bool{}
+	for _, ref := range body.Tools {
+		name := modelToolName(ref.Name)
+		if b := after.byName[name]; b != nil && b.owner == &edited {
+			tools = append(tools, toolLabel(name, b.info.Version))
+			have[name] = true
+		}
+	}
+	sort.Strings(tools)
+	had := map[string]bool{}
+	for _, t := range ls.Tools {
+		name, _, _ := strings.Cut(t, "@")
+		had[name] = true
+		if !have[name] {
+			removed = append(removed, t)
+		}
+	}
+	for _, t := range tools {
+		if name, _, _ := strings.Cut(t, "@"); !had[name] {
+			added = append(added, t)
+		}
+	}
+	return tools, removed, added
 }

@@ -196,6 +196,10 @@ type SkillChanged struct {
 	Tokens  int    `json:"tokens"`
 	// Body is the new rendering.
 	Body SkillBody `json:"body"`
+	// Tools are the tools the skill makes available now, as name@version;
+	// Removed those the edit took away, which leave the request (R17).
+	Tools   []string `json:"tools,omitempty"`
+	Removed []string `json:"removed,omitempty"`
 }
 
 // SkillUnloaded records a skill leaving the loaded set.

@@ -142,6 +142,10 @@ func (st *State) Apply(e event.Event) {
 	case *event.SkillChanged:
 		if ls := st.FindLoaded(e.Skill); ls != nil {
 			ls.Version, ls.Body, ls.Tokens, ls.Changed = e.Version, e.Body, e.Tokens, true
+			if e.Tools != nil {
+				ls.Tools = e.Tools
+			}
+			st.rememberGone(ls.Name, e.Removed)
 		}
 	case *event.ContextChanged:
 		if e.ToolCallID == "" {
@@ -300,17 +304,22 @@ func (st *State) removeLoaded(name string) {
 		if ls.Name != name {
 			continue
 		}
-		for _, t := range ls.Tools {
-			tn, v, _ := strings.Cut(t, "@")
-			n, _ := strconv.Atoi(v)
-			st.Gone = append(st.Gone, GoneTool{ToolInfo: event.ToolInfo{Name: tn, Version: n, Source: event.SourceSkill, Skill: ls.Name, Gone: true}, LeftTurn: st.Turn})
-		}
-		if len(st.Gone) > 64 {
-			st.Gone = st.Gone[len(st.Gone)-64:]
-		}
+		st.rememberGone(ls.Name, ls.Tools)
 		st.Loaded = append(st.Loaded[:i:i], st.Loaded[i+1:]...)
 		delete(st.OutOfWindow, name)
 		return
+	}
+}
+
+// rememberGone keeps tools that left the request visible for a turn.
+func (st *State) rememberGone(skill string, tools []string) {
+	for _, t := range tools {
+		tn, v, _ := strings.Cut(t, "@")
+		n, _ := strconv.Atoi(v)
+		st.Gone = append(st.Gone, GoneTool{ToolInfo: event.ToolInfo{Name: tn, Version: n, Source: event.SourceSkill, Skill: skill, Gone: true}, LeftTurn: st.Turn})
+	}
+	if len(st.Gone) > 64 {
+		st.Gone = st.Gone[len(st.Gone)-64:]
 	}
 }
 
