@@ -105,8 +105,8 @@ func TestJournalReopensSessionWithTranscriptLRUAndStores(t *testing.T) {
 	}
 	for i, line := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
 		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil || m["type"] == nil || m["turn"] == nil {
-			t.Fatalf("journal line %d is not an event: %s", i+1, line)
+		if err := json.Unmarshal(line, &m); err != nil || m["type"] == nil || (m["turn"] == nil && (m["type"] != "blob" || m["hash"] == nil)) {
+			t.Fatalf("journal line %d is neither an event nor a blob: %s", i+1, line)
 		}
 	}
 

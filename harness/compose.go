@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"skillet/harness/rulebook"
+	"slices"
+	"sort"
 
 	"skillet/harness/chat"
 	"skillet/skills"
@@ -142,6 +144,9 @@ func (s *Session) list(size int) ([]*skills.Skill, []string) {
 	for _, sk := range ranked[size:] {
 		left = append(left, sk.Name)
 	}
+	// by name: which skills are left off changes little from one message
+	// to the next, their ranks a lot
+	sort.Strings(left)
 	return ranked[:size], left
 }
 
@@ -240,8 +245,8 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	}
 	p.reusedUses = s.reusedTools(c.win)
 	var warns []string
-	if len(c.leftOff) > 0 {
-		warns = append(warns, unwarned(cur, []string{fmt.Sprintf("the list holds %d skills: left off %s", s.st.Settings.ListSize, joinNames(c.leftOff))})...)
+	if w := s.leftOffWarning(c.leftOff); w != "" {
+		warns = append(warns, unwarned(cur, []string{w})...)
 	}
 	var gone []*Warning
 	for _, ls := range c.outOfWindow {
@@ -298,4 +303,50 @@ func (s *Session) reusedTools(w rulebook.Window) []Use {
 		out = append(out, Use{Role: "TOOL", Name: en.ToolName, Version: v, ExecutionID: en.ToolCallID, Reused: true})
 	}
 	return out
+}
+
+// leftOffWarning names the skills the list leaves off (R10): all of them
+// the first time, then only what changed since the last request. Called
+// with s.mu held.
+func (s *Session) leftOffWarning(left []string) string {
+	var prev []string
+	if n := len(s.st.Calls); n > 0 {
+		if cur := s.st.Cur; cur != nil && cur.Usage.ModelCalls > 0 {
+			prev = cur.LeftOff
+		} else if s.st.Last != nil {
+			prev = s.st.Last.LeftOff
+		}
+	}
+	if len(left) == 0 || slices.Equal(prev, left) {
+		return ""
+	}
+	size := s.st.Settings.ListSize
+	if len(prev) == 0 {
+		return fmt.Sprintf("the list holds %d skills: left off %s", size, joinNames(left))
+	}
+	was := map[string]bool{}
+	for _, n := range prev {
+		was[n] = true
+	}
+	now := map[string]bool{}
+	var added, back []string
+	for _, n := range left {
+		now[n] = true
+		if !was[n] {
+			added = append(added, n)
+		}
+	}
+	for _, n := range prev {
+		if !now[n] {
+			back = append(back, n)
+		}
+	}
+	msg := fmt.Sprintf("the list holds %d skills; %d left off", size, len(left))
+	if len(added) > 0 {
+		msg += "; now left off: " + joinNames(added)
+	}
+	if len(back) > 0 {
+		msg += "; back on the list: " + joinNames(back)
+	}
+	return msg
 }

@@ -19,9 +19,16 @@ const JournalFile = "journal.jsonl"
 type journal struct {
 	mu sync.Mutex
 	f  *os.File
+	// codec knows what earlier lines hold (see journalcodec.go).
+	codec *journalCodec
 }
 
-func openJournal(path string) (*journal, error) {
+// openJournal opens a journal for appending; codec is what reading it
+// learned, nil for a new one.
+func openJournal(path string, codec *journalCodec) (*journal, error) {
+	if codec == nil {
+		codec = newJournalCodec()
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -41,20 +48,25 @@ func openJournal(path string) (*journal, error) {
 			}
 		}
 	}
-	return &journal{f: f}, nil
+	return &journal{f: f, codec: codec}, nil
 }
 
 func (j *journal) write(e Event) error {
-	b, err := MarshalEvent(e)
-	if err != nil {
-		return err
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return errors.New("journal is closed")
 	}
-	if _, err := j.f.Write(append(b, '\n')); err != nil {
+	lines, err := j.codec.encode(e)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.Write(l)
+		buf.WriteByte('\n')
+	}
+	if _, err := j.f.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil
@@ -88,30 +100,35 @@ func (j *journal) close() error {
 
 // ReadJournal decodes a journal. A line that does not decode (a torn last
 // line after a crash, say) is skipped and named in the returned problems;
-// everything else is kept.
+// everything else is kept. Lines have no length limit.
 func ReadJournal(r io.Reader) ([]Event, []string, error) {
+	events, problems, _, err := readJournal(r)
+	return events, problems, err
+}
+
+func readJournal(r io.Reader) ([]Event, []string, *journalCodec, error) {
 	var events []Event
 	var problems []string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+	codec := newJournalCodec()
+	br := bufio.NewReaderSize(r, 1<<20)
+	for line := 1; ; line++ {
+		raw, err := br.ReadBytes('\n')
+		if b := bytes.TrimSpace(raw); len(b) > 0 {
+			e, derr := codec.decode(b)
+			switch {
+			case derr != nil:
+				problems = append(problems, fmt.Sprintf("line %d: %v", line, derr))
+			case e != nil:
+				events = append(events, e)
+			}
 		}
-		e, err := UnmarshalEvent(b)
+		if err == io.EOF {
+			return events, problems, codec, nil
+		}
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("line %d: %v", line, err))
-			continue
+			return events, problems, codec, fmt.Errorf("read journal: %w", err)
 		}
-		events = append(events, e)
 	}
-	if err := sc.Err(); err != nil {
-		return events, problems, fmt.Errorf("read journal: %w", err)
-	}
-	return events, problems, nil
 }
 
 // Open reopens a session from its journal (a journal.jsonl file or the
@@ -140,7 +157,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
-	events, problems, err := ReadJournal(f)
+	events, problems, codec, err := readJournal(f)
 	f.Close()
 	if err != nil {
 		return nil, problems, fmt.Errorf("reopen session %s: %w", path, err)
@@ -174,7 +191,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.st.Model
 	unfinished := s.st.Cur != nil && !s.st.Cur.Ended
 	if !readOnly {
-		j, err := openJournal(path)
+		j, err := openJournal(path, codec)
 		if err != nil {
 			s.mu.Unlock()
 			return nil, problems, err
@@ -250,12 +267,11 @@ func PeekSession(path string) (*SessionStart, error) {
 		return nil, fmt.Errorf("read session %s: %w", path, err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	if !sc.Scan() {
+	first, err := bufio.NewReader(f).ReadBytes('\n')
+	if len(bytes.TrimSpace(first)) == 0 {
 		return nil, fmt.Errorf("read session %s: the journal is empty", path)
 	}
-	e, err := UnmarshalEvent(sc.Bytes())
+	e, err := UnmarshalEvent(bytes.TrimSpace(first))
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: line 1: %w", path, err)
 	}

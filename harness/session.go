@@ -249,7 +249,7 @@ func (s *Session) openDir() error {
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("session folder: %w", err)
 		}
-		j, err := openJournal(filepath.Join(s.dir, JournalFile))
+		j, err := openJournal(filepath.Join(s.dir, JournalFile), nil)
 		if err != nil {
 			return err
 		}

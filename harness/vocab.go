@@ -37,6 +37,8 @@ type (
 	Use            = event.Use
 	TurnEnd        = event.TurnEnd
 	PromptFrozen   = event.PromptFrozen
+	RequestRef     = event.RequestRef
+	ListDelta      = event.ListDelta
 	Settings       = event.Settings
 	ToolInfo       = event.ToolInfo
 	SkillBody      = event.SkillBody

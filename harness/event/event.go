@@ -84,6 +84,50 @@ type ModelCall struct {
 	LeftOff   []string        `json:"left_off,omitempty"`
 	Delivered []Use           `json:"delivered"`
 	Reused    []Use           `json:"reused,omitempty"`
+	// Ref and LeftOffDelta are how a journal stores Request and LeftOff
+	// without repeating what earlier lines hold; reading puts them back.
+	Ref          *RequestRef `json:"request_ref,omitempty"`
+	LeftOffDelta *ListDelta  `json:"left_off_delta,omitempty"`
+}
+
+// RequestRef is a journaled request body: Head, its messages joined by
+// commas, Mid, the tool list, Tail. Messages and the tool list are blob
+// hashes; the messages are First, then the run Keep [from, to) of the
+// previous call's messages, then Last.
+type RequestRef struct {
+	Head  string   `json:"head"`
+	First []string `json:"first,omitempty"`
+	Keep  [2]int   `json:"keep"`
+	Last  []string `json:"last,omitempty"`
+	Mid   string   `json:"mid"`
+	Tools string   `json:"tools,omitempty"`
+	Tail  string   `json:"tail,omitempty"`
+}
+
+// ListDelta is a list as the change from the one before: All replaces it,
+// else Del leaves and Add joins at the end.
+type ListDelta struct {
+	All []string `json:"all,omitempty"`
+	Add []string `json:"add,omitempty"`
+	Del []string `json:"del,omitempty"`
+}
+
+// Apply returns the list the delta makes of prev.
+func (d *ListDelta) Apply(prev []string) []string {
+	if d.All != nil {
+		return append([]string{}, d.All...)
+	}
+	gone := map[string]bool{}
+	for _, n := range d.Del {
+		gone[n] = true
+	}
+	out := []string{}
+	for _, p := range prev {
+		if !gone[p] {
+			out = append(out, p)
+		}
+	}
+	return append(out, d.Add...)
 }
 
 // TextDelta is a streamed piece of the answer. It is not journaled.
@@ -120,8 +164,10 @@ type Assistant struct {
 	Interrupted  bool             `json:"interrupted"`
 	// Manual marks a tool call the user made by hand (/call), not the model.
 	Manual bool `json:"manual,omitempty"`
-	// Raw is the reply as it came over the wire, for the inspector.
-	Raw string `json:"raw,omitempty"`
+	// Raw is the reply as it came over the wire, for the inspector;
+	// RawGzip is how a journal keeps a long one (gzip, then base64).
+	Raw     string `json:"raw,omitempty"`
+	RawGzip string `json:"raw_gzip,omitempty"`
 }
 
 // ToolStarted says a tool began to run (after approval).
@@ -297,6 +343,9 @@ type TurnEnd struct {
 	StopReason StopReason `json:"stop_reason"`
 	// Answer is the last assistant text of the turn.
 	Answer string `json:"answer"`
+	// LeftOffAsCall is how a journal says LeftOff is the last model
+	// call's.
+	LeftOffAsCall bool `json:"left_off_as_call,omitempty"`
 }
 
 // PromptFrozen records the instructions and tools a frozen prompt keeps for

@@ -83,7 +83,9 @@ const (
 // keeps of it while it is loaded, so folding the events needs no files.
 type SkillBody struct {
 	// Text is what the load delivers: instructions, then examples.
-	Text string `json:"text"`
+	// TextRef is how a journal refers to a long one held in a blob line.
+	Text    string `json:"text,omitempty"`
+	TextRef string `json:"text_ref,omitempty"`
 	// Dir is the skill's folder, where its resources and tools are.
 	Dir string `json:"dir,omitempty"`
 	// Tools are the tool references of its `tools:` field.

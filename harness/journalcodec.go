@@ -1,0 +1,412 @@
+package harness
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// A journal stores what repeats once. Each model_call's body is split into
+// segments — the bytes between messages kept as they are, each message and
+// the tool list as a reference to a blob line written the first time that
+// content appears — so the journal still yields the exact bytes of every
+// request while a call costs about what changed since the one before.
+// Skill texts of loads and preloads are blobs too, a call's left-off list
+// is the change from the previous call's, and a long raw reply is
+// compressed.
+
+// blobLine is a journal line holding content that other lines reference
+// by hash. It is not an event: reading a journal folds it away.
+type blobLine struct {
+	Type string          `json:"type"`
+	Hash string          `json:"hash"`
+	JSON json.RawMessage `json:"json,omitempty"`
+	Text *string         `json:"text,omitempty"`
+}
+
+const typeBlob = "blob"
+
+// inlineMax is the size under which content stays inline.
+const inlineMax = 256
+
+func blobHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:16])
+}
+
+// journalCodec turns events into journal lines and back. The writer and
+// the reader keep the same memory: the blobs seen and the last left-off
+// list.
+type journalCodec struct {
+	blobs       map[string][]byte
+	lastLeftOff []string
+	// lastMsgs are the blob refs of the last request's messages.
+	lastMsgs []string
+}
+
+func newJournalCodec() *journalCodec { return &journalCodec{blobs: map[string][]byte{}} }
+
+// encode returns the lines an event is written as: blob lines first, then
+// the event's own line. It never changes e.
+func (c *journalCodec) encode(e Event) ([][]byte, error) {
+	var lines [][]byte
+	blob := func(b []byte, asText bool) (string, error) {
+		h := blobHash(b)
+		if _, ok := c.blobs[h]; ok {
+			return h, nil
+		}
+		bl := blobLine{Type: typeBlob, Hash: h}
+		if asText {
+			s := string(b)
+			bl.Text = &s
+		} else {
+			bl.JSON = b
+		}
+		line, err := marshalLine(bl)
+		if err != nil {
+			return "", err
+		}
+		c.blobs[h] = slices.Clone(b)
+		lines = append(lines, line)
+		return h, nil
+	}
+	text := func(body *SkillBody) error {
+		if len(body.Text) <= inlineMax {
+			return nil
+		}
+		h, err := blob([]byte(body.Text), true)
+		if err != nil {
+			return err
+		}
+		body.Text, body.TextRef = "", h
+		return nil
+	}
+	out := e
+	switch e := e.(type) {
+	case *ModelCall:
+		cp := *e
+		if sp, ok := splitRequest(e.Request); ok {
+			refs := make([]string, len(sp.msgs))
+			for i, m := range sp.msgs {
+				h, err := blob(m, false)
+				if err != nil {
+					return nil, err
+				}
+				refs[i] = h
+			}
+			ref := &RequestRef{Head: sp.head, Mid: sp.mid, Tail: sp.tail}
+			ref.First, ref.Keep, ref.Last = keepRun(c.lastMsgs, refs)
+			if sp.tools != nil {
+				h, err := blob(sp.tools, false)
+				if err != nil {
+					return nil, err
+				}
+				ref.Tools = h
+			}
+			c.lastMsgs = refs
+			cp.Request, cp.Ref = nil, ref
+		}
+		cp.LeftOff, cp.LeftOffDelta = nil, diffList(c.lastLeftOff, e.LeftOff)
+		c.lastLeftOff = e.LeftOff
+		out = &cp
+	case *TurnEnd:
+		if slices.Equal(e.LeftOff, c.lastLeftOff) && len(e.LeftOff) > 0 {
+			cp := *e
+			cp.LeftOff, cp.LeftOffAsCall = nil, true
+			out = &cp
+		}
+	case *SkillLoaded:
+		cp := *e
+		if err := text(&cp.Body); err != nil {
+			return nil, err
+		}
+		out = &cp
+	case *SkillPreload:
+		cp := *e
+		if err := text(&cp.Body); err != nil {
+			return nil, err
+		}
+		out = &cp
+	case *SkillChanged:
+		cp := *e
+		if err := text(&cp.Body); err != nil {
+			return nil, err
+		}
+		out = &cp
+	case *Assistant:
+		if len(e.Raw) > 4<<10 {
+			cp := *e
+			cp.Raw, cp.RawGzip = "", gzipBase64(e.Raw)
+			out = &cp
+		}
+	}
+	line, err := MarshalEvent(out)
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, line), nil
+}
+
+// decode reads one journal line: a blob (event nil) or an event with
+// everything it references put back.
+func (c *journalCodec) decode(line []byte) (Event, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		return nil, fmt.Errorf("decode event: %w", err)
+	}
+	if head.Type == typeBlob {
+		var bl blobLine
+		if err := json.Unmarshal(line, &bl); err != nil {
+			return nil, fmt.Errorf("decode blob: %w", err)
+		}
+		b := []byte(bl.JSON)
+		if bl.Text != nil {
+			b = []byte(*bl.Text)
+		}
+		if blobHash(b) != bl.Hash {
+			return nil, fmt.Errorf("blob %s: its content does not match its hash", bl.Hash)
+		}
+		c.blobs[bl.Hash] = b
+		return nil, nil
+	}
+	e, err := UnmarshalEvent(line)
+	if err != nil {
+		return nil, err
+	}
+	text := func(body *SkillBody) error {
+		if body.TextRef == "" {
+			return nil
+		}
+		b, ok := c.blobs[body.TextRef]
+		if !ok {
+			return fmt.Errorf("skill text blob %s is missing", body.TextRef)
+		}
+		body.Text, body.TextRef = string(b), ""
+		return nil
+	}
+	switch e := e.(type) {
+	case *ModelCall:
+		if r := e.Ref; r != nil {
+			if r.Keep[0] < 0 || r.Keep[0] > r.Keep[1] || r.Keep[1] > len(c.lastMsgs) {
+				return nil, fmt.Errorf("model_call %d: it keeps messages %d–%d of a request that had %d", e.Call, r.Keep[0], r.Keep[1], len(c.lastMsgs))
+			}
+			refs := append(append(append([]string{}, r.First...), c.lastMsgs[r.Keep[0]:r.Keep[1]]...), r.Last...)
+			var buf bytes.Buffer
+			buf.WriteString(r.Head)
+			for i, h := range refs {
+				b, ok := c.blobs[h]
+				if !ok {
+					return nil, fmt.Errorf("model_call %d: request blob %s is missing", e.Call, h)
+				}
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				buf.Write(b)
+			}
+			buf.WriteString(r.Mid)
+			if r.Tools != "" {
+				b, ok := c.blobs[r.Tools]
+				if !ok {
+					return nil, fmt.Errorf("model_call %d: tools blob %s is missing", e.Call, r.Tools)
+				}
+				buf.Write(b)
+			}
+			buf.WriteString(r.Tail)
+			c.lastMsgs = refs
+			e.Request, e.Ref = buf.Bytes(), nil
+		}
+		if e.LeftOffDelta != nil {
+			e.LeftOff = e.LeftOffDelta.Apply(c.lastLeftOff)
+			e.LeftOffDelta = nil
+		}
+		c.lastLeftOff = e.LeftOff
+	case *TurnEnd:
+		if e.LeftOffAsCall {
+			e.LeftOff, e.LeftOffAsCall = slices.Clone(c.lastLeftOff), false
+		}
+	case *SkillLoaded:
+		err = text(&e.Body)
+	case *SkillPreload:
+		err = text(&e.Body)
+	case *SkillChanged:
+		err = text(&e.Body)
+	case *Assistant:
+		if e.RawGzip != "" {
+			raw, gerr := gunzipBase64(e.RawGzip)
+			if gerr != nil {
+				return nil, fmt.Errorf("assistant reply of call %d: %w", e.Call, gerr)
+			}
+			e.Raw, e.RawGzip = raw, ""
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func marshalLine(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// splitBody is a request body cut at its messages and tool list.
+type splitBody struct {
+	head, mid, tail string
+	msgs            [][]byte
+	tools           []byte
+}
+
+// splitRequest cuts a compact request body into the bytes before the
+// first message, each message, the bytes up to the tool list, the tool
+// list and the rest. ok is false for a body that is not laid out so
+// (messages apart by one comma, tools after them); it is then stored whole.
+func splitRequest(body []byte) (splitBody, bool) {
+	var sp splitBody
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return sp, false
+	}
+	msgEnd, toolsStart, toolsEnd := -1, -1, -1
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return sp, false
+		}
+		switch key {
+		case "messages":
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') || toolsStart >= 0 {
+				return sp, false
+			}
+			sp.head = string(body[:dec.InputOffset()])
+			prev := int(dec.InputOffset())
+			for dec.More() {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return sp, false
+				}
+				end := int(dec.InputOffset())
+				start := end - len(raw)
+				if between := string(body[prev:start]); (len(sp.msgs) == 0 && between != "") || (len(sp.msgs) > 0 && between != ",") {
+					return sp, false
+				}
+				sp.msgs = append(sp.msgs, body[start:end])
+				prev = end
+			}
+			msgEnd = prev
+			if _, err := dec.Token(); err != nil {
+				return sp, false
+			}
+		case "tools":
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil || msgEnd < 0 {
+				return sp, false
+			}
+			toolsEnd = int(dec.InputOffset())
+			toolsStart = toolsEnd - len(raw)
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return sp, false
+			}
+		}
+	}
+	if msgEnd < 0 {
+		return sp, false
+	}
+	if toolsStart < 0 {
+		sp.mid = string(body[msgEnd:])
+		return sp, true
+	}
+	sp.mid, sp.tools, sp.tail = string(body[msgEnd:toolsStart]), body[toolsStart:toolsEnd], string(body[toolsEnd:])
+	return sp, true
+}
+
+// keepRun finds the longest run of the previous request's messages that
+// the next one carries in a row — the window moves on, messages join at
+// its end and the system message changes — and returns the refs before
+// it, the run, and the refs after it.
+func keepRun(prev, next []string) (first []string, keep [2]int, last []string) {
+	bestLen, bestI, bestH := 0, 0, 0
+	for h := range next {
+		for i := range prev {
+			n := 0
+			for h+n < len(next) && i+n < len(prev) && next[h+n] == prev[i+n] {
+				n++
+			}
+			if n > bestLen {
+				bestLen, bestI, bestH = n, i, h
+			}
+		}
+	}
+	if bestLen == 0 {
+		return next, [2]int{0, 0}, nil
+	}
+	return next[:bestH], [2]int{bestI, bestI + bestLen}, next[bestH+bestLen:]
+}
+
+// diffList says how next differs from prev: nil when equal.
+func diffList(prev, next []string) *ListDelta {
+	if slices.Equal(prev, next) {
+		return nil
+	}
+	in := map[string]bool{}
+	for _, n := range next {
+		in[n] = true
+	}
+	was := map[string]bool{}
+	d := &ListDelta{}
+	for _, p := range prev {
+		was[p] = true
+		if !in[p] {
+			d.Del = append(d.Del, p)
+		}
+	}
+	for _, n := range next {
+		if !was[n] {
+			d.Add = append(d.Add, n)
+		}
+	}
+	// order is kept when removing and adding gives it back
+	if !slices.Equal(d.Apply(prev), next) {
+		return &ListDelta{All: nonNil(next)}
+	}
+	if d.Add == nil && d.Del == nil {
+		return &ListDelta{All: []string{}}
+	}
+	return d
+}
+
+func gzipBase64(s string) string {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte(s))
+	_ = zw.Close()
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
+}
+
+func gunzipBase64(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return "", err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return "", err
+	}
+	out, err := io.ReadAll(zr)
+	return string(out), err
+}
