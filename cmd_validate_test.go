@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,7 +129,7 @@ func TestValidate_TextOutput(t *testing.T) {
 	if slices.Contains(lines, "ok claude-api") || slices.Contains(lines, "ok vercel-react-view-transitions") {
 		t.Errorf("an invalid skill printed as ok:\n%s", stdout)
 	}
-	if last := lines[len(lines)-1]; last != "12 skills: 10 valid, 2 invalid" {
+	if last := lines[len(lines)-1]; last != "12 skills: 10 valid, 2 invalid; 1 can never load under the default limits" {
 		t.Errorf("summary line = %q", last)
 	}
 }
@@ -248,5 +249,96 @@ func TestValidate_NoPathUsesDefaultRoots(t *testing.T) {
 	stdout, _, _ = validate(t, "--json")
 	if doc := decodeValidate(t, stdout); len(doc.Notes) != 1 || len(doc.Paths) != 1 || !doc.OK {
 		t.Errorf("json: %+v", doc)
+	}
+}
+
+// TestValidate_LoadLimits checks the warning for a valid skill that can
+// never load: under the default limits, and under those of --config.
+func TestValidate_LoadLimits(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) string {
+		path := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	skill := func(name, extra string, bodyChars int) {
+		write(name+"/SKILL.md", "---\nname: "+name+"\ndescription: A skill. Use when testing.\n"+extra+"---\n"+strings.Repeat("x", bodyChars)+"\n")
+	}
+	skill("at-limit", "", 24000)                                                     // 24,000 characters, about 6,000 tokens: loads
+	skill("too-big", "", 24001)                                                      // one character over max_skill_chars
+	skill("with-example", "examples:\n  - situation: s\n    resolution: r\n", 23950) // the examples count
+	skill("small", "", 5000)
+	skill("broken", "compatibility: \"\"\n", 30000) // invalid: no load verdict beyond that
+
+	stdout, stderr, code := validate(t, "--json", root)
+	if code != 1 {
+		t.Fatalf("exit %d (only broken is invalid), stderr %s", code, stderr)
+	}
+	doc := decodeValidate(t, stdout)
+	if doc.Limits != (validateLimits{From: "defaults", MaxSkillChars: 24000, LoadTokenBudget: 6000}) {
+		t.Errorf("limits %+v", doc.Limits)
+	}
+	verdict := func(doc validateJSON) map[string]string {
+		out := map[string]string{}
+		for _, s := range doc.Skills {
+			out[s.Name] = s.Load
+			loadWarnings := 0
+			for _, w := range s.Warnings {
+				if w.Field == "load" {
+					loadWarnings++
+				}
+			}
+			if (loadWarnings > 0) != (s.Load == "too_large" || s.Load == "over_budget") {
+				t.Errorf("%s: load %q with warnings %v", s.Name, s.Load, s.Warnings)
+			}
+			if s.TokensEstimate != (s.Chars+3)/4 {
+				t.Errorf("%s: %d chars, %d tokens", s.Name, s.Chars, s.TokensEstimate)
+			}
+		}
+		return out
+	}
+	want := map[string]string{"at-limit": "ok", "too-big": "too_large", "with-example": "too_large", "small": "ok", "broken": "invalid"}
+	if got := verdict(doc); !maps.Equal(got, want) {
+		t.Errorf("defaults: load %v, want %v", got, want)
+	}
+	if doc.Summary.CannotLoad != 2 {
+		t.Errorf("summary %+v", doc.Summary)
+	}
+	text, _, _ := validate(t, root)
+	for _, line := range []string{
+		filepath.Join(root, "too-big") + ": warning: load: its text is 24001 characters, over max_skill_chars (24000): too large, can never load",
+		filepath.Join(root, "too-big") + ": warning: load: its text is about 6001 tokens (estimated as characters/4), alone over load_token_budget (6000): over budget, can never load",
+		"5 skills: 4 valid, 1 invalid; 2 can never load under the default limits",
+	} {
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("output lacks %q:\n%s", line, text)
+		}
+	}
+
+	cfg := write("skillet.toml", "[session]\nmax_skill_chars = 30000\nload_token_budget = 1000\n")
+	stdout, _, _ = validate(t, "--json", "--config", cfg, root)
+	doc = decodeValidate(t, stdout)
+	want = map[string]string{"at-limit": "over_budget", "too-big": "over_budget", "with-example": "over_budget", "small": "over_budget", "broken": "invalid"}
+	if got := verdict(doc); doc.Limits.From != cfg || doc.Limits.MaxSkillChars != 30000 || !maps.Equal(got, want) {
+		t.Errorf("--config: limits %+v, load %v, want %v", doc.Limits, got, want)
+	}
+	text, _, _ = validate(t, root, "--config", cfg)
+	if !strings.Contains(text, "5 skills: 4 valid, 1 invalid; 4 can never load under the limits of "+cfg+"\n") {
+		t.Errorf("--config summary:\n%s", text)
+	}
+
+	for _, c := range []struct{ file, want string }{
+		{filepath.Join(root, "missing.toml"), "no such file"},
+		{write("bad.toml", "[session]\nmax_skill_chars = \"many\"\n"), "bad.toml"},
+	} {
+		stdout, stderr, code := validate(t, "--config", c.file, root)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "skillet validate: --config: ") || !strings.Contains(stderr, c.want) {
+			t.Errorf("--config %s: exit %d, stdout %q, stderr %q", c.file, code, stdout, stderr)
+		}
 	}
 }
