@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"skillet/skills"
 )
 
 // sharedDir finds rel (such as "real-skills") in a shared/ folder beside
@@ -339,6 +341,46 @@ func TestValidate_LoadLimits(t *testing.T) {
 		stdout, stderr, code := validate(t, "--config", c.file, root)
 		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "skillet validate: --config: ") || !strings.Contains(stderr, c.want) {
 			t.Errorf("--config %s: exit %d, stdout %q, stderr %q", c.file, code, stdout, stderr)
+		}
+	}
+}
+
+// TestValidate_StricterThanLoading checks the two breaches of the spec
+// that a session loads with a warning and validate refuses.
+func TestValidate_StricterThanLoading(t *testing.T) {
+	root := t.TempDir()
+	for name, extra := range map[string]string{
+		"colon":  "description: Use when: the user asks\n",
+		"compat": "description: d\ncompatibility:\n",
+	} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\n"+extra+"---\nBody\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, _, code := validate(t, root)
+	for _, want := range []string{
+		filepath.Join(root, "colon") + `: description: the value holds ": " and is not quoted, which is invalid YAML: other tools cannot read the file; quote the value (loading reads it as if quoted)`,
+		filepath.Join(root, "compat") + ": compatibility: is empty: the spec wants 1-500 characters when the key is present (leave it out instead)",
+		"2 skills: 0 valid, 2 invalid",
+	} {
+		if !strings.Contains(stdout, want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	c := skills.NewCatalog([]skills.Root{{Dir: root}}, nil)
+	if _, err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.All() {
+		if !s.Valid() || len(s.Warnings) != 1 {
+			t.Errorf("%s loads with one warning: problems %v, warnings %v", s.Name, s.Problems, s.Warnings)
 		}
 	}
 }

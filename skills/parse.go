@@ -244,15 +244,18 @@ func (p *parser) name(v *yaml.Node, folder string) {
 	if n > MaxNameLen {
 		p.problem("name", "%q is %d characters, over the %d limit", name, n, MaxNameLen)
 	}
+	// Each rule the name breaks is its own problem, as the spec lists them.
 	if !nameRE.MatchString(name) {
-		switch {
-		case strings.ToLower(name) != name:
+		if strings.ToLower(name) != name {
 			p.problem("name", "%q must be lowercase", name)
-		case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+		}
+		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
 			p.problem("name", "%q must not start or end with a hyphen", name)
-		case strings.Contains(name, "--"):
+		}
+		if strings.Contains(name, "--") {
 			p.problem("name", "%q must not hold consecutive hyphens", name)
-		default:
+		}
+		if strings.IndexFunc(strings.ToLower(name), func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) >= 0 {
 			p.problem("name", "%q holds characters other than lowercase letters a-z, digits and hyphens", name)
 		}
 	}

@@ -176,6 +176,11 @@ func TestParseSkill_NameRules(t *testing.T) {
 			}
 		})
 	}
+	// Every rule broken is reported, not only the first.
+	all := ParseSkill([]byte("---\nname: -Bad--na_me\ndescription: d\n---\n"), "-Bad--na_me")
+	if len(all.Problems) != 4 {
+		t.Errorf("want lowercase, hyphen, consecutive hyphens and characters: %v", all.Problems)
+	}
 	ok := ParseSkill([]byte("---\nname: a1-b2-c3\ndescription: d\n---\n"), "a1-b2-c3")
 	mustValid(t, ok)
 	long := strings.Repeat("a", 64)
