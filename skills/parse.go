@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func parseSkill(data []byte, folder string, strict bool) *Skill {
 		s.Problems = append(s.Problems, *pr)
 		return s
 	}
-	if strings.HasPrefix(string(data[:min(len(data), len(bom))]), bom) {
+	if bytes.HasPrefix(data, []byte(bom)) {
 		p.warn("file", "starts with a byte-order mark; the spec wants the frontmatter at the very top and some tools (skills-ref) refuse the file (Skillet skips the mark)")
 	}
 	front, body, frontLine, prob := splitFrontmatter(string(data))
