@@ -36,6 +36,7 @@ type Catalog struct {
 	// refresh that finds the same entries, with the same tools, keeps the
 	// snapshot and the caches as they are.
 	order []*skillEntry
+	found []found
 
 	mu   sync.RWMutex
 	snap *snapshot
@@ -131,7 +132,9 @@ func (c *Catalog) Refresh() (Changes, error) {
 	defer c.refreshMu.Unlock()
 
 	var errs []error
-	list := make([]found, 0, len(c.order))
+	// The list is only needed during the refresh: its memory is reused.
+	list := c.found[:0]
+	defer func() { clear(list); c.found = list[:0] }()
 	// Only several roots, or a link, can reach one folder twice: plain
 	// folders of one root are all different.
 	var seenReal map[string]bool

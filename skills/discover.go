@@ -189,16 +189,20 @@ func scanRootCached(dir string, prev *rootListing) (rootScan, *rootListing, erro
 		}
 		found[i] = candidate{dir: e.path, real: real, file: file, lower: lower, info: info}
 	})
-	// The entries are sorted by name, so the skills come out sorted.
+	// The entries are sorted by name, so the skills come out sorted; they
+	// are gathered in place.
+	n := 0
 	for i := range lst.entries {
 		switch {
 		case found[i].file != "":
-			rs.skills = append(rs.skills, found[i])
+			found[n] = found[i]
+			n++
 			rs.links = rs.links || lst.entries[i].link
 		case isTools[i]:
 			rs.toolsDir = lst.entries[i].path
 		}
 	}
+	rs.skills = found[:n]
 	return rs, lst, nil
 }
 
