@@ -36,7 +36,8 @@ limits are the defaults unless --config names a skillet.toml, whose
 
 Tool references resolve against the skill's own tools/ folder and the
 tools/ folder of its skills root. The tools_dirs of skillet.toml are not
-read: a tool defined only there is reported as a warning, not an error.
+read, even with --config: a tool defined only there is reported as a
+warning, not an error.
 
 Exit status: 0 when everything is valid, 1 when anything is invalid or a
 PATH holds no skill and no tool file, 2 on a usage error.
