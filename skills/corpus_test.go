@@ -25,7 +25,7 @@ func TestRealCorpus(t *testing.T) {
 	if len(rep.Skills) != 1180 || len(c.All()) != 1180 {
 		t.Fatalf("validate found %d skills, the catalog %d; want 1180", len(rep.Skills), len(c.All()))
 	}
-	var valid, invalid, warned int
+	var valid, invalid, warned, loadable int
 	for _, s := range rep.Skills {
 		if s.Valid() {
 			valid++
@@ -40,12 +40,15 @@ func TestRealCorpus(t *testing.T) {
 			t.Errorf("%s: validated but not in the catalog", s.Folder())
 			continue
 		}
+		if loaded.Valid() {
+			loadable++
+		}
 		// Loading is never stricter than validate.
 		if s.Valid() && !loaded.Valid() {
 			t.Errorf("%s: valid for validate, invalid when loaded: %v", s.Folder(), loaded.Problems)
 		}
 	}
-	t.Logf("real corpus: %d skills, %d valid, %d invalid, %d with warnings", len(rep.Skills), valid, invalid, warned)
+	t.Logf("real corpus: %d skills; validate: %d valid, %d invalid, %d with warnings; loading: %d valid", len(rep.Skills), valid, invalid, warned, loadable)
 
 	get := func(folder string) *Skill {
 		i := slices.IndexFunc(rep.Skills, func(s *Skill) bool { return s.Folder() == folder })
