@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"skillet/harness"
 	"skillet/skills"
 )
 
-const validateUsage = `usage: skillet validate [--json] [PATH...]
+const validateUsage = `usage: skillet validate [--json] [--config FILE] [PATH...]
 
 Checks skills against the Agent Skills specification and Skillet's rules.
 A PATH is a skill folder, its SKILL.md, a folder of skill folders (with
@@ -20,9 +23,21 @@ its tools/ folder) or a tool file. With no PATH the default skills folders
 are checked: ./.agents/skills, ./.claude/skills, ~/.agents/skills and
 ~/.claude/skills.
 
+Validate is strict where loading is lenient: a value holding an unquoted
+": " (invalid YAML) and an empty compatibility are errors here, since
+other tools will not read them; a session loads such a skill with a
+warning.
+
+A valid skill that can never load under the session limits gets a
+warning: its text over max_skill_chars (too large), or its estimated
+tokens (characters/4) alone over load_token_budget (over budget). The
+limits are the defaults unless --config names a skillet.toml, whose
+[session] limits are then used; ./skillet.toml is not read on its own.
+
 Tool references resolve against the skill's own tools/ folder and the
 tools/ folder of its skills root. The tools_dirs of skillet.toml are not
-read: a tool defined only there is reported as a warning, not an error.
+read, even with --config: a tool defined only there is reported as a
+warning, not an error.
 
 Exit status: 0 when everything is valid, 1 when anything is invalid or a
 PATH holds no skill and no tool file, 2 on a usage error.
@@ -32,20 +47,37 @@ PATH holds no skill and no tool file, 2 on a usage error.
 type validateJSON struct {
 	OK        bool               `json:"ok"`
 	Paths     []string           `json:"paths"`
+	Limits    validateLimits     `json:"limits"`
 	Notes     []string           `json:"notes"`
 	Skills    []validateSkill    `json:"skills"`
 	ToolFiles []validateToolFile `json:"tool_files"`
 	Summary   validateSummary    `json:"summary"`
 }
 
+// validateLimits are the session limits a skill's load is checked
+// against, and where they came from: "defaults" or the --config file.
+type validateLimits struct {
+	From            string `json:"from"`
+	MaxSkillChars   int    `json:"max_skill_chars"`
+	LoadTokenBudget int    `json:"load_token_budget"`
+}
+
 type validateSkill struct {
-	Name     string           `json:"name"`
-	Folder   string           `json:"folder"`
-	File     string           `json:"file"`
-	Version  string           `json:"version,omitempty"`
-	Valid    bool             `json:"valid"`
-	Problems []skills.Problem `json:"problems"`
-	Warnings []skills.Problem `json:"warnings"`
+	Name    string `json:"name"`
+	Folder  string `json:"folder"`
+	File    string `json:"file"`
+	Version string `json:"version,omitempty"`
+	Valid   bool   `json:"valid"`
+	// Load is "ok", or why the skill can never load: "invalid",
+	// "too_large" (over max_skill_chars) or "over_budget" (alone over
+	// load_token_budget).
+	Load string `json:"load"`
+	// Chars and TokensEstimate measure what a load delivers; the tokens
+	// are characters/4, an estimate.
+	Chars          int              `json:"chars"`
+	TokensEstimate int              `json:"tokens_estimate"`
+	Problems       []skills.Problem `json:"problems"`
+	Warnings       []skills.Problem `json:"warnings"`
 }
 
 type validateToolFile struct {
@@ -59,6 +91,7 @@ type validateSummary struct {
 	Skills           int `json:"skills"`
 	Valid            int `json:"valid"`
 	Invalid          int `json:"invalid"`
+	CannotLoad       int `json:"cannot_load"`
 	ToolFiles        int `json:"tool_files"`
 	InvalidToolFiles int `json:"invalid_tool_files"`
 }
@@ -68,6 +101,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	asJSON := fset.Bool("json", false, "print one JSON document")
+	cfgPath := fset.String("config", "", "skillet.toml whose [session] limits are used")
 	var paths []string
 	// Flags may come after paths too: parse, take one path, go on.
 	for {
@@ -86,7 +120,19 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		args = fset.Args()[1:]
 	}
 
-	out := validateJSON{Paths: paths, Notes: []string{}, Skills: []validateSkill{}, ToolFiles: []validateToolFile{}}
+	limits := validateLimits{From: "defaults"}
+	set := harness.DefaultSettings()
+	if *cfgPath != "" {
+		cfg, err := harness.LoadConfig(*cfgPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "skillet validate: --config: %v\n", err)
+			return 2
+		}
+		set, limits.From = cfg.Session, *cfgPath
+	}
+	limits.MaxSkillChars, limits.LoadTokenBudget = set.MaxSkillChars, set.LoadTokenBudget
+
+	out := validateJSON{Paths: paths, Limits: limits, Notes: []string{}, Skills: []validateSkill{}, ToolFiles: []validateToolFile{}}
 	if len(paths) == 0 {
 		cwd, _ := os.Getwd()
 		home, _ := os.UserHomeDir()
@@ -130,7 +176,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, s := range rep.Skills {
 			vs := validateSkill{Name: s.Name, Folder: s.Dir, File: s.Path, Version: s.Version, Valid: s.Valid(),
-				Problems: nonNil(s.Problems), Warnings: nonNil(s.Warnings)}
+				Problems: nonNil(s.Problems)}
+			warnings := slices.Concat(s.Warnings, checkLoad(&vs, s, limits))
+			vs.Warnings = nonNil(warnings)
 			out.Skills = append(out.Skills, vs)
 			out.Summary.Skills++
 			if vs.Valid {
@@ -139,10 +187,13 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			} else {
 				out.Summary.Invalid++
 			}
+			if vs.Load == loadTooLarge || vs.Load == loadOverBudget {
+				out.Summary.CannotLoad++
+			}
 			for _, p := range s.Problems {
 				lines = append(lines, fmt.Sprintf("%s: %s: %s", s.Dir, p.Field, p.Message))
 			}
-			for _, w := range s.Warnings {
+			for _, w := range warnings {
 				lines = append(lines, fmt.Sprintf("%s: warning: %s: %s", s.Dir, w.Field, w.Message))
 			}
 		}
@@ -175,6 +226,13 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		sum := out.Summary
 		line := fmt.Sprintf("%d skills: %d valid, %d invalid", sum.Skills, sum.Valid, sum.Invalid)
+		if sum.CannotLoad > 0 {
+			under := "the default limits"
+			if limits.From != "defaults" {
+				under = "the limits of " + limits.From
+			}
+			line += fmt.Sprintf("; %d can never load under %s", sum.CannotLoad, under)
+		}
 		if sum.ToolFiles > 0 {
 			line += fmt.Sprintf("; %d tool files: %d valid, %d invalid", sum.ToolFiles, sum.ToolFiles-sum.InvalidToolFiles, sum.InvalidToolFiles)
 		}
@@ -184,6 +242,43 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// The load verdicts of validateSkill.Load.
+const (
+	loadOK         = "ok"
+	loadInvalid    = "invalid"
+	loadTooLarge   = "too_large"
+	loadOverBudget = "over_budget"
+)
+
+// checkLoad measures what a load of s delivers against the limits, sets
+// vs.Load and returns a warning for each limit that stops every load. It
+// is a warning, not a problem: the skill is valid per the spec, and other
+// settings may let it load.
+func checkLoad(vs *validateSkill, s *skills.Skill, lim validateLimits) []skills.Problem {
+	text := s.LoadText()
+	vs.Chars = utf8.RuneCountInString(text)
+	vs.TokensEstimate = skills.EstimateTokens(vs.Chars)
+	if !s.Valid() {
+		vs.Load = loadInvalid
+		return nil
+	}
+	vs.Load = loadOK
+	var warn []skills.Problem
+	if vs.Chars > lim.MaxSkillChars {
+		vs.Load = loadTooLarge
+		warn = append(warn, skills.Problem{Field: "load", Message: fmt.Sprintf(
+			"its text is %d characters, over max_skill_chars (%d): too large, can never load", vs.Chars, lim.MaxSkillChars)})
+	}
+	if vs.TokensEstimate > lim.LoadTokenBudget {
+		if vs.Load == loadOK {
+			vs.Load = loadOverBudget
+		}
+		warn = append(warn, skills.Problem{Field: "load", Message: fmt.Sprintf(
+			"its text is about %d tokens (estimated as characters/4), alone over load_token_budget (%d): over budget, can never load", vs.TokensEstimate, lim.LoadTokenBudget)})
+	}
+	return warn
 }
 
 func nonNil(ps []skills.Problem) []skills.Problem {

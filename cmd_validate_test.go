@@ -3,14 +3,32 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"skillet/skills"
 )
 
-const realSkillsDir = "../shared/real-skills"
+// sharedDir finds rel (such as "real-skills") in a shared/ folder beside
+// one of the folders above the repository, relative to it; "" when there
+// is none. The checkout may sit at any depth.
+func sharedDir(rel string) string {
+	up := ".."
+	for range 6 {
+		p := filepath.Join(up, "shared", rel)
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			return p
+		}
+		up = filepath.Join(up, "..")
+	}
+	return ""
+}
+
+var realSkillsDir = sharedDir("real-skills")
 
 func validate(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -39,8 +57,8 @@ func decodeValidate(t *testing.T, stdout string) validateJSON {
 // to its folder) are invalid. Unknown keys (iterate-pr) and comma-separated
 // allowed-tools (django-access-review, skill-scanner) are warnings.
 func TestValidate_RealSkillsVerdicts(t *testing.T) {
-	if _, err := os.Stat(realSkillsDir); err != nil {
-		t.Skipf("real skills not present: %v", err)
+	if realSkillsDir == "" {
+		t.Skip("real skills not present: no shared/real-skills above the repository")
 	}
 	stdout, stderr, code := validate(t, "--json", realSkillsDir)
 	if code != 1 {
@@ -92,8 +110,8 @@ func TestValidate_RealSkillsVerdicts(t *testing.T) {
 }
 
 func TestValidate_TextOutput(t *testing.T) {
-	if _, err := os.Stat(realSkillsDir); err != nil {
-		t.Skipf("real skills not present: %v", err)
+	if realSkillsDir == "" {
+		t.Skip("real skills not present: no shared/real-skills above the repository")
 	}
 	stdout, _, code := validate(t, realSkillsDir)
 	if code != 1 {
@@ -113,7 +131,7 @@ func TestValidate_TextOutput(t *testing.T) {
 	if slices.Contains(lines, "ok claude-api") || slices.Contains(lines, "ok vercel-react-view-transitions") {
 		t.Errorf("an invalid skill printed as ok:\n%s", stdout)
 	}
-	if last := lines[len(lines)-1]; last != "12 skills: 10 valid, 2 invalid" {
+	if last := lines[len(lines)-1]; last != "12 skills: 10 valid, 2 invalid; 1 can never load under the default limits" {
 		t.Errorf("summary line = %q", last)
 	}
 }
@@ -233,5 +251,136 @@ func TestValidate_NoPathUsesDefaultRoots(t *testing.T) {
 	stdout, _, _ = validate(t, "--json")
 	if doc := decodeValidate(t, stdout); len(doc.Notes) != 1 || len(doc.Paths) != 1 || !doc.OK {
 		t.Errorf("json: %+v", doc)
+	}
+}
+
+// TestValidate_LoadLimits checks the warning for a valid skill that can
+// never load: under the default limits, and under those of --config.
+func TestValidate_LoadLimits(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) string {
+		path := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	skill := func(name, extra string, bodyChars int) {
+		write(name+"/SKILL.md", "---\nname: "+name+"\ndescription: A skill. Use when testing.\n"+extra+"---\n"+strings.Repeat("x", bodyChars)+"\n")
+	}
+	skill("at-limit", "", 24000)                                                     // 24,000 characters, about 6,000 tokens: loads
+	skill("too-big", "", 24001)                                                      // one character over max_skill_chars
+	skill("with-example", "examples:\n  - situation: s\n    resolution: r\n", 23950) // the examples count
+	skill("small", "", 5000)
+	skill("broken", "compatibility: \"\"\n", 30000) // invalid: no load verdict beyond that
+
+	stdout, stderr, code := validate(t, "--json", root)
+	if code != 1 {
+		t.Fatalf("exit %d (only broken is invalid), stderr %s", code, stderr)
+	}
+	doc := decodeValidate(t, stdout)
+	if doc.Limits != (validateLimits{From: "defaults", MaxSkillChars: 24000, LoadTokenBudget: 6000}) {
+		t.Errorf("limits %+v", doc.Limits)
+	}
+	verdict := func(doc validateJSON) map[string]string {
+		out := map[string]string{}
+		for _, s := range doc.Skills {
+			out[s.Name] = s.Load
+			loadWarnings := 0
+			for _, w := range s.Warnings {
+				if w.Field == "load" {
+					loadWarnings++
+				}
+			}
+			if (loadWarnings > 0) != (s.Load == "too_large" || s.Load == "over_budget") {
+				t.Errorf("%s: load %q with warnings %v", s.Name, s.Load, s.Warnings)
+			}
+			if s.TokensEstimate != (s.Chars+3)/4 {
+				t.Errorf("%s: %d chars, %d tokens", s.Name, s.Chars, s.TokensEstimate)
+			}
+		}
+		return out
+	}
+	want := map[string]string{"at-limit": "ok", "too-big": "too_large", "with-example": "too_large", "small": "ok", "broken": "invalid"}
+	if got := verdict(doc); !maps.Equal(got, want) {
+		t.Errorf("defaults: load %v, want %v", got, want)
+	}
+	if doc.Summary.CannotLoad != 2 {
+		t.Errorf("summary %+v", doc.Summary)
+	}
+	text, _, _ := validate(t, root)
+	for _, line := range []string{
+		filepath.Join(root, "too-big") + ": warning: load: its text is 24001 characters, over max_skill_chars (24000): too large, can never load",
+		filepath.Join(root, "too-big") + ": warning: load: its text is about 6001 tokens (estimated as characters/4), alone over load_token_budget (6000): over budget, can never load",
+		"5 skills: 4 valid, 1 invalid; 2 can never load under the default limits",
+	} {
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("output lacks %q:\n%s", line, text)
+		}
+	}
+
+	cfg := write("skillet.toml", "[session]\nmax_skill_chars = 30000\nload_token_budget = 1000\n")
+	stdout, _, _ = validate(t, "--json", "--config", cfg, root)
+	doc = decodeValidate(t, stdout)
+	want = map[string]string{"at-limit": "over_budget", "too-big": "over_budget", "with-example": "over_budget", "small": "over_budget", "broken": "invalid"}
+	if got := verdict(doc); doc.Limits.From != cfg || doc.Limits.MaxSkillChars != 30000 || !maps.Equal(got, want) {
+		t.Errorf("--config: limits %+v, load %v, want %v", doc.Limits, got, want)
+	}
+	text, _, _ = validate(t, root, "--config", cfg)
+	if !strings.Contains(text, "5 skills: 4 valid, 1 invalid; 4 can never load under the limits of "+cfg+"\n") {
+		t.Errorf("--config summary:\n%s", text)
+	}
+
+	for _, c := range []struct{ file, want string }{
+		{filepath.Join(root, "missing.toml"), "no such file"},
+		{write("bad.toml", "[session]\nmax_skill_chars = \"many\"\n"), "bad.toml"},
+	} {
+		stdout, stderr, code := validate(t, "--config", c.file, root)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "skillet validate: --config: ") || !strings.Contains(stderr, c.want) {
+			t.Errorf("--config %s: exit %d, stdout %q, stderr %q", c.file, code, stdout, stderr)
+		}
+	}
+}
+
+// TestValidate_StricterThanLoading checks the two breaches of the spec
+// that a session loads with a warning and validate refuses.
+func TestValidate_StricterThanLoading(t *testing.T) {
+	root := t.TempDir()
+	for name, extra := range map[string]string{
+		"colon":  "description: Use when: the user asks\n",
+		"compat": "description: d\ncompatibility:\n",
+	} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\n"+extra+"---\nBody\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, _, code := validate(t, root)
+	for _, want := range []string{
+		filepath.Join(root, "colon") + `: description: the value holds ": " and is not quoted, which is invalid YAML: other tools cannot read the file; quote the value (loading reads it as if quoted)`,
+		filepath.Join(root, "compat") + ": compatibility: is empty: the spec wants 1-500 characters when the key is present (leave it out instead)",
+		"2 skills: 0 valid, 2 invalid",
+	} {
+		if !strings.Contains(stdout, want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	c := skills.NewCatalog([]skills.Root{{Dir: root}}, nil)
+	if _, err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.All() {
+		if !s.Valid() || len(s.Warnings) != 1 {
+			t.Errorf("%s loads with one warning: problems %v, warnings %v", s.Name, s.Problems, s.Warnings)
+		}
 	}
 }

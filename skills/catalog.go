@@ -27,6 +27,16 @@ type Catalog struct {
 	wsSig      string
 	wsIndex    *toolIndex
 	wsProbs    []FileProblem
+	// rootLists and wsLists are the folder listings of the roots (by
+	// index) and of the workspace tool folders (by folder), reused while
+	// the folders do not change.
+	rootLists []*rootListing
+	wsLists   map[string]*toolListing
+	// order is the SKILL.md entries of the last refresh, in its order: a
+	// refresh that finds the same entries, with the same tools, keeps the
+	// snapshot and the caches as they are.
+	order []*skillEntry
+	found []found
 
 	mu   sync.RWMutex
 	snap *snapshot
@@ -40,6 +50,8 @@ type skillEntry struct {
 	out      *Skill // parsed plus its own tools: what callers see
 	toolsSig string
 	ownIndex *toolIndex
+	// tools is the listing of the skill's own tools/ folder.
+	tools *toolListing
 }
 
 // snapshot is one refresh's result; it is replaced whole, never changed.
@@ -102,35 +114,54 @@ type found struct {
 	root  Root
 	entry *skillEntry
 	// tools and toolsErr are the skill's own tools/ files, listed in
-	// parallel before the entry is brought up to date.
-	tools    []toolFile
-	toolsErr error
+	// parallel before the entry is brought up to date; toolsSame says they
+	// are those the entry was last brought up to date with.
+	tools     []toolFile
+	toolsErr  error
+	toolsSame bool
 }
 
 // Refresh reads the roots again. Unchanged skills cost a stat of their
-// SKILL.md (and of their tools/ files when they list tools); changed files
-// are parsed again; new and removed folders are picked up. The catalog is
-// updated even when an error is returned: the error names the roots or
-// tool folders that could not be read.
+// SKILL.md (and of their tools/ folder and files when they list tools);
+// an unchanged folder is not listed again; changed files are parsed again;
+// new and removed folders are picked up. The catalog is updated even when
+// an error is returned: the error names the roots or tool folders that
+// could not be read.
 func (c *Catalog) Refresh() (Changes, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
 
 	var errs []error
-	var list []found
-	seenReal := map[string]bool{}
+	// The list is only needed during the refresh: its memory is reused.
+	list := c.found[:0]
+	defer func() { clear(list); c.found = list[:0] }()
+	// Only several roots, or a link, can reach one folder twice: plain
+	// folders of one root are all different.
+	var seenReal map[string]bool
 	var wsDirs []string
-	for _, r := range c.roots {
-		rs, err := scanRoot(r.Dir)
+	if c.rootLists == nil {
+		c.rootLists = make([]*rootListing, len(c.roots))
+	}
+	for i, r := range c.roots {
+		rs, lst, err := scanRootCached(r.Dir, c.rootLists[i])
+		c.rootLists[i] = lst
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read skills root %s: %w", r.Dir, err))
 			continue
 		}
-		for _, cd := range rs.skills {
-			if seenReal[cd.real] {
-				continue
+		if seenReal == nil && (len(c.roots) > 1 || rs.links) {
+			seenReal = make(map[string]bool, len(c.order))
+			for _, f := range list {
+				seenReal[f.cand.real] = true
 			}
-			seenReal[cd.real] = true
+		}
+		for _, cd := range rs.skills {
+			if seenReal != nil {
+				if seenReal[cd.real] {
+					continue
+				}
+				seenReal[cd.real] = true
+			}
 			list = append(list, found{cand: cd, root: r})
 		}
 		if rs.toolsDir != "" {
@@ -161,10 +192,17 @@ func (c *Catalog) Refresh() (Changes, error) {
 
 	parallel(len(list), func(i int) {
 		f := &list[i]
-		if hasFileTools(f.entry.parsed) {
-			f.tools, f.toolsErr = listToolFiles(f.entry.parsed.Dir + string(filepath.Separator) + "tools")
+		if !hasFileTools(f.entry.parsed) {
+			f.toolsSame = true
+			return
 		}
+		f.tools, f.entry.tools, f.toolsSame, f.toolsErr = listToolFilesCached(f.entry.parsed.Dir+string(filepath.Separator)+"tools", f.entry.tools)
+		f.toolsSame = f.toolsSame && f.entry.out != nil
 	})
+	wsFiles, wsErr := c.listWorkspaceTools(wsDirs)
+	if c.unchanged(list, wsDirs, wsFiles) && len(errs) == 0 && wsErr == nil {
+		return Changes{}, nil
+	}
 	newTools := make(map[string]*loadedTool, len(c.toolCache))
 	newSkills := make(map[string]*skillEntry, len(list))
 	for i := range list {
@@ -175,11 +213,15 @@ func (c *Catalog) Refresh() (Changes, error) {
 		}
 		newSkills[f.cand.file] = f.entry
 	}
-	toolsChanged, err := c.workspaceTools(wsDirs, newTools)
-	if err != nil {
-		errs = append(errs, err)
+	toolsChanged := c.workspaceTools(wsDirs, wsFiles, newTools)
+	if wsErr != nil {
+		errs = append(errs, wsErr)
 	}
 	c.skillCache, c.toolCache = newSkills, newTools
+	c.order = c.order[:0]
+	for i := range list {
+		c.order = append(c.order, list[i].entry)
+	}
 
 	snap := &snapshot{
 		byKey: make(map[string]*Skill, len(list)),
@@ -303,26 +345,57 @@ func (c *Catalog) ownTools(e *skillEntry, files []toolFile, newTools map[string]
 	e.out, e.toolsSig, e.ownIndex = &out, sig, ix
 }
 
-// workspaceTools brings the workspace tool index up to date.
-func (c *Catalog) workspaceTools(dirs []string, newTools map[string]*loadedTool) (bool, error) {
+// unchanged reports whether a refresh found what the last one did: the
+// same SKILL.md entries in the same order, each with the same tool files,
+// and the same workspace tool files. Then nothing needs rebuilding.
+func (c *Catalog) unchanged(list []found, wsDirs []string, wsFiles []toolFile) bool {
+	if len(list) != len(c.order) || c.wsIndex == nil {
+		return false
+	}
+	for i := range list {
+		if list[i].entry != c.order[i] || !list[i].toolsSame {
+			return false
+		}
+	}
+	return workspaceSignature(wsDirs, wsFiles) == c.wsSig
+}
+
+// listWorkspaceTools lists the workspace tool folders, reusing the
+// listings of those that did not change.
+func (c *Catalog) listWorkspaceTools(dirs []string) ([]toolFile, error) {
 	var files []toolFile
 	var errs []error
+	lists := make(map[string]*toolListing, len(dirs))
 	for _, d := range dirs {
-		list, err := listToolFiles(d)
+		list, lst, _, err := listToolFilesCached(d, c.wsLists[d])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read tool folder %s: %w", d, err))
 		}
+		if lst != nil {
+			lists[d] = lst
+		}
 		files = append(files, list...)
 	}
-	sig := strings.Join(dirs, "\x00") + "\x01" + toolsSignature(files)
+	c.wsLists = lists
+	return files, errors.Join(errs...)
+}
+
+func workspaceSignature(dirs []string, files []toolFile) string {
+	return strings.Join(dirs, "\x00") + "\x01" + toolsSignature(files)
+}
+
+// workspaceTools brings the workspace tool index up to date with files,
+// and reports whether it changed.
+func (c *Catalog) workspaceTools(dirs []string, files []toolFile, newTools map[string]*loadedTool) bool {
+	sig := workspaceSignature(dirs, files)
 	if c.wsIndex != nil && sig == c.wsSig {
 		c.keepTools(files, newTools)
-		return false, errors.Join(errs...)
+		return false
 	}
 	loaded := c.loadTools(files, newTools)
 	c.wsIndex, c.wsProbs = buildIndex("the workspace tool folders ("+strings.Join(dirs, ", ")+")", loaded)
 	c.wsSig = sig
-	return true, errors.Join(errs...)
+	return true
 }
 
 func toolsSignature(files []toolFile) string {

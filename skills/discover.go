@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -102,6 +101,8 @@ type candidate struct {
 type rootScan struct {
 	skills   []candidate
 	toolsDir string
+	// links is set when a skill folder was reached through a link.
+	links bool
 }
 
 // skipDir reports folders that are never skills: dot-folders (.git among
@@ -113,10 +114,15 @@ func skipDir(name string) bool {
 // findSkillFile looks for SKILL.md, then skill.md, in dir: one stat in the
 // common case.
 func findSkillFile(dir string) (path string, info fs.FileInfo, lower, ok bool) {
-	path = dir + string(filepath.Separator) + SkillFile
+	return statSkillFile(dir+string(filepath.Separator)+SkillFile, dir+string(filepath.Separator)+SkillFileLower)
+}
+
+// statSkillFile is findSkillFile with the two paths made already.
+func statSkillFile(upperPath, lowerPath string) (path string, info fs.FileInfo, lower, ok bool) {
+	path = upperPath
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		path = dir + string(filepath.Separator) + SkillFileLower
+		path = lowerPath
 		info, err = os.Stat(path)
 		lower = true
 	}
@@ -129,71 +135,75 @@ func findSkillFile(dir string) (path string, info fs.FileInfo, lower, ok bool) {
 // scanRoot lists a root's skill folders with one ReadDir and a stat of each
 // SKILL.md. A root that is gone scans as empty without error.
 func scanRoot(dir string) (rootScan, error) {
+	rs, _, err := scanRootCached(dir, nil)
+	return rs, err
+}
+
+// scanRootCached is scanRoot reusing prev, the listing of an earlier scan,
+// while the root folder's modification time says no entry was added,
+// removed or renamed: then the scan costs a stat of the root and of each
+// SKILL.md. It returns the listing to pass next time (nil for a root that
+// is itself a skill, or gone).
+func scanRootCached(dir string, prev *rootListing) (rootScan, *rootListing, error) {
 	var rs rootScan
 	rootReal, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return rs, nil
+			return rs, nil, nil
 		}
-		return rs, err
+		return rs, nil, err
 	}
 	if file, info, lower, ok := findSkillFile(dir); ok {
 		rs.skills = append(rs.skills, candidate{dir: dir, real: rootReal, file: file, lower: lower, info: info})
-		return rs, nil
+		return rs, nil, nil
 	}
-	entries, err := readDirUnsorted(dir)
+	lst, err := listRoot(dir, rootReal, prev)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return rs, nil
+			return rs, nil, nil
 		}
-		return rs, err
+		return rs, nil, err
 	}
 	// The stats are the cost of a refresh; they run on every core.
-	found := make([]candidate, len(entries))
-	isTools := make([]bool, len(entries))
-	parallel(len(entries), func(i int) {
-		e := entries[i]
-		name := e.Name()
-		if skipDir(name) {
-			return
-		}
-		// Names from ReadDir are clean: plain concatenation spares a
-		// Clean per entry.
-		path := dir + string(filepath.Separator) + name
-		real := rootReal + string(filepath.Separator) + name
-		switch {
-		case e.IsDir():
-		case e.Type()&fs.ModeSymlink != 0:
+	found := make([]candidate, len(lst.entries))
+	isTools := make([]bool, len(lst.entries))
+	parallel(len(lst.entries), func(i int) {
+		e := &lst.entries[i]
+		real := e.real
+		if e.link {
 			// A link is followed to a folder; a loop or a dangling link
-			// fails the stat and is passed over.
-			info, err := os.Stat(path)
+			// fails the stat and is passed over. Its target may change
+			// without the root changing, so it is resolved every time.
+			info, err := os.Stat(e.path)
 			if err != nil || !info.IsDir() {
 				return
 			}
-			if real, err = filepath.EvalSymlinks(path); err != nil {
+			if real, err = filepath.EvalSymlinks(e.path); err != nil {
 				return
 			}
-		default:
-			return
 		}
-		file, info, lower, ok := findSkillFile(path)
+		file, info, lower, ok := statSkillFile(e.skillFile, e.lowerFile)
 		if !ok {
-			isTools[i] = name == "tools"
+			isTools[i] = e.name == "tools"
 			return
 		}
-		found[i] = candidate{dir: path, real: real, file: file, lower: lower, info: info}
+		found[i] = candidate{dir: e.path, real: real, file: file, lower: lower, info: info}
 	})
-	for i := range entries {
+	// The entries are sorted by name, so the skills come out sorted; they
+	// are gathered in place.
+	n := 0
+	for i := range lst.entries {
 		switch {
 		case found[i].file != "":
-			rs.skills = append(rs.skills, found[i])
+			found[n] = found[i]
+			n++
+			rs.links = rs.links || lst.entries[i].link
 		case isTools[i]:
-			rs.toolsDir = dir + string(filepath.Separator) + entries[i].Name()
+			rs.toolsDir = lst.entries[i].path
 		}
 	}
-	// ReadDir's own sort is skipped: only the skills found need an order.
-	sort.Slice(rs.skills, func(i, j int) bool { return rs.skills[i].dir < rs.skills[j].dir })
-	return rs, nil
+	rs.skills = found[:n]
+	return rs, lst, nil
 }
 
 // readDirUnsorted is os.ReadDir without the sort.

@@ -14,8 +14,10 @@ func (p *parser) tools(v *yaml.Node) {
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
 		return
 	}
-	if v.Kind != yaml.SequenceNode {
-		p.problem("tools", "must be a list of {name, version}, not a %s", kindName(v))
+	if !toolsListForm(v) {
+		// Other agents use the same key (`tools: Read, Grep`): their value
+		// must not make a skill invalid here, so it is kept as a foreign key.
+		p.foreign("tools", v, "is not Skillet's list of {name, version} (another agent's tool list?); kept and ignored")
 		return
 	}
 	seen := map[string]bool{}
@@ -62,6 +64,24 @@ func (p *parser) tools(v *yaml.Node) {
 		seen[ref.Name] = true
 		p.s.Tools = append(p.s.Tools, ref)
 	}
+}
+
+// toolsListForm reports whether a tools value is Skillet's form: a list
+// that is empty or holds at least one map. Items of such a list that are
+// not maps are problems; any other value is not Skillet's at all.
+func toolsListForm(v *yaml.Node) bool {
+	if v.Kind != yaml.SequenceNode {
+		return false
+	}
+	if len(v.Content) == 0 {
+		return true
+	}
+	for _, item := range v.Content {
+		if deref(item).Kind == yaml.MappingNode {
+			return true
+		}
+	}
+	return false
 }
 
 func checkToolRefName(ref ToolRef) string {

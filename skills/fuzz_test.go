@@ -25,12 +25,23 @@ func FuzzParseFrontmatter(f *testing.F) {
 		"",
 		"---\nname: [\n---\n",
 		"---\nname: fuzz-skill\ndescription: d\nallowed-tools: Bash(a b) , Read\n---\n",
+		"---\nname: fuzz-skill\ndescription: d\nmetadata:\n  updated: 2026-03-06\n  v: 1.10\n  b: yes\n  n:\n  t: 2001-12-14t21:59:43.10-05:00\n---\n",
+		"---\nname: fuzz-skill\ndescription: d\ntools: Read, Glob, Grep, Bash\n---\n",
+		"---\nname: fuzz-skill\ndescription: d\ntools: [Read, {name: x}]\n---\n",
+		"---\nname: fuzz-skill\ndescription: d\ncompatibility: \"\"\n---\n",
+		"---\nname: fuzz-skill\ndescription: d\ncompatibility:\n---\n" + strings.Repeat("word ", 5000),
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := ParseSkill(data, "fuzz-skill")
+		// Validate's strict reading only turns warnings into problems.
+		if strict := parseSkill(data, "fuzz-skill", true); strict.Valid() && !s.Valid() {
+			t.Fatalf("valid when validated but not when loaded: %v", s.Problems)
+		} else if len(strict.Problems)+len(strict.Warnings) != len(s.Problems)+len(s.Warnings) {
+			t.Fatalf("strict reading found other things: %v %v, loading %v %v", strict.Problems, strict.Warnings, s.Problems, s.Warnings)
+		}
 		for _, list := range [][]Problem{s.Problems, s.Warnings} {
 			for _, p := range list {
 				if p.Field == "" || p.Message == "" {

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,9 @@ const (
 	// RecommendedBodyLines is the spec's advice, not a rule: a longer body
 	// gets a warning.
 	RecommendedBodyLines = 500
+	// RecommendedBodyTokens is the spec's other advice on the body, checked
+	// with EstimateTokens.
+	RecommendedBodyTokens = 5000
 )
 
 // The file names a skill folder may hold; the second is accepted with a
@@ -40,7 +44,9 @@ var (
 // LoadSkill reads and validates the skill in dir: its SKILL.md (or
 // skill.md, with a warning). Every failure is a Problem on the returned
 // skill; LoadSkill never fails as a function.
-func LoadSkill(dir string) *Skill {
+func LoadSkill(dir string) *Skill { return loadSkill(dir, false) }
+
+func loadSkill(dir string, strict bool) *Skill {
 	path := filepath.Join(dir, SkillFile)
 	var warn []Problem
 	if _, err := os.Stat(path); err != nil {
@@ -50,7 +56,7 @@ func LoadSkill(dir string) *Skill {
 			warn = append(warn, lowerCaseWarning())
 		}
 	}
-	s := LoadSkillFile(path)
+	s := loadSkillFile(path, strict)
 	s.Warnings = append(warn, s.Warnings...)
 	return s
 }
@@ -59,16 +65,20 @@ func lowerCaseWarning() Problem {
 	return Problem{Field: "file", Message: "named skill.md; the spec names it SKILL.md"}
 }
 
-// LoadSkillFile reads and validates one SKILL.md; its folder is the
-// skill's folder.
-func LoadSkillFile(path string) *Skill {
+// LoadSkillFile reads and validates one SKILL.md for loading; its folder
+// is the skill's folder. See ParseSkill.
+func LoadSkillFile(path string) *Skill { return loadSkillFile(path, false) }
+
+// loadSkillFile reads one SKILL.md; strict is validate's reading (see
+// parseSkill).
+func loadSkillFile(path string, strict bool) *Skill {
 	dir := filepath.Dir(path)
 	data, info, prob := readTextFile(path)
 	var s *Skill
 	if prob != nil {
 		s = &Skill{Name: filepath.Base(dir), Problems: []Problem{*prob}}
 	} else {
-		s = ParseSkill(data, filepath.Base(dir))
+		s = parseSkill(data, filepath.Base(dir), strict)
 	}
 	s.Dir, s.Path = dir, path
 	if info != nil {
@@ -78,13 +88,24 @@ func LoadSkillFile(path string) *Skill {
 }
 
 // ParseSkill parses and validates the content of a SKILL.md whose folder
-// is named folder ("" skips the name-matches-folder rule). All problems are
-// reported at once, each naming its field.
-func ParseSkill(data []byte, folder string) *Skill {
+// is named folder ("" skips the name-matches-folder rule), as loading
+// does: what the spec forbids but a reader can still make sense of (a
+// value holding an unquoted ": ", an empty compatibility) is a warning.
+// All problems are reported at once, each naming its field.
+func ParseSkill(data []byte, folder string) *Skill { return parseSkill(data, folder, false) }
+
+// parseSkill is ParseSkill; strict makes every breach of the spec a
+// problem, as `skillet validate` reports them: other tools read the same
+// file and may not be as lenient.
+func parseSkill(data []byte, folder string, strict bool) *Skill {
 	s := &Skill{Name: folder}
-	if p := checkText(data); p != nil {
-		s.Problems = append(s.Problems, *p)
+	p := &parser{s: s, strict: strict}
+	if pr := checkText(data); pr != nil {
+		s.Problems = append(s.Problems, *pr)
 		return s
+	}
+	if bytes.HasPrefix(data, []byte(bom)) {
+		p.warn("file", "starts with a byte-order mark; the spec wants the frontmatter at the very top and some tools (skills-ref) refuse the file (Skillet skips the mark)")
 	}
 	front, body, frontLine, prob := splitFrontmatter(string(data))
 	if prob != nil {
@@ -99,8 +120,9 @@ func ParseSkill(data []byte, folder string) *Skill {
 			if r, err2 := parseYAML(fixed, frontLine); err2 == nil {
 				root, err = r, nil
 				for _, k := range keys {
-					s.Warnings = append(s.Warnings, Problem{Field: k,
-						Message: `the value holds ": " and is not quoted, which is invalid YAML; it was read as if quoted (quote it so other tools read it too)`})
+					p.lenient(k, `the value holds ": " and is not quoted, which is invalid YAML`,
+						"other tools cannot read the file; quote the value (loading reads it as if quoted)",
+						"it was read as if quoted (quote it so other tools read it too)")
 				}
 			}
 		}
@@ -110,13 +132,16 @@ func ParseSkill(data []byte, folder string) *Skill {
 		return s
 	}
 	s.Body = body
-	p := &parser{s: s}
 	p.fields(root, folder)
 	p.body(body)
 	return s
 }
 
-type parser struct{ s *Skill }
+type parser struct {
+	s *Skill
+	// strict is validate's reading: see parseSkill.
+	strict bool
+}
 
 func (p *parser) problem(field, format string, args ...any) {
 	p.s.Problems = append(p.s.Problems, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -124,6 +149,17 @@ func (p *parser) problem(field, format string, args ...any) {
 
 func (p *parser) warn(field, format string, args ...any) {
 	p.s.Warnings = append(p.s.Warnings, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// lenient reports a breach of the spec that loading tolerates: a problem
+// ending in strictTail when validating, a warning ending in looseTail when
+// loading.
+func (p *parser) lenient(field, what, strictTail, looseTail string) {
+	if p.strict {
+		p.problem(field, "%s: %s", what, strictTail)
+		return
+	}
+	p.warn(field, "%s; %s", what, looseTail)
 }
 
 func (p *parser) fields(root *yaml.Node, folder string) {
@@ -164,14 +200,7 @@ func (p *parser) fields(root *yaml.Node, folder string) {
 				p.s.License = l
 			}
 		case "compatibility":
-			if c, ok := p.str(key, v); ok {
-				p.s.Compatibility = c
-				if n := utf8.RuneCountInString(c); n > MaxCompatibilityLen {
-					p.problem(key, "is %d characters, over the %d limit", n, MaxCompatibilityLen)
-				} else if strings.TrimSpace(c) == "" {
-					p.warn(key, "is empty; leave the key out instead")
-				}
-			}
+			p.compatibility(v)
 		case "metadata":
 			p.metadata(v)
 		case "allowed-tools":
@@ -181,11 +210,7 @@ func (p *parser) fields(root *yaml.Node, folder string) {
 		case "examples":
 			p.examples(v)
 		default:
-			if p.s.Extra == nil {
-				p.s.Extra = map[string]string{}
-			}
-			p.s.Extra[key] = nodeText(v)
-			p.warn(key, "is not a key of the Agent Skills spec or of Skillet; kept and ignored")
+			p.foreign(key, v, "is not a key of the Agent Skills spec or of Skillet; kept and ignored")
 		}
 	}
 	if !hasName {
@@ -194,6 +219,16 @@ func (p *parser) fields(root *yaml.Node, folder string) {
 	if !hasDesc {
 		p.problem("description", "missing required field")
 	}
+}
+
+// foreign keeps a key neither the spec nor Skillet defines (or a value of
+// Skillet's key in another tool's form) as its YAML text, with a warning.
+func (p *parser) foreign(key string, v *yaml.Node, why string) {
+	if p.s.Extra == nil {
+		p.s.Extra = map[string]string{}
+	}
+	p.s.Extra[key] = nodeText(v)
+	p.warn(key, "%s", why)
 }
 
 func (p *parser) name(v *yaml.Node, folder string) {
@@ -210,15 +245,18 @@ func (p *parser) name(v *yaml.Node, folder string) {
 	if n > MaxNameLen {
 		p.problem("name", "%q is %d characters, over the %d limit", name, n, MaxNameLen)
 	}
+	// Each rule the name breaks is its own problem, as the spec lists them.
 	if !nameRE.MatchString(name) {
-		switch {
-		case strings.ToLower(name) != name:
+		if strings.ToLower(name) != name {
 			p.problem("name", "%q must be lowercase", name)
-		case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+		}
+		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
 			p.problem("name", "%q must not start or end with a hyphen", name)
-		case strings.Contains(name, "--"):
+		}
+		if strings.Contains(name, "--") {
 			p.problem("name", "%q must not hold consecutive hyphens", name)
-		default:
+		}
+		if strings.IndexFunc(strings.ToLower(name), func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) >= 0 {
 			p.problem("name", "%q holds characters other than lowercase letters a-z, digits and hyphens", name)
 		}
 	}
@@ -227,11 +265,29 @@ func (p *parser) name(v *yaml.Node, folder string) {
 	}
 }
 
+// compatibility reads the spec's 1-500 character environment note.
+func (p *parser) compatibility(v *yaml.Node) {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		p.lenient("compatibility", "is empty", "the spec wants 1-500 characters when the key is present (leave it out instead)", "leave the key out instead")
+		return
+	}
+	c, ok := p.str("compatibility", v)
+	if !ok {
+		return
+	}
+	p.s.Compatibility = c
+	if n := utf8.RuneCountInString(c); n > MaxCompatibilityLen {
+		p.problem("compatibility", "is %d characters, over the %d limit", n, MaxCompatibilityLen)
+	} else if strings.TrimSpace(c) == "" {
+		p.lenient("compatibility", "is empty", "the spec wants 1-500 characters when the key is present (leave it out instead)", "leave the key out instead")
+	}
+}
+
 // str reads a string scalar. Other scalars are refused with a hint to quote
 // them, since YAML would otherwise silently turn `1.10` into a number.
 func (p *parser) str(field string, v *yaml.Node) (string, bool) {
 	switch {
-	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
+	case isText(v):
 		return v.Value, true
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
 		p.problem(field, "has no value; want a string")
@@ -243,6 +299,9 @@ func (p *parser) str(field string, v *yaml.Node) (string, bool) {
 	return "", false
 }
 
+// metadata reads the spec's string-to-string map. A scalar value keeps
+// its source text, as the reference validator reads it: `version: 1.10`
+// is "1.10", not the number 1.1.
 func (p *parser) metadata(v *yaml.Node) {
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
 		return
@@ -263,8 +322,17 @@ func (p *parser) metadata(v *yaml.Node) {
 			p.problem(field, "defined twice")
 			continue
 		}
-		if s, ok := p.str(field, val); ok {
-			md[k.Value] = s
+		if val.Kind != yaml.ScalarNode {
+			p.problem(field, "must be a string, not a %s (metadata maps strings to strings)", kindName(val))
+			continue
+		}
+		md[k.Value] = val.Value
+		switch {
+		case isText(val):
+		case val.ShortTag() == "!!null":
+			p.warn(field, "has no value; read as the empty string")
+		default:
+			p.warn(field, "is %s %q to YAML, not a string; kept as the text %q (quote it so that every reader gets a string)", tagName(val), val.Value, val.Value)
 		}
 	}
 	if len(md) > 0 {
@@ -322,10 +390,26 @@ func splitTools(s string) []string {
 }
 
 func (p *parser) body(body string) {
-	if n := utf8.RuneCountInString(body); n > MaxBodyChars {
-		p.problem("body", "the instructions are %d characters, over the %d limit", n, MaxBodyChars)
+	chars := utf8.RuneCountInString(body)
+	if chars > MaxBodyChars {
+		p.problem("body", "the instructions are %d characters, over the %d limit", chars, MaxBodyChars)
 	}
-	if n := strings.Count(body, "\n") + 1; body != "" && n > RecommendedBodyLines {
-		p.warn("body", "is %d lines; the spec recommends under %d (move detail into references/)", n, RecommendedBodyLines)
+	lines := strings.Count(body, "\n") + 1
+	tokens := EstimateTokens(chars)
+	var over []string
+	if body != "" && lines > RecommendedBodyLines {
+		over = append(over, fmt.Sprintf("%d lines", lines))
+	}
+	if tokens > RecommendedBodyTokens {
+		over = append(over, fmt.Sprintf("about %d tokens (estimated as characters/4)", tokens))
+	}
+	if len(over) > 0 {
+		p.warn("body", "is %s; the spec recommends under %d lines and %d tokens (move detail into references/)",
+			strings.Join(over, " and "), RecommendedBodyLines, RecommendedBodyTokens)
 	}
 }
+
+// EstimateTokens is a cheap token count of text of that many characters:
+// one token per four characters, rounded up. It is labelled an estimate
+// wherever it is shown; a session counts exactly.
+func EstimateTokens(chars int) int { return (chars + 3) / 4 }

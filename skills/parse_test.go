@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -175,6 +176,11 @@ func TestParseSkill_NameRules(t *testing.T) {
 			}
 		})
 	}
+	// Every rule broken is reported, not only the first.
+	all := ParseSkill([]byte("---\nname: -Bad--na_me\ndescription: d\n---\n"), "-Bad--na_me")
+	if len(all.Problems) != 4 {
+		t.Errorf("want lowercase, hyphen, consecutive hyphens and characters: %v", all.Problems)
+	}
 	ok := ParseSkill([]byte("---\nname: a1-b2-c3\ndescription: d\n---\n"), "a1-b2-c3")
 	mustValid(t, ok)
 	long := strings.Repeat("a", 64)
@@ -194,9 +200,14 @@ metadata:
 ---
 `
 	s := ParseSkill([]byte(src), "123")
-	want := []string{"name", "description", "license", "compatibility", "metadata.version", "metadata.tags"}
+	// A metadata scalar keeps its source text (the reference validator's
+	// reading), with a warning when YAML types it otherwise.
+	want := []string{"name", "description", "license", "compatibility", "metadata.tags"}
 	if got := fields(s.Problems); !slices.Equal(got, want) {
 		t.Fatalf("problem fields = %q, want %q (%v)", got, want, s.Problems)
+	}
+	if s.Metadata["version"] != "2" || !hasField(s.Warnings, "metadata.version") {
+		t.Errorf("metadata.version: %q, warnings %v", s.Metadata["version"], s.Warnings)
 	}
 	if !strings.Contains(s.Problems[0].Message, `not the number "123" (quote it)`) {
 		t.Errorf("name message = %q", s.Problems[0].Message)
@@ -308,8 +319,23 @@ tools:
 	if wantRefs := []ToolRef{{Name: "ok_tool"}, {Name: "pinned", Version: 3}}; !slices.Equal(s.Tools, wantRefs) {
 		t.Errorf("tools = %v", s.Tools)
 	}
-	if notList := ParseSkill([]byte("---\nname: x\ndescription: d\ntools: ok_tool\n---\n"), "x"); !hasField(notList.Problems, "tools") {
-		t.Errorf("tools as a string: %v", notList.Problems)
+}
+
+// TestParseSkill_ForeignTools checks that another agent's tools value
+// (a string, a list of names, a map) leaves a spec-valid skill valid.
+func TestParseSkill_ForeignTools(t *testing.T) {
+	for _, value := range []string{"Read, Glob, Grep, Bash", "ok_tool", "[Read, Grep]", "\n  - Read\n  - Grep", "{Read: true}", "42"} {
+		for _, strict := range []bool{false, true} {
+			s := parseSkill(fmt.Appendf(nil, "---\nname: x\ndescription: d\ntools: %s\n---\n", value), "x", strict)
+			mustValid(t, s)
+			if len(s.Tools) != 0 || !hasField(s.Warnings, "tools") || s.Extra["tools"] == "" {
+				t.Errorf("tools: %q (strict %v): tools %v, warnings %v, extra %q", value, strict, s.Tools, s.Warnings, s.Extra)
+			}
+		}
+	}
+	// An empty list is Skillet's form, with nothing in it.
+	if s := ParseSkill([]byte("---\nname: x\ndescription: d\ntools: []\n---\n"), "x"); len(s.Warnings)+len(s.Problems) != 0 {
+		t.Errorf("tools: []: %v %v", s.Problems, s.Warnings)
 	}
 }
 
@@ -396,10 +422,13 @@ func TestParseSkill_AllProblemsAtOnce(t *testing.T) {
 	src := fmt.Sprintf("---\nname: Bad--Name\ndescription: %s\ncompatibility: %s\nmetadata:\n  version: 1\nexamples:\n  - situation: s\n---\n",
 		strings.Repeat("d", 1100), strings.Repeat("c", 600))
 	s := ParseSkill([]byte(src), "bad-name")
-	for _, f := range []string{"name", "description", "compatibility", "metadata.version", "examples[0].resolution"} {
+	for _, f := range []string{"name", "description", "compatibility", "examples[0].resolution"} {
 		if !hasField(s.Problems, f) {
 			t.Errorf("missing a %q problem in %v", f, s.Problems)
 		}
+	}
+	if !hasField(s.Warnings, "metadata.version") {
+		t.Errorf("missing a metadata.version warning in %v", s.Warnings)
 	}
 }
 
@@ -433,5 +462,81 @@ func TestParseSkill_AliasesDoNotExpand(t *testing.T) {
 	mustValid(t, s)
 	if s.Metadata["summary"] != s.Description {
 		t.Errorf("alias in metadata: %q", s.Metadata["summary"])
+	}
+}
+
+// TestParseSkill_MetadataKeepsSourceText checks YAML 1.2's reading of
+// unquoted scalars in metadata: a date is text, silently; a number, a
+// boolean or an empty value keeps its text, with a warning.
+func TestParseSkill_MetadataKeepsSourceText(t *testing.T) {
+	src := "---\nname: x\ndescription: d\nmetadata:\n  updated: 2026-03-06\n  stamp: 2026-03-06T10:00:00Z\n" +
+		"  version: 1.10\n  beta: true\n  hex: 0x1F\n  none:\n  author: me\n---\n"
+	for _, strict := range []bool{false, true} {
+		s := parseSkill([]byte(src), "x", strict)
+		mustValid(t, s)
+		want := map[string]string{"updated": "2026-03-06", "stamp": "2026-03-06T10:00:00Z", "version": "1.10",
+			"beta": "true", "hex": "0x1F", "none": "", "author": "me"}
+		if !maps.Equal(s.Metadata, want) || s.Version != "1.10" {
+			t.Errorf("strict %v: metadata %q, version %q", strict, s.Metadata, s.Version)
+		}
+		if got := fields(s.Warnings); !slices.Equal(got, []string{"metadata.version", "metadata.beta", "metadata.hex", "metadata.none"}) {
+			t.Errorf("strict %v: warnings %v", strict, s.Warnings)
+		}
+	}
+	// A date is text in the spec's string fields too.
+	s := ParseSkill([]byte("---\nname: x\ndescription: 2026-03-06\nlicense: 2026-01-01\n---\n"), "x")
+	mustValid(t, s)
+	if s.Description != "2026-03-06" || s.License != "2026-01-01" {
+		t.Errorf("description %q, license %q", s.Description, s.License)
+	}
+}
+
+// TestParseSkill_StrictReading checks what validate refuses and loading
+// tolerates: an unquoted ": " in a plain value and an empty compatibility.
+func TestParseSkill_StrictReading(t *testing.T) {
+	cases := []struct{ name, src, field string }{
+		{"colon", "---\nname: x\ndescription: Use when: asked\n---\nBody\n", "description"},
+		{"empty compatibility", "---\nname: x\ndescription: d\ncompatibility: \"\"\n---\n", "compatibility"},
+		{"blank compatibility", "---\nname: x\ndescription: d\ncompatibility: '  '\n---\n", "compatibility"},
+		{"no compatibility value", "---\nname: x\ndescription: d\ncompatibility:\n---\n", "compatibility"},
+	}
+	for _, c := range cases {
+		loose := parseSkill([]byte(c.src), "x", false)
+		mustValid(t, loose)
+		if !hasField(loose.Warnings, c.field) {
+			t.Errorf("%s: loading warns: %v", c.name, loose.Warnings)
+		}
+		strict := parseSkill([]byte(c.src), "x", true)
+		if !hasField(strict.Problems, c.field) || hasField(strict.Warnings, c.field) {
+			t.Errorf("%s: validate: problems %v warnings %v", c.name, strict.Problems, strict.Warnings)
+		}
+	}
+	// Validate still reads the quoted value, so the other fields are checked.
+	s := parseSkill([]byte("---\nname: X\ndescription: Use when: asked\n---\n"), "x", true)
+	if got := fields(s.Problems); !slices.Equal(got, []string{"description", "name", "name"}) {
+		t.Errorf("problems %v", s.Problems)
+	}
+	if !strings.Contains(s.Problems[0].Message, "other tools cannot read the file") {
+		t.Errorf("message %q", s.Problems[0].Message)
+	}
+}
+
+func TestParseSkill_BOMWarns(t *testing.T) {
+	s := ParseSkill([]byte("\ufeff---\nname: x\ndescription: d\n---\n"), "x")
+	mustValid(t, s)
+	if !hasField(s.Warnings, "file") {
+		t.Errorf("warnings %v", s.Warnings)
+	}
+}
+
+func TestParseSkill_BodyOverRecommendedTokens(t *testing.T) {
+	body := strings.Repeat("word ", 4001) // 20,005 characters, about 5,002 tokens, one line
+	s := ParseSkill([]byte("---\nname: x\ndescription: d\n---\n"+body), "x")
+	mustValid(t, s)
+	if len(s.Warnings) != 1 || s.Warnings[0].Field != "body" || !strings.Contains(s.Warnings[0].Message, "about 5001 tokens (estimated") {
+		t.Errorf("warnings %v", s.Warnings)
+	}
+	if s := ParseSkill([]byte("---\nname: x\ndescription: d\n---\n"+strings.Repeat("w", 20000)), "x"); len(s.Warnings) != 0 {
+		t.Errorf("5000 tokens should not warn: %v", s.Warnings)
 	}
 }

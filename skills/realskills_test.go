@@ -1,21 +1,19 @@
 package skills
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 )
-
-const realSkills = "../../shared/real-skills"
 
 // TestRealSkills checks the twelve public skills against the verdicts of
 // SOURCES.md under our rules: unknown keys and comma-separated
 // allowed-tools are warnings, a name unlike its folder and the R18 limits
 // are problems.
 func TestRealSkills(t *testing.T) {
-	if _, err := os.Stat(realSkills); err != nil {
-		t.Skipf("real skills not present: %v", err)
+	realSkills := sharedDir(t, "real-skills")
+	if realSkills == "" {
+		t.Skip("real skills not present: no shared/real-skills above the package")
 	}
 	c := NewCatalog([]Root{{Dir: realSkills}}, nil)
 	refresh(t, c)

@@ -166,3 +166,33 @@ type ToolDef struct {
 func (d *ToolDef) Key() string { return toolKey(d.Name, d.Version) }
 
 func toolKey(name string, version int) string { return fmt.Sprintf("%s@%d", name, version) }
+
+// xmlText escapes element text; only what would break the markup.
+var xmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// LoadText is what a load delivers of the skill, and what the load limits
+// (max_skill_chars, load_token_budget) measure: its instructions, then its
+// examples as an <examples> element (R8, R18).
+func (s *Skill) LoadText() string {
+	if len(s.Examples) == 0 {
+		return s.Body
+	}
+	var b strings.Builder
+	b.WriteString(s.Body)
+	b.WriteString("\n\n<examples>\n")
+	for _, ex := range s.Examples {
+		b.WriteString("<example>\n<situation>")
+		b.WriteString(xmlText.Replace(ex.Situation))
+		b.WriteString("</situation>\n<resolution>")
+		b.WriteString(xmlText.Replace(ex.Resolution))
+		b.WriteString("</resolution>\n")
+		if ex.Reason != "" {
+			b.WriteString("<reason>")
+			b.WriteString(xmlText.Replace(ex.Reason))
+			b.WriteString("</reason>\n")
+		}
+		b.WriteString("</example>\n")
+	}
+	b.WriteString("</examples>")
+	return b.String()
+}

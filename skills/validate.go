@@ -38,7 +38,8 @@ var ErrNotSkillPath = errors.New("not a skill folder, a skills root, a SKILL.md 
 // skill folders with its tools/ folder, or a single tool file. Skills get
 // a warning for each tool reference that neither their tools/ nor the
 // root's tools/ defines, since it may still come from the config's
-// tools_dirs. The error is for a path that does not exist or cannot be
+// tools_dirs. Skills are read strictly: what loading tolerates with a
+// warning but the spec forbids is a problem here (see ParseSkill). The error is for a path that does not exist or cannot be
 // validated at all; everything wrong inside is in the report.
 func Validate(path string) (*Report, error) {
 	info, err := os.Stat(path)
@@ -54,7 +55,7 @@ func Validate(path string) (*Report, error) {
 		base := filepath.Base(path)
 		switch {
 		case base == SkillFile || base == SkillFileLower:
-			s := LoadSkillFile(path)
+			s := loadSkillFile(path, true)
 			if base == SkillFileLower {
 				s.Warnings = append([]Problem{lowerCaseWarning()}, s.Warnings...)
 			}
@@ -67,7 +68,7 @@ func Validate(path string) (*Report, error) {
 		return rep, nil
 	}
 	if _, _, _, ok := findSkillFile(path); ok {
-		rep.addSkills([]*Skill{LoadSkill(path)}, siblingTools(path))
+		rep.addSkills([]*Skill{loadSkill(path, true)}, siblingTools(path))
 		return rep, nil
 	}
 	rs, err := scanRoot(path)
@@ -80,7 +81,7 @@ func Validate(path string) (*Report, error) {
 	}
 	var list []*Skill
 	for _, cd := range rs.skills {
-		s := LoadSkillFile(cd.file)
+		s := loadSkillFile(cd.file, true)
 		if cd.lower {
 			s.Warnings = append([]Problem{lowerCaseWarning()}, s.Warnings...)
 		}

@@ -15,6 +15,16 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// isText reports whether a node is a string scalar under YAML 1.2, which
+// has no timestamps: an unquoted 2026-03-06 is text, not a date.
+func isText(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	tag := n.ShortTag()
+	return tag == "!!str" || tag == "!!timestamp"
+}
+
 func kindName(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
