@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"skillet/harness"
 )
 
 // isolate points every folder skillet reads or writes at a temporary one.
@@ -101,9 +103,26 @@ func TestRunOfflineDemoShowsTheLifecycle(t *testing.T) {
 	if len(journals) != 1 {
 		t.Fatalf("journals: %v", journals)
 	}
-	j, _ := os.ReadFile(journals[0])
-	if len(events(t, string(j))) != len(evs) {
-		t.Fatal("--events and the journal differ")
+	// the journal stores what repeats once; read back, it holds the same
+	// events as --events wrote, byte for byte
+	f, err := os.Open(journals[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	journaled, problems, err := harness.ReadJournal(f)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("read journal: %v %v", err, problems)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(journaled) != len(lines) {
+		t.Fatalf("--events has %d lines, the journal %d events", len(lines), len(journaled))
+	}
+	for i, e := range journaled {
+		b, _ := harness.MarshalEvent(e)
+		if string(b) != lines[i] {
+			t.Fatalf("event %d differs:\n--events: %.300s\njournal:  %.300s", i+1, lines[i], b)
+		}
 	}
 }
 

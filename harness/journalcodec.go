@@ -382,7 +382,10 @@ func diffList(prev, next []string) *ListDelta {
 	}
 	// order is kept when removing and adding gives it back
 	if !slices.Equal(d.Apply(prev), next) {
-		return &ListDelta{All: nonNil(next)}
+		d.Sorted = true
+		if !slices.Equal(d.Apply(prev), next) {
+			return &ListDelta{All: nonNil(next)}
+		}
 	}
 	if d.Add == nil && d.Del == nil {
 		return &ListDelta{All: []string{}}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 
 	"skillet/harness/chat"
@@ -105,11 +106,12 @@ type RequestRef struct {
 }
 
 // ListDelta is a list as the change from the one before: All replaces it,
-// else Del leaves and Add joins at the end.
+// else Del leaves and Add joins at the end (in order, when Sorted).
 type ListDelta struct {
-	All []string `json:"all,omitempty"`
-	Add []string `json:"add,omitempty"`
-	Del []string `json:"del,omitempty"`
+	All    []string `json:"all,omitempty"`
+	Add    []string `json:"add,omitempty"`
+	Del    []string `json:"del,omitempty"`
+	Sorted bool     `json:"sorted,omitempty"`
 }
 
 // Apply returns the list the delta makes of prev.
@@ -127,7 +129,11 @@ func (d *ListDelta) Apply(prev []string) []string {
 			out = append(out, p)
 		}
 	}
-	return append(out, d.Add...)
+	out = append(out, d.Add...)
+	if d.Sorted {
+		sort.Strings(out)
+	}
+	return out
 }
 
 // TextDelta is a streamed piece of the answer. It is not journaled.

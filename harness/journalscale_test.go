@@ -1,0 +1,184 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"skillet/harness/chat"
+	"skillet/skills"
+)
+
+// corpusDir finds shared/real-corpus/skills in a folder above the package,
+// "" when it is not there.
+func corpusDir() string {
+	dir, _ := filepath.Abs(".")
+	for range 6 {
+		p := filepath.Join(dir, "shared", "real-corpus", "skills")
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+		dir = filepath.Dir(dir)
+	}
+	return ""
+}
+
+// changedBytes is how many bytes of body are new since prev: the messages
+// and tool list prev did not carry, and what lies between them.
+func changedBytes(prev, body []byte) int {
+	sp, ok := splitRequest(body)
+	if !ok {
+		return len(body)
+	}
+	had := map[string]bool{}
+	if pp, ok := splitRequest(prev); ok {
+		for _, m := range pp.msgs {
+			had[string(m)] = true
+		}
+		had[string(pp.tools)] = true
+	}
+	n := len(sp.head) + len(sp.mid) + len(sp.tail)
+	for _, m := range sp.msgs {
+		if !had[string(m)] {
+			n += len(m)
+		}
+	}
+	if !had[string(sp.tools)] {
+		n += len(sp.tools)
+	}
+	return n
+}
+
+// With the 1,180 real skills, a long session's journal grows by about
+// what changes from one request to the next, not by the whole request.
+func TestJournalGrowsByWhatChanged(t *testing.T) {
+	corpus := corpusDir()
+	if corpus == "" {
+		t.Skip("real corpus not present: no shared/real-corpus/skills above the package")
+	}
+	turns := 100
+	if testing.Short() {
+		turns = 25
+	}
+	cat := skills.NewCatalog([]skills.Root{{Dir: corpus, Label: "corpus"}}, nil)
+	if _, err := cat.Refresh(); err != nil {
+		t.Logf("reading the corpus: %v", err)
+	}
+	model := &scripted{}
+	rec := &recorder{}
+	dir := t.TempDir()
+	s, err := New(Options{Catalog: cat, Model: model, ModelName: "m", Dir: dir, OnEvent: rec.on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	topics := []string{"review this pull request", "write a changelog", "debug a flaky test", "design a database schema", "draft release notes", "profile a slow query"}
+	for i := 0; i < turns; i++ {
+		msg := fmt.Sprintf("%s for service %d", topics[i%len(topics)], i)
+		if i%4 == 0 {
+			model.add(func(req *chat.Request) (*chat.Reply, error) {
+				names := regexp.MustCompile(`<name>([^<]*)</name>`).FindAllStringSubmatch(req.Messages[0].Content, 1)
+				if len(names) == 0 {
+					return say("nothing to load")(req)
+				}
+				return load(names[0][1])(req)
+			})
+		}
+		model.add(say(strings.Repeat(fmt.Sprintf("Answer %d. ", i), 40)))
+		if _, err := s.Turn(ctxBG(), msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	var changed, calls int
+	var prev []byte
+	for _, e := range rec.ofType(TypeModelCall) {
+		mc := e.(*ModelCall)
+		changed += changedBytes(prev, mc.Request)
+		prev = mc.Request
+		calls++
+	}
+	// what the replies and results add, which the next request carries
+	for _, e := range rec.all() {
+		switch e := e.(type) {
+		case *Assistant:
+			changed += len(e.Raw)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(dir, s.ID(), JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const perCall = 2048
+	t.Logf("%d turns, %d model calls: journal %d bytes, %d bytes per call; changed %d bytes in all (%d per call); requests %d bytes per call",
+		turns, calls, fi.Size(), fi.Size()/int64(calls), changed, changed/calls, len(prev))
+	if limit := int64(2*changed + perCall*calls); fi.Size() > limit {
+		t.Fatalf("journal %d bytes, over 2 × %d changed + %d per call = %d", fi.Size(), changed, perCall, limit)
+	}
+	// and it reads back to the exact requests
+	raw, _ := os.ReadFile(filepath.Join(dir, s.ID(), JournalFile))
+	if testing.Verbose() {
+		sizes := map[string]int{}
+		for _, l := range strings.Split(string(raw), "\n") {
+			typ := l
+			if i := strings.Index(l, `","`); i > 9 {
+				typ = l[9:i]
+			}
+			sizes[typ] += len(l)
+		}
+		t.Logf("bytes by line type: %v", sizes)
+	}
+	events, problems, err := ReadJournal(bytes.NewReader(raw))
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("read back: %v %v", err, problems)
+	}
+	live := rec.ofType(TypeModelCall)
+	k := 0
+	for _, e := range events {
+		if mc, ok := e.(*ModelCall); ok {
+			if !bytes.Equal(mc.Request, live[k].(*ModelCall).Request) {
+				t.Fatalf("request %d does not read back byte for byte", k+1)
+			}
+			k++
+		}
+	}
+	if k != len(live) {
+		t.Fatalf("read back %d requests of %d", k, len(live))
+	}
+}
+
+// A journal whose blob line is gone names the blob; the rest reads.
+func TestJournalMissingBlobIsNamed(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", nil)
+	f.turn("one", load("alpha"), say("ok"))
+	f.turn("two", say("ok"))
+	dir := f.s.Dir()
+	f.s.Close()
+	path := filepath.Join(dir, JournalFile)
+	raw, _ := os.ReadFile(path)
+	var kept []string
+	dropped := ""
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		if dropped == "" && strings.HasPrefix(l, `{"type":"blob"`) {
+			dropped = l
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if dropped == "" {
+		t.Fatal("no blob line in the journal")
+	}
+	events, problems, err := ReadJournal(strings.NewReader(strings.Join(kept, "\n")))
+	if err != nil || len(events) == 0 {
+		t.Fatalf("read: %v, %d events", err, len(events))
+	}
+	if len(problems) == 0 || !strings.Contains(strings.Join(problems, "\n"), "blob sha256:") || !strings.Contains(strings.Join(problems, "\n"), "is missing") {
+		t.Fatalf("the missing blob is not named: %v", problems)
+	}
+}
