@@ -154,11 +154,13 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 		return nil, nil, aerr
 	}
 
-	asm := &assembler{on: on, newID: func() string { return callID(c.ids.Add(1)) }}
+	asm := &assembler{on: on, newID: func() string { return callID(c.ids.Add(1)) }, max: maxBody,
+		hideText: newKeyFilter(c.key), hideReasoning: newKeyFilter(c.key)}
 	ctype := resp.Header.Get("Content-Type")
 	if stream && !isJSON(ctype) {
 		var events int
-		events, err = readStream(rd, asm)
+		rd.events = true
+		events, err = readStream(rd, asm, dog.alive)
 		if err == nil && events == 0 && raw.buf.Len() > 0 && !isEventStream(ctype) {
 			// Not a stream that died early: a page from something that is not
 			// the model API (a proxy, a captive portal).
@@ -168,7 +170,9 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 		stream, asm.whole = false, true
 		err = readWhole(rd, asm)
 	}
+	asm.flush()
 	reply := asm.reply(stream)
+	c.hideKey(reply)
 	reply.Raw = c.rawString(raw)
 	if err != nil {
 		var ae *chat.APIError
@@ -184,9 +188,11 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 }
 
 // readStream feeds the chunks of an SSE stream to asm until [DONE] or EOF,
-// and counts the events it saw.
-func readStream(r io.Reader, asm *assembler) (int, error) {
+// and counts the events it saw. progress (which may be nil) is called as
+// data arrives.
+func readStream(r io.Reader, asm *assembler, progress func()) (int, error) {
 	sse := newSSEReader(r)
+	sse.progress = progress
 	for events := 0; ; events++ {
 		ev, err := sse.next()
 		if errors.Is(err, io.EOF) || isReset(err) {
@@ -224,7 +230,7 @@ func readStream(r io.Reader, asm *assembler) (int, error) {
 	}
 }
 
-// maxBody bounds a non-streamed reply.
+// maxBody bounds a non-streamed reply, and what a streamed one holds.
 const maxBody = 64 << 20
 
 // readWhole decodes a non-streamed JSON reply into asm.
@@ -234,7 +240,7 @@ func readWhole(r io.Reader, asm *assembler) error {
 		return fmt.Errorf("model reply: %w", err)
 	}
 	if len(b) > maxBody {
-		return fmt.Errorf("model reply: longer than %d MiB", maxBody>>20)
+		return fmt.Errorf("model reply: longer than the %d MiB a reply may hold; the rest was not read", maxBody>>20)
 	}
 	var ch chunk
 	if err := json.Unmarshal(b, &ch); err != nil {

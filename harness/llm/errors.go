@@ -246,8 +246,6 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-const redactedKey = "[redacted API key]"
-
 // redact makes sure no error leaving the client carries the key, even when
 // a server or proxy echoes it back.
 func (c *Client) redact(err error) error {
