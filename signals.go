@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// signalNames are the signals that end a run early, as the messages name
+// them.
+var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
+// signalCatcher turns the first of some signals into a cancelled context,
+// so that the running turn ends the way a user's cancel ends it: tools and
+// MCP servers stopped, the turn closed in the journal. A second signal
+// takes its default action, so a stuck shutdown can still be ended.
+type signalCatcher struct {
+	ch     chan os.Signal
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.Mutex
+	caught os.Signal
+}
+
+// catchSignals starts catching sigs. A signal the process started with
+// ignored (nohup, a background job) stays ignored.
+func catchSignals(parent context.Context, sigs ...os.Signal) (context.Context, *signalCatcher) {
+	ctx, cancel := context.WithCancel(parent)
+	c := &signalCatcher{ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	var watched []os.Signal
+	for _, s := range sigs {
+		if !signal.Ignored(s) {
+			watched = append(watched, s)
+		}
+	}
+	if len(watched) > 0 {
+		signal.Notify(c.ch, watched...)
+	}
+	go func() {
+		defer cancel()
+		select {
+		case s := <-c.ch:
+			c.mu.Lock()
+			c.caught = s
+			c.mu.Unlock()
+			signal.Stop(c.ch)
+		case <-c.done:
+		}
+	}()
+	return ctx, c
+}
+
+// signal is the signal caught, nil when none was.
+func (c *signalCatcher) signal() os.Signal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.caught
+}
+
+// exitCode is the shell's status for a process ended by the caught signal
+// (128 + its number: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), or
+// code when none was caught.
+func (c *signalCatcher) exitCode(code int) int {
+	if s, ok := c.signal().(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return code
+}
+
+// cancelled says why a run was cancelled.
+func (c *signalCatcher) cancelled() string {
+	if name := signalNames[c.signal()]; name != "" {
+		return "cancelled by " + name
+	}
+	return "cancelled"
+}
+
+// stop stops catching.
+func (c *signalCatcher) stop() {
+	c.once.Do(func() {
+		signal.Stop(c.ch)
+		close(c.done)
+	})
+}
