@@ -15,7 +15,8 @@ var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM
 // signalCatcher turns the first of some signals into a cancelled context,
 // so that the running turn ends the way a user's cancel ends it: tools and
 // MCP servers stopped, the turn closed in the journal. A second signal
-// takes its default action, so a stuck shutdown can still be ended.
+// SIGINT or SIGTERM takes its default action, so a stuck shutdown can
+// still be ended; further hangups are ignored.
 type signalCatcher struct {
 	ch     chan os.Signal
 	done   chan struct{}
@@ -45,6 +46,11 @@ func catchSignals(parent context.Context, sigs ...os.Signal) (context.Context, *
 			c.mu.Lock()
 			c.caught = s
 			c.mu.Unlock()
+			// A hangup can come more than once while skillet shuts down (a
+			// closed terminal, a shell passing it on): only SIGINT or
+			// SIGTERM again may cut the shutdown short. Ignored first, so
+			// that a hangup never meets the default action in between.
+			signal.Ignore(syscall.SIGHUP)
 			signal.Stop(c.ch)
 		case <-c.done:
 		}
