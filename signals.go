@@ -16,9 +16,10 @@ var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM
 // so that the running turn ends the way a user's cancel ends it: tools and
 // MCP servers stopped, the turn closed in the journal. A second signal
 // SIGINT or SIGTERM takes its default action, so a stuck shutdown can
-// still be ended; further hangups are ignored.
+// still be ended; further hangups are dropped.
 type signalCatcher struct {
 	ch     chan os.Signal
+	hups   chan os.Signal // hangups after the first signal, dropped
 	done   chan struct{}
 	once   sync.Once
 	mu     sync.Mutex
@@ -29,7 +30,7 @@ type signalCatcher struct {
 // ignored (nohup, a background job) stays ignored.
 func catchSignals(parent context.Context, sigs ...os.Signal) (context.Context, *signalCatcher) {
 	ctx, cancel := context.WithCancel(parent)
-	c := &signalCatcher{ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	c := &signalCatcher{ch: make(chan os.Signal, 1), hups: make(chan os.Signal, 1), done: make(chan struct{})}
 	var watched []os.Signal
 	for _, s := range sigs {
 		if !signal.Ignored(s) {
@@ -48,10 +49,22 @@ func catchSignals(parent context.Context, sigs ...os.Signal) (context.Context, *
 			c.mu.Unlock()
 			// A hangup can come more than once while skillet shuts down (a
 			// closed terminal, a shell passing it on): only SIGINT or
-			// SIGTERM again may cut the shutdown short. Ignored first, so
-			// that a hangup never meets the default action in between.
-			signal.Ignore(syscall.SIGHUP)
+			// SIGTERM again may cut the shutdown short. Hangups are caught
+			// on their own first, so that none meets the default action
+			// in between; not ignored, which children would inherit.
+			if !signal.Ignored(syscall.SIGHUP) {
+				signal.Notify(c.hups, syscall.SIGHUP)
+			}
 			signal.Stop(c.ch)
+			go func() {
+				for {
+					select {
+					case <-c.hups:
+					case <-c.done:
+						return
+					}
+				}
+			}()
 		case <-c.done:
 		}
 	}()
@@ -87,6 +100,7 @@ func (c *signalCatcher) cancelled() string {
 func (c *signalCatcher) stop() {
 	c.once.Do(func() {
 		signal.Stop(c.ch)
+		signal.Stop(c.hups)
 		close(c.done)
 	})
 }
