@@ -24,8 +24,8 @@ type assembler struct {
 	finish    string
 	finished  bool
 	usage     *chat.Usage
-	// size is what the reply holds so far (text, reasoning, tool names and
-	// arguments), and max the most it may hold (0: no bound).
+	// size is what the reply holds so far (text, reasoning, tool names,
+	// arguments and extra keys), and max the most it may hold (0: no bound).
 	size, max int
 	// hideText and hideReasoning keep the API key out of the pieces
 	// reported through on, when a server echoes it.
@@ -101,6 +101,9 @@ func (a *assembler) addDelta(d *delta, whole bool) error {
 		}
 		if f.Arguments != nil {
 			n += len(*f.Arguments)
+		}
+		for _, v := range d.ToolCalls[i].Extra {
+			n += len(v)
 		}
 	}
 	if a.max > 0 && a.size+n > a.max {

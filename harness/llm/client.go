@@ -74,7 +74,9 @@ func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 // event, a timeout, ctx cancelled) the reply so far comes back together with
 // the error, so that what arrived can still be shown. HTTP errors and errors
 // sent by the server are *chat.APIError; timeouts are *TimeoutError; a
-// cancelled ctx gives ctx's error.
+// cancelled ctx gives ctx's error. A reply that outgrows maxBody ends with
+// an error naming the cap. The API key never appears in the reply nor in
+// the pieces reported through on, even when the server echoes it.
 func (c *Client) Complete(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
 	if req == nil {
 		return nil, errors.New("model request: nil request")
