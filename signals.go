@@ -14,16 +14,17 @@ var signalNames = map[os.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM
 
 // signalCatcher turns the first of some signals into a cancelled context,
 // so that the running turn ends the way a user's cancel ends it: tools and
-// MCP servers stopped, the turn closed in the journal. A second signal
-// SIGINT or SIGTERM takes its default action, so a stuck shutdown can
-// still be ended; further hangups are dropped.
+// MCP servers stopped, the turn closed in the journal. A second SIGINT or
+// SIGTERM takes its default action, so a stuck shutdown can still be
+// ended; further hangups are dropped.
 type signalCatcher struct {
-	ch     chan os.Signal
-	hups   chan os.Signal // hangups after the first signal, dropped
-	done   chan struct{}
-	once   sync.Once
-	mu     sync.Mutex
-	caught os.Signal
+	ch      chan os.Signal
+	hups    chan os.Signal // hangups after the first signal, dropped
+	done    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex // guards caught and stopped
+	caught  os.Signal
+	stopped bool
 }
 
 // catchSignals starts catching sigs. A signal the process started with
@@ -46,15 +47,15 @@ func catchSignals(parent context.Context, sigs ...os.Signal) (context.Context, *
 		case s := <-c.ch:
 			c.mu.Lock()
 			c.caught = s
-			c.mu.Unlock()
 			// A hangup can come more than once while skillet shuts down (a
 			// closed terminal, a shell passing it on): only SIGINT or
 			// SIGTERM again may cut the shutdown short. Hangups are caught
 			// on their own first, so that none meets the default action
 			// in between; not ignored, which children would inherit.
-			if !signal.Ignored(syscall.SIGHUP) {
+			if !c.stopped && !signal.Ignored(syscall.SIGHUP) {
 				signal.Notify(c.hups, syscall.SIGHUP)
 			}
+			c.mu.Unlock()
 			signal.Stop(c.ch)
 			go func() {
 				for {
@@ -99,8 +100,11 @@ func (c *signalCatcher) cancelled() string {
 // stop stops catching.
 func (c *signalCatcher) stop() {
 	c.once.Do(func() {
+		c.mu.Lock()
+		c.stopped = true
 		signal.Stop(c.ch)
 		signal.Stop(c.hups)
+		c.mu.Unlock()
 		close(c.done)
 	})
 }
