@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -336,7 +335,9 @@ echo done`)
 	control := exec.Command("sh", "-c", script+"; true")
 	control.Env = procEnv(tmp, "OPENAI_API_KEY="+testAPIKey)
 	asNobody(t, control, tmp)
-	if b, err := control.CombinedOutput(); err != nil {
+	if b, err := control.CombinedOutput(); errors.Is(err, syscall.EPERM) {
+		t.Skipf("cannot start a process as an unprivileged user here (%v): skipped", err)
+	} else if err != nil {
 		t.Fatalf("control run: %v\n%s", err, b)
 	}
 	if env, _ := os.ReadFile(filepath.Join(out, "environ")); !strings.Contains(string(env), testAPIKey) {
@@ -363,11 +364,4 @@ echo done`)
 	if strings.Contains(string(env), testAPIKey) || strings.TrimSpace(string(status)) != "refused" {
 		t.Fatalf("the tool read skillet's environment (%s)", strings.TrimSpace(string(status)))
 	}
-}
-
-// firstLineOf is the first line of r, for reading a pane or a log.
-func firstLineOf(r io.Reader) string {
-	sc := bufio.NewScanner(r)
-	sc.Scan()
-	return sc.Text()
 }
