@@ -23,7 +23,8 @@ import (
 type Client struct {
 	cfg         Config
 	key         string
-	completions string // the chat/completions URL
+	secrets     []string // the key and a password in the base URL: never let out
+	completions string   // the chat/completions URL
 	http        *http.Client
 	ids         atomic.Int64
 	// sleep waits between retries; tests replace it to record the waits.
@@ -44,7 +45,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("model base URL %q: want http:// or https:// and a host, such as %s", cfg.BaseURL, DefaultBaseURL)
 	}
 	cfg.BaseURL = base
-	c := &Client{cfg: cfg, key: cfg.APIKey, completions: base + "/chat/completions", http: cfg.HTTPClient, sleep: sleepCtx}
+	c := &Client{cfg: cfg, key: cfg.APIKey, secrets: secretsOf(cfg.APIKey, u), completions: base + "/chat/completions", http: cfg.HTTPClient, sleep: sleepCtx}
 	if c.http == nil {
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
@@ -157,7 +158,7 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 	}
 
 	asm := &assembler{on: on, newID: func() string { return callID(c.ids.Add(1)) }, max: maxBody,
-		hideText: newKeyFilter(c.key), hideReasoning: newKeyFilter(c.key)}
+		hideText: newKeyFilter(c.secrets), hideReasoning: newKeyFilter(c.secrets)}
 	ctype := resp.Header.Get("Content-Type")
 	if stream && !isJSON(ctype) {
 		var events int
@@ -264,10 +265,7 @@ func (c *Client) rawString(r *rawText) string {
 	if r.dropped > 0 {
 		s += fmt.Sprintf("\n[raw reply cut at %d bytes; %d more bytes not kept]", maxRaw, r.dropped)
 	}
-	if c.key != "" && strings.Contains(s, c.key) {
-		s = strings.ReplaceAll(s, c.key, redactedKey)
-	}
-	return s
+	return hideAll(s, c.secrets)
 }
 
 func isEventStream(contentType string) bool {

@@ -153,7 +153,7 @@ func TestPlaceholderKeyIsNotTakenOutOfText(t *testing.T) {
 }
 
 func TestKeyFilterHoldsBackOnlyWhatCouldBeTheKey(t *testing.T) {
-	f := newKeyFilter("sk-abcdefgh")
+	f := newKeyFilter([]string{"sk-abcdefgh"})
 	var out strings.Builder
 	for _, p := range []string{"x s", "k-ab", "cdefghy sk", "-abz sk-a"} {
 		got := f.feed(p)
@@ -165,5 +165,34 @@ func TestKeyFilterHoldsBackOnlyWhatCouldBeTheKey(t *testing.T) {
 	out.WriteString(f.flush())
 	if want := "x [redacted API key]y sk-abz sk-a"; out.String() != want {
 		t.Fatalf("%q, want %q", out.String(), want)
+	}
+}
+
+func TestEchoedURLPasswordIsTakenOutOfTheReply(t *testing.T) {
+	const password = "s3cret-passw0rd"
+	var auth string
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		auth = r.Header.Get("Authorization")
+		text, _ := json.Marshal("you sent " + auth + " with " + password)
+		writeSSE(w, stream(data(`{"choices":[{"index":0,"delta":{"content":`+string(text)+`},"finish_reason":"stop"}]}`), done), 5)
+	})
+	c, err := New(Config{BaseURL: strings.Replace(api.URL, "http://", "http://skillet:"+password+"@", 1) + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder
+	reply, err := c.Complete(context.Background(), testRequest(true), rec.on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(auth, "Basic ") {
+		t.Fatalf("the server got Authorization %q: the test could not catch a leak", auth)
+	}
+	want := "you sent Basic [redacted API key] with [redacted API key]"
+	if reply.Message.Content != want || rec.joined(chat.EventText, "") != want {
+		t.Fatalf("reply %q, streamed %q", reply.Message.Content, rec.joined(chat.EventText, ""))
+	}
+	if strings.Contains(reply.Raw, password) || strings.Contains(reply.Raw, strings.TrimPrefix(auth, "Basic ")) {
+		t.Fatal("Raw holds the password")
 	}
 }

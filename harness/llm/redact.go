@@ -2,6 +2,9 @@ package llm
 
 import (
 	"bytes"
+	"encoding/base64"
+	"net/url"
+	"slices"
 	"strings"
 
 	"skillet/harness/chat"
@@ -15,42 +18,71 @@ const redactedKey = "[redacted API key]"
 // replacing a common word in every reply would garble it.
 const minHiddenKey = 8
 
-// keyFilter takes the API key out of text that arrives in pieces, where the
-// key may be split between two of them: it holds back the end of a piece
-// while that end could be the start of the key.
+// secretsOf lists what the client sends that a reply must never show: the
+// API key, and a password in the base URL together with the Basic
+// Authorization value made of it. Longest first, so that one secret inside
+// another is never half replaced.
+func secretsOf(key string, base *url.URL) []string {
+	var out []string
+	if key != "" {
+		out = append(out, key)
+	}
+	if base != nil && base.User != nil {
+		if pw, ok := base.User.Password(); ok && pw != "" {
+			out = append(out, pw, base64.StdEncoding.EncodeToString([]byte(base.User.Username()+":"+pw)))
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(out)
+}
+
+// hideAll replaces every secret in s, however short.
+func hideAll(s string, secrets []string) string {
+	for _, k := range secrets {
+		if strings.Contains(s, k) {
+			s = strings.ReplaceAll(s, k, redactedKey)
+		}
+	}
+	return s
+}
+
+// keyFilter takes the secrets out of text that arrives in pieces, where a
+// secret may be split between two of them: it holds back the end of a
+// piece while that end could be the start of one.
 type keyFilter struct {
-	key  string
+	keys []string
 	held string
 }
 
-func newKeyFilter(key string) keyFilter {
-	if len(key) < minHiddenKey {
-		return keyFilter{}
+// newKeyFilter filters the secrets at least minHiddenKey long.
+func newKeyFilter(secrets []string) keyFilter {
+	var keys []string
+	for _, k := range secrets {
+		if len(k) >= minHiddenKey {
+			keys = append(keys, k)
+		}
 	}
-	return keyFilter{key: key}
+	return keyFilter{keys: keys}
 }
 
-// hide replaces the key in s.
-func (f *keyFilter) hide(s string) string {
-	if f.key == "" || !strings.Contains(s, f.key) {
-		return s
-	}
-	return strings.ReplaceAll(s, f.key, redactedKey)
-}
+// hide replaces the secrets in s.
+func (f *keyFilter) hide(s string) string { return hideAll(s, f.keys) }
 
 // feed takes in the next piece and returns what can be shown of the text so
-// far, without the key.
+// far, without the secrets.
 func (f *keyFilter) feed(piece string) string {
-	if f.key == "" {
+	if len(f.keys) == 0 {
 		return piece
 	}
 	s := f.hide(f.held + piece)
 	keep := len(s)
-	// The longest end of s that begins the key is held back.
-	for i := max(0, len(s)-len(f.key)+1); i < len(s); i++ {
-		if s[i] == f.key[0] && strings.HasPrefix(f.key, s[i:]) {
-			keep = i
-			break
+	// The longest end of s that begins a secret is held back.
+	for _, k := range f.keys {
+		for i := max(0, len(s)-len(k)+1); i < keep; i++ {
+			if s[i] == k[0] && strings.HasPrefix(k, s[i:]) {
+				keep = i
+				break
+			}
 		}
 	}
 	f.held = s[keep:]
@@ -64,11 +96,11 @@ func (f *keyFilter) flush() string {
 	return out
 }
 
-// hideKey takes the key out of everything in a reply a server could have
-// echoed it into: the text, the reasoning and the tool calls.
+// hideKey takes the secrets out of everything in a reply a server could
+// have echoed them into: the text, the reasoning and the tool calls.
 func (c *Client) hideKey(r *chat.Reply) {
-	f := newKeyFilter(c.key)
-	if f.key == "" || r == nil {
+	f := newKeyFilter(c.secrets)
+	if len(f.keys) == 0 || r == nil {
 		return
 	}
 	r.Message.Content = f.hide(r.Message.Content)
@@ -79,9 +111,12 @@ func (c *Client) hideKey(r *chat.Reply) {
 		tc.Function.Name = f.hide(tc.Function.Name)
 		tc.Function.Arguments = f.hide(tc.Function.Arguments)
 		for k, v := range tc.Extra {
-			if bytes.Contains(v, []byte(c.key)) {
-				tc.Extra[k] = bytes.ReplaceAll(v, []byte(c.key), []byte(redactedKey))
+			for _, secret := range f.keys {
+				if bytes.Contains(v, []byte(secret)) {
+					v = bytes.ReplaceAll(v, []byte(secret), []byte(redactedKey))
+				}
 			}
+			tc.Extra[k] = v
 		}
 	}
 }

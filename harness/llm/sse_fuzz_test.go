@@ -56,7 +56,7 @@ func FuzzSSEReader(f *testing.F) {
 		}
 
 		asm := &assembler{max: bound, newID: func() string { return "call_1" },
-			hideText: newKeyFilter("sk-fuzz-key-0123"), hideReasoning: newKeyFilter("sk-fuzz-key-0123")}
+			hideText: newKeyFilter([]string{"sk-fuzz-key-0123"}), hideReasoning: newKeyFilter([]string{"sk-fuzz-key-0123"})}
 		readStream(bytes.NewReader(in), asm, nil)
 		asm.flush()
 		reply := asm.reply(true)
