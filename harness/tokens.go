@@ -18,11 +18,12 @@ const DefaultEncoding = "o200k_base"
 // Warm), never on the UI's path. Until they are ready, CountNow and
 // CountEstimate answer at once with an estimate.
 type Tokenizer struct {
-	name  string
-	once  sync.Once
-	enc   *tiktoken.Tiktoken
-	err   error
-	ready atomic.Bool
+	name   string
+	once   sync.Once
+	enc    *tiktoken.Tiktoken
+	err    error
+	ready  atomic.Bool
+	loaded chan struct{} // closed when loading ended, however it went
 }
 
 // NewTokenizer returns a tokenizer for an encoding name ("" = o200k_base).
@@ -30,7 +31,7 @@ func NewTokenizer(encoding string) *Tokenizer {
 	if encoding == "" {
 		encoding = DefaultEncoding
 	}
-	return &Tokenizer{name: encoding}
+	return &Tokenizer{name: encoding, loaded: make(chan struct{})}
 }
 
 var defaultTokenizer = NewTokenizer(DefaultEncoding)
@@ -41,11 +42,17 @@ func (t *Tokenizer) load() {
 		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 		t.enc, t.err = tiktoken.GetEncoding(t.name)
 		t.ready.Store(t.err == nil && t.enc != nil)
+		close(t.loaded)
 	})
 }
 
 // Warm starts loading the tables in the background.
 func (t *Tokenizer) Warm() { go t.load() }
+
+// Loaded is closed once loading the tables has ended, well or not (Ready
+// says which), so that counts shown as estimates can be counted again. It
+// does not start loading.
+func (t *Tokenizer) Loaded() <-chan struct{} { return t.loaded }
 
 // Ready reports whether the tables are loaded, so that Count answers
 // without waiting and CountNow is exact. It stays false when the tables

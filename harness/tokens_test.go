@@ -108,7 +108,13 @@ func TestCountNowDoesNotWaitForTheTables(t *testing.T) {
 	if exact || n != CountEstimate("some text to count") || tok.Ready() {
 		t.Fatalf("before loading: %d, exact %v, ready %v", n, exact, tok.Ready())
 	}
-	tok.load()
+	select {
+	case <-tok.Loaded():
+		t.Fatal("Loaded is closed before loading")
+	default:
+	}
+	tok.Warm()
+	<-tok.Loaded()
 	n, exact = tok.CountNow("some text to count")
 	if !exact || !tok.Ready() || n != len(tok.enc.EncodeOrdinary("some text to count")) {
 		t.Fatalf("after loading: %d, exact %v, ready %v", n, exact, tok.Ready())
