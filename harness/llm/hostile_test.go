@@ -196,3 +196,16 @@ func TestEchoedURLPasswordIsTakenOutOfTheReply(t *testing.T) {
 		t.Fatal("Raw holds the password")
 	}
 }
+
+func TestManyDataLinesWithoutABlankLineAreReadInLinearTime(t *testing.T) {
+	// 256 Ki lines of one event that stays the start of a JSON object:
+	// checking the joined data as JSON at every line, as a forgiving reader
+	// might, would scan hundreds of gigabytes.
+	const lines = 256 << 10
+	in := "data: {\n" + strings.Repeat("data: \"k\":1,\n", lines-1) + "\n"
+	r := newSSEReader(strings.NewReader(in))
+	ev, err := r.next()
+	if err != nil || len(ev.data) != 1+7*(lines-1) {
+		t.Fatalf("event of %d bytes, %v; want one event of every line", len(ev.data), err)
+	}
+}

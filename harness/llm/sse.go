@@ -30,6 +30,7 @@ type sseReader struct {
 	br      *bufio.Reader
 	data    []byte // pending data lines
 	hasData bool
+	oneLine bool   // the pending data is one line, not yet checked as JSON
 	errData []byte // pending "error:" field
 	hasErr  bool
 	event   string // pending event type
@@ -87,16 +88,19 @@ func (s *sseReader) next() (sseEvent, error) {
 		switch string(field) {
 		case "data":
 			// A data line after a complete JSON payload, with no blank line
-			// between them, starts a new event.
-			if s.hasData && s.event != "error" && json.Valid(s.data) {
+			// between them, starts a new event. Only a one-line payload is
+			// checked, and only once: checking the growing data of a long
+			// multi-line event at every line would be quadratic.
+			if s.hasData && s.oneLine && s.event != "error" && json.Valid(s.data) {
 				ev, _ := s.dispatch()
 				s.data = append(s.data[:0], value...)
-				s.hasData = true
+				s.hasData, s.oneLine = true, true
 				return ev, nil
 			}
 			if len(s.data)+len(value) >= s.max {
 				return sseEvent{}, s.tooLong("an event's data")
 			}
+			s.oneLine = !s.hasData
 			if s.hasData {
 				s.data = append(s.data, '\n')
 			}
