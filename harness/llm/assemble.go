@@ -27,6 +27,8 @@ type assembler struct {
 	// size is what the reply holds so far (text, reasoning, tool names,
 	// arguments and extra keys), and max the most it may hold (0: no bound).
 	size, max int
+	// mergeWork is how many bytes merging extra keys has read so far.
+	mergeWork int
 	// hideText and hideReasoning keep the API key out of the pieces
 	// reported through on, when a server echoes it.
 	hideText, hideReasoning keyFilter
@@ -169,7 +171,14 @@ func (a *assembler) addToolCall(p *toolCallPiece, fresh bool) {
 		if b.extra == nil {
 			b.extra = map[string]json.RawMessage{}
 		}
-		b.extra[k] = mergeJSON(b.extra[k], v)
+		// Merging re-reads what came before: past a budget, a server
+		// sending endless fragments gets its last value kept instead.
+		if old := b.extra[k]; old != nil && a.mergeWork < maxMergeWork {
+			a.mergeWork += len(old) + len(v)
+			b.extra[k] = mergeJSON(old, v)
+		} else {
+			b.extra[k] = v
+		}
 	}
 }
 
@@ -231,6 +240,10 @@ func (a *assembler) reply(stream bool) *chat.Reply {
 	}
 	return r
 }
+
+// maxMergeWork bounds the bytes merging a reply's extra keys may read; real
+// servers send a few small fragments of them.
+const maxMergeWork = 1 << 20
 
 // mergeJSON merges a fragment's value for an extra key into what came
 // before: objects merge key by key, anything else is replaced. A value

@@ -209,3 +209,22 @@ func TestManyDataLinesWithoutABlankLineAreReadInLinearTime(t *testing.T) {
 		t.Fatalf("event of %d bytes, %v; want one event of every line", len(ev.data), err)
 	}
 }
+
+func TestEndlessExtraFragmentsAreMergedInBoundedTime(t *testing.T) {
+	// Each fragment adds a key to an extra object of the same call: merging
+	// every one into all that came before would be quadratic.
+	var b strings.Builder
+	const fragments = 100_000
+	for i := range fragments {
+		fmt.Fprintf(&b, `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"get_weather","arguments":""},"extra_content":{"k%d":1}}]}}]}`+"\n\n", i)
+	}
+	b.WriteString(data(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`))
+	asm := &assembler{max: maxBody, newID: func() string { return "call_1" }}
+	if _, err := readStream(strings.NewReader(b.String()), asm, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := asm.reply(true)
+	if len(r.Message.ToolCalls) != 1 || !strings.Contains(string(r.Message.ToolCalls[0].Extra["extra_content"]), fmt.Sprintf(`"k%d":1`, fragments-1)) {
+		t.Fatalf("want one call keeping the last fragment's extra, got %+v", r.Message.ToolCalls)
+	}
+}
