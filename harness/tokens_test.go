@@ -49,6 +49,7 @@ func TestCountOfLongRunsIsCloseAndAbove(t *testing.T) {
 		strings.Repeat(" ", 10_000),
 		strings.Repeat("!", 10_000),
 		"start " + strings.Repeat("xy", 5_000) + " end",
+		strings.Repeat("abc", 3_333),
 	} {
 		exact := len(tok.enc.EncodeOrdinary(s))
 		got := tok.Count(s)
