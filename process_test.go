@@ -267,6 +267,54 @@ func TestRunSIGTERMStopsTheRunningTool(t *testing.T) {
 	}
 }
 
+func TestRunSIGTERMStopsTheMCPServer(t *testing.T) {
+	bin := skilletBinary(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	pidFile := filepath.Join(tmp, "mcp.pid")
+	skills := filepath.Join(tmp, "skills")
+	writeSkill(t, skills, "waiter", "tools:\n  - name: srv/wait\n")
+	cfg := filepath.Join(tmp, "skillet.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[mcp.servers.srv]\ncommand = %q\nenv = { %s = \"stdio\", %s = %q }\n",
+		self, mcpServerMode, mcpPIDFile, pidFile)), 0o644)
+	cmd := exec.Command(bin, "run", "--offline", "--config", cfg, "--skills", skills, "--approve", "srv__wait", "load waiter", "call srv__wait {}")
+	cmd.Env, cmd.Dir = procEnv(tmp), tmp
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for range 1200 {
+		if _, err := os.Stat(pidFile + ".called"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var pid int
+	if b, err := os.ReadFile(pidFile); err == nil {
+		fmt.Sscan(string(b), &pid)
+	}
+	if _, err := os.Stat(pidFile + ".called"); err != nil || pid == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the MCP tool was never called:\n%s", errOut.String())
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := waitExit(t, cmd); code != 143 {
+		t.Errorf("exit %d, want 143:\n%s", code, errOut.String())
+	}
+	if !processGone(pid) {
+		t.Errorf("the MCP server (pid %d) outlived skillet", pid)
+	}
+	if got := lastTurnEnd(journalEvents(t, tmp)); got != "cancelled" {
+		t.Fatalf("the journal's last turn ended %q, want cancelled", got)
+	}
+}
+
 func TestRunEndsAgainstAnEndpointSendingOnlyKeepAlives(t *testing.T) {
 	for _, tc := range []struct{ name, first, want string }{
 		{"from the start", "", "first-byte timeout"},
