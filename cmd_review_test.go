@@ -361,7 +361,7 @@ func TestRunSIGINTCancelsWithoutAToolFailure(t *testing.T) {
 		}
 	}()
 	code, _, errOut := runCmd(t, "", "run", "--skills", filepath.Join(tmp, "skills"), "--approve", "boom", "load boomer", "call boom {}")
-	if code != 1 || !strings.Contains(errOut, "skillet run: cancelled") {
+	if code != 130 || !strings.Contains(errOut, "skillet run: cancelled by SIGINT") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	if strings.Contains(errOut, "failed") {

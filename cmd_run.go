@@ -9,10 +9,10 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"skillet/harness"
 )
@@ -20,10 +20,15 @@ import (
 const runUsage = `usage: skillet run [flags] MESSAGE...
 
 Runs one turn per MESSAGE (with - reading one message per line from stdin)
-and prints each final answer; notices and warnings go to stderr. A tool
-whose approval policy is ask is denied unless --approve or --approve-all
-allows it. Exit status: 0 when every turn finished, 1 on a model or tool
-error (the message on stderr), 2 on a usage error.
+and prints each final answer; notices and warnings go to stderr. Escape
+sequences and control characters other than newlines and tabs are left
+out of what is printed (not of --events). A tool whose approval policy is
+ask is denied unless --approve or --approve-all allows it. SIGINT, SIGTERM
+and SIGHUP cancel the running turn as a user's cancel does: its tools
+stop and the journal closes the turn. Exit status: 0 when every turn
+finished, 1 on a model or tool error (the message on stderr), 2 on a usage
+error, 128 + the signal's number when a signal ended the run (130 SIGINT,
+143 SIGTERM, 129 SIGHUP).
 
 Flags:
 `
@@ -40,8 +45,11 @@ type runFlags struct {
 // runHeadless is `skillet run`.
 func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// The engine reports warnings from its own goroutines: one lock keeps
-	// lines whole.
-	stderr = &lockedWriter{w: stderr}
+	// lines whole. Answers, warnings and errors carry text from the model,
+	// the server and tools, which must not drive the terminal.
+	rawStdout := stdout
+	stdout = plainWriter{stdout}
+	stderr = &lockedWriter{w: plainWriter{stderr}}
 	var f runFlags
 	fs := flag.NewFlagSet("skillet run", flag.ContinueOnError)
 	f.register(fs)
@@ -62,6 +70,8 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		printUsage(fs, stderr, runUsage)
 		return 2
 	}
+	ctx, sigs := catchSignals(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer sigs.stop()
 
 	w, err := wire(&f.common)
 	if err != nil {
@@ -81,8 +91,9 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	switch f.events {
 	case "":
 	case "-":
-		// with events on stdout, answers go to stderr so stdout stays JSON lines
-		events, answers = stdout, stderr
+		// with events on stdout, answers go to stderr so stdout stays JSON
+		// lines, exactly as journaled
+		events, answers = rawStdout, stderr
 	default:
 		file, err := os.Create(f.events)
 		if err != nil {
@@ -110,8 +121,6 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	status := 0
 	if f.showState != "" {
 		// after the last turn, whatever ended the run; before s.Close
@@ -122,6 +131,10 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		}()
 	}
 	for _, m := range msgs {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "skillet run:", sigs.cancelled())
+			return sigs.exitCode(1)
+		}
 		end, err := s.Turn(ctx, m)
 		if end != nil && strings.TrimSpace(end.Answer) != "" {
 			fmt.Fprintln(answers, end.Answer)
@@ -135,8 +148,8 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 			fmt.Fprintln(stderr, "skillet run:", err)
 			status = 1
 		case end.StopReason == harness.StopCancelled:
-			fmt.Fprintln(stderr, "skillet run: cancelled")
-			return 1
+			fmt.Fprintln(stderr, "skillet run:", sigs.cancelled())
+			return sigs.exitCode(1)
 		case end.StopReason == harness.StopInterrupted:
 			fmt.Fprintln(stderr, "skillet run: the model's reply was interrupted")
 			status = 1

@@ -6,50 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // repoDir is the package's folder, taken before any test changes the
 // working folder.
 var repoDir, _ = os.Getwd()
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// skilletBinary builds the skillet binary once for the tests that run it
-// as a user would.
-func skilletBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "skillet-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "skillet")
-		build := exec.Command("go", "build", "-o", binPath, ".")
-		build.Dir = repoDir
-		out, err := build.CombinedOutput()
-		if err != nil {
-			binErr = &buildError{out: string(out), err: err}
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("build skillet: %v", binErr)
-	}
-	return binPath
-}
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 // runBinary runs the real binary with the test's isolated environment.
 func runBinary(t *testing.T, args ...string) (int, string, string) {

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 
@@ -54,7 +55,12 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer w.close()
 	sink := ui.NewEventSink()
-	s, err := openSession(&c, w, harness.Options{OnEvent: sink.OnEvent, Approver: ui.NewApprover(sink)})
+	turns := &turnTracker{idle: make(chan struct{})}
+	onEvent := func(ev harness.Event) {
+		turns.note(ev)
+		sink.OnEvent(ev)
+	}
+	s, err := openSession(&c, w, harness.Options{OnEvent: onEvent, Approver: ui.NewApprover(sink)})
 	if err != nil {
 		return reportStartError(stderr, err)
 	}
@@ -63,15 +69,68 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		sink.OnEvent(&harness.Warning{Message: n})
 	}
 	// SIGINT ends the program as ctrl+c twice does (the UI handles it);
-	// SIGTERM cancels it from here.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	if err := ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal}); err != nil {
+	// SIGTERM (kill, timeout, docker stop, systemd) and SIGHUP (the
+	// terminal closed) end it from here, the same way.
+	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
+	defer sigs.stop()
+	err = ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal})
+	// The UI cancels a running turn as it quits; the turn still has to
+	// stop its tools and close itself in the journal before the session
+	// closes.
+	turns.wait(turnStopWait)
+	if err != nil {
 		fmt.Fprintln(stderr, "skillet:", err)
 		return 1
 	}
+	if sig := sigs.signal(); sig != nil {
+		fmt.Fprintf(stderr, "skillet: %s: session %s saved in %s\n", sigs.cancelled(), s.ID(), s.Dir())
+		return sigs.exitCode(1)
+	}
 	fmt.Fprintf(stdout, "session %s saved in %s (resume: %s)\n", s.ID(), s.Dir(), resumeCommand(&c, s.ID(), s.Dir()))
 	return 0
+}
+
+// turnStopWait bounds the wait for a cancelled turn to end when the UI
+// quits: a tool that ignores being stopped must not keep Skillet open.
+const turnStopWait = 10 * time.Second
+
+// turnTracker knows from the session's events whether a turn is open.
+type turnTracker struct {
+	mu   sync.Mutex
+	open bool
+	idle chan struct{} // closed while no turn is open
+}
+
+func (t *turnTracker) note(ev harness.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch ev.(type) {
+	case *harness.TurnStart:
+		if !t.open {
+			t.open, t.idle = true, make(chan struct{})
+		}
+	case *harness.TurnEnd:
+		if t.open {
+			t.open = false
+			close(t.idle)
+		}
+	}
+}
+
+// wait returns once no turn is open, or after d.
+func (t *turnTracker) wait(d time.Duration) {
+	t.mu.Lock()
+	open, idle := t.open, t.idle
+	t.mu.Unlock()
+	if !open {
+		return
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-idle:
+	case <-timer.C:
+	}
 }
 
 // isTerminal reports whether f is a terminal.

@@ -34,6 +34,10 @@ built-in sample skills.
 `
 
 func main() {
+	// First, before any tool or MCP server can start.
+	if err := hideEnvironment(); err != nil {
+		fmt.Fprintln(os.Stderr, "skillet: warning: other processes of this user may read skillet's environment (and OPENAI_API_KEY):", err)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

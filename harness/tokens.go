@@ -2,6 +2,9 @@ package harness
 
 import (
 	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -12,12 +15,15 @@ const DefaultEncoding = "o200k_base"
 
 // Tokenizer counts tokens. The BPE tables take a few hundred milliseconds to
 // load, so they load once, lazily, on first use (or in the background after
-// Warm), never on the UI's path.
+// Warm), never on the UI's path. Until they are ready, CountNow and
+// CountEstimate answer at once with an estimate.
 type Tokenizer struct {
-	name string
-	once sync.Once
-	enc  *tiktoken.Tiktoken
-	err  error
+	name   string
+	once   sync.Once
+	enc    *tiktoken.Tiktoken
+	err    error
+	ready  atomic.Bool
+	loaded chan struct{} // closed when loading ended, however it went
 }
 
 // NewTokenizer returns a tokenizer for an encoding name ("" = o200k_base).
@@ -25,7 +31,7 @@ func NewTokenizer(encoding string) *Tokenizer {
 	if encoding == "" {
 		encoding = DefaultEncoding
 	}
-	return &Tokenizer{name: encoding}
+	return &Tokenizer{name: encoding, loaded: make(chan struct{})}
 }
 
 var defaultTokenizer = NewTokenizer(DefaultEncoding)
@@ -35,23 +41,125 @@ func (t *Tokenizer) load() {
 		// The offline loader embeds the tables: no network, ever.
 		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 		t.enc, t.err = tiktoken.GetEncoding(t.name)
+		t.ready.Store(t.err == nil && t.enc != nil)
+		close(t.loaded)
 	})
 }
 
 // Warm starts loading the tables in the background.
 func (t *Tokenizer) Warm() { go t.load() }
 
-// Count returns the number of tokens in s. If the tables cannot load, it
-// falls back to an estimate of four characters a token.
+// Loaded is closed once loading the tables has ended, well or not (Ready
+// says which), so that counts shown as estimates can be counted again. It
+// does not start loading.
+func (t *Tokenizer) Loaded() <-chan struct{} { return t.loaded }
+
+// Ready reports whether the tables are loaded, so that Count answers
+// without waiting and CountNow is exact. It stays false when the tables
+// could not load.
+func (t *Tokenizer) Ready() bool { return t.ready.Load() }
+
+// Count returns the number of tokens in s, waiting for the tables if they
+// are still loading. If the tables cannot load, it falls back to
+// CountEstimate.
+//
+// The count is exact except inside a run of more than maxRun bytes of one
+// kind of character (letters, digits, spaces or punctuation) with nothing
+// else between: BPE takes time quadratic in the length of such a run (a
+// model stuck repeating one letter produces megabytes of it), so the run is
+// counted in pieces of maxRun bytes. A run cut like that counts the same or
+// a little higher than the whole run would (10 KB of one letter: 1,250 both
+// ways; "abc" repeated to 10 KB: 3,359 against 3,333 exact), a close upper
+// bound, and the time stays linear in len(s).
 func (t *Tokenizer) Count(s string) int {
 	if s == "" {
 		return 0
 	}
 	t.load()
-	if t.err != nil || t.enc == nil {
-		return (len([]rune(s)) + 3) / 4
+	if !t.ready.Load() {
+		return CountEstimate(s)
 	}
-	return len(t.enc.EncodeOrdinary(s))
+	n := 0
+	for _, piece := range pieces(s, maxRun) {
+		n += len(t.enc.EncodeOrdinary(piece))
+	}
+	return n
+}
+
+// CountNow returns Count(s) when the tables are ready and CountEstimate(s)
+// otherwise, never waiting; exact says which it is.
+func (t *Tokenizer) CountNow(s string) (n int, exact bool) {
+	if t.ready.Load() {
+		return t.Count(s), true
+	}
+	return CountEstimate(s), false
+}
+
+// CountEstimate estimates the number of tokens in s without the tables, in
+// one pass: about four ASCII bytes a token, and two other characters (an
+// accented letter, a CJK character, an emoji) in three. For English prose
+// and Markdown it is typically within a fifth of the exact count.
+func CountEstimate(s string) int {
+	ascii, other := 0, 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			ascii++
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		other++
+		i += size
+	}
+	return (ascii+3)/4 + (other*2+2)/3
+}
+
+// maxRun is the longest run of one kind of character that is counted in
+// one piece. Words, numbers and indentation are far shorter; at this length
+// the quadratic BPE of one piece still costs about what ordinary text does.
+const maxRun = 256
+
+// pieces splits s so that no piece holds a run of one character class
+// longer than max bytes, cutting only inside such runs (at a character
+// boundary). Text without such a run comes back whole, so its count is
+// exact.
+func pieces(s string, max int) []string {
+	var out []string
+	start, runStart, runClass := 0, 0, -1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		c := charClass(r)
+		if c != runClass {
+			runStart, runClass = i, c
+		} else if i+size-runStart > max {
+			out = append(out, s[start:i])
+			start, runStart = i, i
+		}
+		i += size
+	}
+	return append(out, s[start:])
+}
+
+// charClass groups runes the way the tokenizer's pre-split does: a run of
+// one class can be one pre-token, a change of class always ends one.
+func charClass(r rune) int {
+	switch {
+	case r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
+		return 0
+	case r < utf8.RuneSelf && r >= '0' && r <= '9':
+		return 1
+	case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		return 2
+	case r < utf8.RuneSelf:
+		return 3
+	case unicode.IsLetter(r) || unicode.IsMark(r):
+		return 0
+	case unicode.IsNumber(r):
+		return 1
+	case unicode.IsSpace(r):
+		return 2
+	}
+	return 3
 }
 
 // Name is the encoding's name.

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,14 @@ type assembler struct {
 	finish    string
 	finished  bool
 	usage     *chat.Usage
+	// size is what the reply holds so far (text, reasoning, tool names,
+	// arguments and extra keys), and max the most it may hold (0: no bound).
+	size, max int
+	// mergeWork is how many bytes merging extra keys has read so far.
+	mergeWork int
+	// hideText and hideReasoning keep the API key out of the pieces
+	// reported through on, when a server echoes it.
+	hideText, hideReasoning keyFilter
 }
 
 // callBuilder is a tool call being put together from fragments.
@@ -58,10 +67,14 @@ func (a *assembler) add(c *chunk) error {
 			m = nil
 		}
 		if d != nil {
-			a.addDelta(d, false)
+			if err := a.addDelta(d, false); err != nil {
+				return err
+			}
 		}
 		if m != nil {
-			a.addDelta(m, true)
+			if err := a.addDelta(m, true); err != nil {
+				return err
+			}
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			a.finish = *ch.FinishReason
@@ -78,21 +91,55 @@ func (a *assembler) add(c *chunk) error {
 }
 
 // addDelta takes in a stream's delta, or a whole message, where each tool
-// call is a call of its own.
-func (a *assembler) addDelta(d *delta, whole bool) {
-	if r := d.reasoning(); r != "" {
-		a.reasoning.WriteString(r)
-		a.emit(chat.StreamEvent{Kind: chat.EventReasoning, Text: r})
+// call is a call of its own. A reply that grows past a.max ends with an
+// error; what arrived before the delta that passed it is kept.
+func (a *assembler) addDelta(d *delta, whole bool) error {
+	r, t := d.reasoning(), d.text()
+	n := len(r) + len(t)
+	for i := range d.ToolCalls {
+		f := &d.ToolCalls[i].Function
+		if f.Name != nil {
+			n += len(*f.Name)
+		}
+		if f.Arguments != nil {
+			n += len(*f.Arguments)
+		}
+		for _, v := range d.ToolCalls[i].Extra {
+			n += len(v)
+		}
 	}
-	if t := d.text(); t != "" {
+	if a.max > 0 && a.size+n > a.max {
+		return fmt.Errorf("model reply: longer than the %d MiB a reply may hold (text, reasoning and tool-call arguments); the rest was not read", a.max>>20)
+	}
+	a.size += n
+	if r != "" {
+		a.reasoning.WriteString(r)
+		if out := a.hideReasoning.feed(r); out != "" {
+			a.emit(chat.StreamEvent{Kind: chat.EventReasoning, Text: out})
+		}
+	}
+	if t != "" {
 		a.text.WriteString(t)
-		a.emit(chat.StreamEvent{Kind: chat.EventText, Text: t})
+		if out := a.hideText.feed(t); out != "" {
+			a.emit(chat.StreamEvent{Kind: chat.EventText, Text: out})
+		}
 	}
 	for i := range d.ToolCalls {
 		// Without an index, the second call in one delta cannot be a
 		// fragment of the first.
 		p := &d.ToolCalls[i]
 		a.addToolCall(p, whole || i > 0 && p.Index == nil)
+	}
+	return nil
+}
+
+// flush reports the pieces the key filters still hold: the reply is over.
+func (a *assembler) flush() {
+	if out := a.hideReasoning.flush(); out != "" {
+		a.emit(chat.StreamEvent{Kind: chat.EventReasoning, Text: out})
+	}
+	if out := a.hideText.flush(); out != "" {
+		a.emit(chat.StreamEvent{Kind: chat.EventText, Text: out})
 	}
 }
 
@@ -110,7 +157,7 @@ func (a *assembler) addToolCall(p *toolCallPiece, fresh bool) {
 		hadName := b.name != ""
 		b.name += *name
 		if !hadName {
-			a.emit(chat.StreamEvent{Kind: chat.EventToolCall, Text: b.name})
+			a.emit(chat.StreamEvent{Kind: chat.EventToolCall, Text: a.hideText.hide(b.name)})
 		}
 	}
 	if args := p.Function.Arguments; args != nil && *args != "" {
@@ -124,7 +171,14 @@ func (a *assembler) addToolCall(p *toolCallPiece, fresh bool) {
 		if b.extra == nil {
 			b.extra = map[string]json.RawMessage{}
 		}
-		b.extra[k] = mergeJSON(b.extra[k], v)
+		// Merging re-reads what came before: past a budget, a server
+		// sending endless fragments gets its last value kept instead.
+		if old := b.extra[k]; old != nil && a.mergeWork < maxMergeWork {
+			a.mergeWork += len(old) + len(v)
+			b.extra[k] = mergeJSON(old, v)
+		} else {
+			b.extra[k] = v
+		}
 	}
 }
 
@@ -186,6 +240,10 @@ func (a *assembler) reply(stream bool) *chat.Reply {
 	}
 	return r
 }
+
+// maxMergeWork bounds the bytes merging a reply's extra keys may read; real
+// servers send a few small fragments of them.
+const maxMergeWork = 1 << 20
 
 // mergeJSON merges a fragment's value for an extra key into what came
 // before: objects merge key by key, anything else is replaced. A value

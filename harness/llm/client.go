@@ -23,7 +23,8 @@ import (
 type Client struct {
 	cfg         Config
 	key         string
-	completions string // the chat/completions URL
+	secrets     []string // the key and a password in the base URL: never let out
+	completions string   // the chat/completions URL
 	http        *http.Client
 	ids         atomic.Int64
 	// sleep waits between retries; tests replace it to record the waits.
@@ -44,7 +45,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("model base URL %q: want http:// or https:// and a host, such as %s", cfg.BaseURL, DefaultBaseURL)
 	}
 	cfg.BaseURL = base
-	c := &Client{cfg: cfg, key: cfg.APIKey, completions: base + "/chat/completions", http: cfg.HTTPClient, sleep: sleepCtx}
+	c := &Client{cfg: cfg, key: cfg.APIKey, secrets: secretsOf(cfg.APIKey, u), completions: base + "/chat/completions", http: cfg.HTTPClient, sleep: sleepCtx}
 	if c.http == nil {
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
@@ -74,7 +75,9 @@ func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 // event, a timeout, ctx cancelled) the reply so far comes back together with
 // the error, so that what arrived can still be shown. HTTP errors and errors
 // sent by the server are *chat.APIError; timeouts are *TimeoutError; a
-// cancelled ctx gives ctx's error.
+// cancelled ctx gives ctx's error. A reply that outgrows maxBody ends with
+// an error naming the cap. The API key never appears in the reply nor in
+// the pieces reported through on, even when the server echoes it.
 func (c *Client) Complete(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
 	if req == nil {
 		return nil, errors.New("model request: nil request")
@@ -154,11 +157,13 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 		return nil, nil, aerr
 	}
 
-	asm := &assembler{on: on, newID: func() string { return callID(c.ids.Add(1)) }}
+	asm := &assembler{on: on, newID: func() string { return callID(c.ids.Add(1)) }, max: maxBody,
+		hideText: newKeyFilter(c.secrets), hideReasoning: newKeyFilter(c.secrets)}
 	ctype := resp.Header.Get("Content-Type")
 	if stream && !isJSON(ctype) {
 		var events int
-		events, err = readStream(rd, asm)
+		rd.events = true
+		events, err = readStream(rd, asm, dog.alive)
 		if err == nil && events == 0 && raw.buf.Len() > 0 && !isEventStream(ctype) {
 			// Not a stream that died early: a page from something that is not
 			// the model API (a proxy, a captive portal).
@@ -168,7 +173,9 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 		stream, asm.whole = false, true
 		err = readWhole(rd, asm)
 	}
+	asm.flush()
 	reply := asm.reply(stream)
+	c.hideKey(reply)
 	reply.Raw = c.rawString(raw)
 	if err != nil {
 		var ae *chat.APIError
@@ -184,9 +191,11 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 }
 
 // readStream feeds the chunks of an SSE stream to asm until [DONE] or EOF,
-// and counts the events it saw.
-func readStream(r io.Reader, asm *assembler) (int, error) {
+// and counts the events it saw. progress (which may be nil) is called as
+// data arrives.
+func readStream(r io.Reader, asm *assembler, progress func()) (int, error) {
 	sse := newSSEReader(r)
+	sse.progress = progress
 	for events := 0; ; events++ {
 		ev, err := sse.next()
 		if errors.Is(err, io.EOF) || isReset(err) {
@@ -224,7 +233,7 @@ func readStream(r io.Reader, asm *assembler) (int, error) {
 	}
 }
 
-// maxBody bounds a non-streamed reply.
+// maxBody bounds a non-streamed reply, and what a streamed one holds.
 const maxBody = 64 << 20
 
 // readWhole decodes a non-streamed JSON reply into asm.
@@ -234,7 +243,7 @@ func readWhole(r io.Reader, asm *assembler) error {
 		return fmt.Errorf("model reply: %w", err)
 	}
 	if len(b) > maxBody {
-		return fmt.Errorf("model reply: longer than %d MiB", maxBody>>20)
+		return fmt.Errorf("model reply: longer than the %d MiB a reply may hold; the rest was not read", maxBody>>20)
 	}
 	var ch chunk
 	if err := json.Unmarshal(b, &ch); err != nil {
@@ -256,10 +265,7 @@ func (c *Client) rawString(r *rawText) string {
 	if r.dropped > 0 {
 		s += fmt.Sprintf("\n[raw reply cut at %d bytes; %d more bytes not kept]", maxRaw, r.dropped)
 	}
-	if c.key != "" && strings.Contains(s, c.key) {
-		s = strings.ReplaceAll(s, c.key, redactedKey)
-	}
-	return s
+	return hideAll(s, c.secrets)
 }
 
 func isEventStream(contentType string) bool {

@@ -27,8 +27,11 @@ type Config struct {
 	APIKey string
 	// ConnectTimeout bounds dialing the server; FirstByteTimeout bounds the
 	// wait from sending the request to the first byte of the reply body;
-	// IdleTimeout bounds any silence after that (an SSE comment counts as a
-	// sign of life). Zero means the default; a negative value means no limit.
+	// IdleTimeout bounds any silence after that. In an event stream only
+	// data counts: keep-alive comments neither answer the first-byte
+	// timeout nor reset the idle one, so a server that sends nothing else
+	// still times out. Zero means the default; a negative value means no
+	// limit.
 	// ConnectTimeout has no effect when HTTPClient is set.
 	ConnectTimeout, FirstByteTimeout, IdleTimeout time.Duration
 	// MaxRetries is how many times a request answered 429 or 503, or whose

@@ -14,4 +14,10 @@
 // inspector. It also fails a stream after EmptyMessagesLimit non-data lines,
 // which proxies that send a keep-alive comment every few seconds reach on
 // any long reply.
+//
+// What a server sends is not trusted: a reply holds at most 64 MiB, streamed
+// or not; only data keeps a stream alive, so an endpoint sending nothing but
+// keep-alive comments times out; and a key the server echoes into a reply is
+// replaced, in the reply and in the pieces streamed to the caller, before
+// anyone sees it.
 package llm

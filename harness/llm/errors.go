@@ -246,20 +246,18 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-const redactedKey = "[redacted API key]"
-
 // redact makes sure no error leaving the client carries the key, even when
 // a server or proxy echoes it back.
 func (c *Client) redact(err error) error {
-	if err == nil || c.key == "" {
+	if err == nil || len(c.secrets) == 0 {
 		return err
 	}
 	if ae, ok := err.(*chat.APIError); ok {
-		ae.Message = strings.ReplaceAll(ae.Message, c.key, redactedKey)
+		ae.Message = hideAll(ae.Message, c.secrets)
 		return ae
 	}
-	if msg := err.Error(); strings.Contains(msg, c.key) {
-		return &redactedError{msg: strings.ReplaceAll(msg, c.key, redactedKey), err: err}
+	if msg := err.Error(); hideAll(msg, c.secrets) != msg {
+		return &redactedError{msg: hideAll(msg, c.secrets), err: err}
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -29,16 +30,31 @@ type sseReader struct {
 	br      *bufio.Reader
 	data    []byte // pending data lines
 	hasData bool
+	oneLine bool   // the pending data is one line, not yet checked as JSON
 	errData []byte // pending "error:" field
 	hasErr  bool
 	event   string // pending event type
 	out     []byte // the last dispatched event's data
 	long    []byte // a line longer than br's buffer
 	eof     bool
+	// max bounds a line and an event's pending data, so that a server that
+	// never ends a line cannot fill memory.
+	max int
+	// progress, when set, is called whenever part of a line that is not a
+	// comment arrives: the stream is getting somewhere. Keep-alive comments
+	// and blank lines are not progress.
+	progress func()
 }
 
+// maxEvent is how long a line or an event may be by default: no longer
+// than a whole reply may be.
+const maxEvent = maxBody
+
+// errEventTooLong ends a stream whose line or event outgrows sseReader.max.
+var errEventTooLong = errors.New("longer than a reply may be")
+
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, 4<<10)}
+	return &sseReader{br: bufio.NewReaderSize(r, 4<<10), max: maxEvent}
 }
 
 // next returns the next event, or io.EOF after the last one.
@@ -72,13 +88,19 @@ func (s *sseReader) next() (sseEvent, error) {
 		switch string(field) {
 		case "data":
 			// A data line after a complete JSON payload, with no blank line
-			// between them, starts a new event.
-			if s.hasData && s.event != "error" && json.Valid(s.data) {
+			// between them, starts a new event. Only a one-line payload is
+			// checked, and only once: checking the growing data of a long
+			// multi-line event at every line would be quadratic.
+			if s.hasData && s.oneLine && s.event != "error" && json.Valid(s.data) {
 				ev, _ := s.dispatch()
 				s.data = append(s.data[:0], value...)
-				s.hasData = true
+				s.hasData, s.oneLine = true, true
 				return ev, nil
 			}
+			if len(s.data)+len(value) >= s.max {
+				return sseEvent{}, s.tooLong("an event's data")
+			}
+			s.oneLine = !s.hasData
 			if s.hasData {
 				s.data = append(s.data, '\n')
 			}
@@ -89,6 +111,9 @@ func (s *sseReader) next() (sseEvent, error) {
 		case "error":
 			if s.hasErr {
 				s.errData = append(s.errData, '\n')
+			}
+			if len(s.errData)+len(value) >= s.max {
+				return sseEvent{}, s.tooLong("an error event")
 			}
 			s.errData = append(s.errData, value...)
 			s.hasErr = true
@@ -125,10 +150,15 @@ func (s *sseReader) dispatch() (sseEvent, bool) {
 // last line together with io.EOF.
 func (s *sseReader) readLine() ([]byte, error) {
 	line, err := s.br.ReadSlice('\n')
+	s.noteProgress(line)
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.long = append(s.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(s.long) >= s.max {
+				return nil, s.tooLong("a line")
+			}
 			line, err = s.br.ReadSlice('\n')
+			s.noteProgress(s.long)
 			s.long = append(s.long, line...)
 		}
 		line = s.long
@@ -136,4 +166,17 @@ func (s *sseReader) readLine() ([]byte, error) {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	return line, err
+}
+
+func (s *sseReader) tooLong(what string) error {
+	return fmt.Errorf("%s passed %d MiB, %w; the rest was not read", what, s.max>>20, errEventTooLong)
+}
+
+// noteProgress reports a line (or the start of one) that is more than a
+// comment or a line ending.
+func (s *sseReader) noteProgress(start []byte) {
+	if s.progress == nil || len(start) == 0 || start[0] == ':' || start[0] == '\n' || start[0] == '\r' {
+		return
+	}
+	s.progress()
 }

@@ -60,22 +60,64 @@ func TestIdleTimeoutMidStream(t *testing.T) {
 	}
 }
 
-func TestKeepAliveCommentsResetTheIdleTimer(t *testing.T) {
+// sendKeepAlives sends SSE comments every few milliseconds until the client
+// hangs up, as a proxy in front of a stuck model does.
+func sendKeepAlives(w http.ResponseWriter, r *http.Request) {
+	fl := w.(http.Flusher)
+	for r.Context().Err() == nil {
+		if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+			return
+		}
+		fl.Flush()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestKeepAliveCommentsAloneHitTheFirstByteTimeout(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sendKeepAlives(w, r)
+	})
+	c := api.client(t, testKey, tiny(150*time.Millisecond, 50*time.Millisecond))
+	_, err := c.Complete(context.Background(), testRequest(true), nil)
+	wantTimeout(t, err, TimeoutFirstByte)
+}
+
+func TestKeepAliveCommentsDoNotResetTheIdleTimer(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeSSE(w, data(`{"choices":[{"index":0,"delta":{"content":"Before the comments"}}]}`), 0)
+		sendKeepAlives(w, r)
+	})
+	c := api.client(t, testKey, tiny(time.Minute, 100*time.Millisecond))
+	reply, err := c.Complete(context.Background(), testRequest(true), nil)
+	wantTimeout(t, err, TimeoutIdle)
+	if reply == nil || reply.Message.Content != "Before the comments" || !reply.Interrupted {
+		t.Errorf("reply = %+v, want the text so far, interrupted", reply)
+	}
+}
+
+func TestSlowDataKeepsTheStreamAlive(t *testing.T) {
 	const idle = 200 * time.Millisecond
 	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fl := w.(http.Flusher)
-		// Comments for well over the idle timeout in all, each well within it.
-		for range 30 {
-			w.Write([]byte(": keep-alive\n\n"))
+		// data for well over the idle timeout in all, each piece well
+		// within it, some pieces in the middle of a line
+		for range 12 {
+			w.Write([]byte(data(`{"choices":[{"index":0,"delta":{"content":"."}}]}`)))
 			fl.Flush()
-			time.Sleep(idle / 10)
+			time.Sleep(idle / 8)
+			w.Write([]byte(`data: {"choices":[{"index":0,`))
+			fl.Flush()
+			time.Sleep(idle / 8)
+			w.Write([]byte(`"delta":{"content":"."}}]}` + "\n\n"))
+			fl.Flush()
 		}
 		w.Write([]byte(okStream))
 	})
 	c := api.client(t, testKey, tiny(time.Minute, idle))
 	reply, err := c.Complete(context.Background(), testRequest(true), nil)
-	if err != nil || reply.Message.Content != "ok" {
+	if err != nil || reply.Message.Content != strings.Repeat(".", 24)+"ok" {
 		t.Fatalf("Complete = %+v, %v", reply, err)
 	}
 }

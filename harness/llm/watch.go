@@ -112,12 +112,18 @@ type watchedBody struct {
 	r   io.Reader
 	w   *watchdog
 	raw *rawText
+	// events is set for an event stream, where bytes alone are no sign of
+	// life: a server that sends nothing but keep-alive comments must still
+	// time out. The stream's reader tells the watchdog about data instead.
+	events bool
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if n > 0 {
-		b.w.alive()
+		if !b.events {
+			b.w.alive()
+		}
 		b.raw.write(p[:n])
 	}
 	return n, err

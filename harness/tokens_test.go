@@ -1,0 +1,180 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// realSkillTexts reads the SKILL.md files of the real skills beside the
+// repository, skipping when they are absent.
+func realSkillTexts(t testing.TB) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "real-skills", "*", "SKILL.md"))
+	if len(paths) == 0 {
+		t.Skip("no real skills in ../../../shared/real-skills: skipped")
+	}
+	var out []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func TestCountIsExactForOrdinaryText(t *testing.T) {
+	tok := NewTokenizer("")
+	tok.load()
+	texts := append(realSkillTexts(t), "", "a", "héllo wörld — 日本語のテキスト 🙂", strings.Repeat("word ", 2000))
+	for _, s := range texts {
+		want := len(tok.enc.EncodeOrdinary(s))
+		if got := tok.Count(s); got != want {
+			t.Errorf("Count = %d, the encoder says %d, for %.60q", got, want, s)
+		}
+	}
+}
+
+func TestCountOfLongRunsIsCloseAndAbove(t *testing.T) {
+	tok := NewTokenizer("")
+	tok.load()
+	for _, s := range []string{
+		strings.Repeat("a", 10_000),
+		strings.Repeat("é", 5_000),
+		strings.Repeat(" ", 10_000),
+		strings.Repeat("!", 10_000),
+		"start " + strings.Repeat("xy", 5_000) + " end",
+		strings.Repeat("abc", 3_333),
+	} {
+		exact := len(tok.enc.EncodeOrdinary(s))
+		got := tok.Count(s)
+		if got < exact || float64(got) > float64(exact)*1.02+2 {
+			t.Errorf("%.12q×%d: Count %d, exact %d; want within 2%% above", s, len(s), got, exact)
+		}
+	}
+}
+
+func TestPiecesCutOnlyLongRuns(t *testing.T) {
+	for _, s := range []string{
+		"", "plain words, short ones.", strings.Repeat("a", 1000), strings.Repeat("日", 300),
+		"x" + strings.Repeat(" ", 700) + "y", strings.Repeat("ab12", 300), strings.Repeat("é", 257),
+	} {
+		ps := pieces(s, 256)
+		if strings.Join(ps, "") != s {
+			t.Fatalf("pieces of %.20q do not join back", s)
+		}
+		for _, p := range ps {
+			if !utf8.ValidString(p) {
+				t.Fatalf("a piece of %.20q cuts a character: %q", s, p)
+			}
+			run, last := 0, -1
+			for _, r := range p {
+				if c := charClass(r); c == last {
+					run += utf8.RuneLen(r)
+				} else {
+					run, last = utf8.RuneLen(r), c
+				}
+				if run > 256 {
+					t.Fatalf("a piece of %.20q holds a run of %d bytes", s, run)
+				}
+			}
+		}
+		if longest := longestRun(s); longest <= 256 && len(ps) != 1 {
+			t.Fatalf("%.20q (longest run %d) was cut into %d pieces", s, longest, len(ps))
+		}
+	}
+}
+
+func longestRun(s string) int {
+	best, run, last := 0, 0, -1
+	for _, r := range s {
+		if c := charClass(r); c == last {
+			run += utf8.RuneLen(r)
+		} else {
+			run, last = utf8.RuneLen(r), c
+		}
+		best = max(best, run)
+	}
+	return best
+}
+
+func TestCountNowDoesNotWaitForTheTables(t *testing.T) {
+	tok := NewTokenizer("") // never loaded
+	n, exact := tok.CountNow("some text to count")
+	if exact || n != CountEstimate("some text to count") || tok.Ready() {
+		t.Fatalf("before loading: %d, exact %v, ready %v", n, exact, tok.Ready())
+	}
+	select {
+	case <-tok.Loaded():
+		t.Fatal("Loaded is closed before loading")
+	default:
+	}
+	tok.Warm()
+	<-tok.Loaded()
+	n, exact = tok.CountNow("some text to count")
+	if !exact || !tok.Ready() || n != len(tok.enc.EncodeOrdinary("some text to count")) {
+		t.Fatalf("after loading: %d, exact %v, ready %v", n, exact, tok.Ready())
+	}
+}
+
+func TestCountEstimateIsNearOnRealSkills(t *testing.T) {
+	tok := NewTokenizer("")
+	texts := realSkillTexts(t)
+	var est, exact int
+	for _, s := range texts {
+		est += CountEstimate(s)
+		exact += tok.Count(s)
+	}
+	ratio := float64(est) / float64(exact)
+	t.Logf("estimate/exact over %d real skills: %d/%d = %.3f", len(texts), est, exact, ratio)
+	if ratio < 0.8 || ratio > 1.25 {
+		t.Fatalf("estimate %d against exact %d (ratio %.2f): want within a fifth", est, exact, ratio)
+	}
+}
+
+// BenchmarkCount counts one repeated letter and ordinary prose at growing
+// lengths; ns/op divided by the bytes (or MB/s) should stay flat.
+func BenchmarkCount(b *testing.B) {
+	tok := NewTokenizer("")
+	tok.load()
+	prose := strings.Join(realSkillTexts(b), "\n")
+	for _, size := range []int{10 << 10, 80 << 10, 1 << 20} {
+		text := strings.Repeat(prose, size/len(prose)+1)[:size]
+		for _, tc := range []struct{ name, s string }{
+			{"letter", strings.Repeat("a", size)},
+			{"prose", strings.ToValidUTF8(text, "")},
+		} {
+			b.Run(tc.name+"/"+byteSize(size), func(b *testing.B) {
+				b.SetBytes(int64(len(tc.s)))
+				start := cpuTime()
+				for b.Loop() {
+					tok.Count(tc.s)
+				}
+				// CPU time, unlike ns/op, does not grow when other
+				// processes share the machine.
+				b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/float64(len(tc.s)), "cpu-ns/B")
+			})
+		}
+	}
+}
+
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func byteSize(n int) string {
+	if n >= 1<<20 {
+		return strconv.Itoa(n>>20) + "MB"
+	}
+	return strconv.Itoa(n>>10) + "KB"
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binDir holds the skillet binary the tests that need a real process
+// build, once per test run.
+var (
+	binDir   string
+	binOnce  sync.Once
+	binPath  string
+	binError error
+)
+
+// mcpServerMode, set in the environment, makes the test binary a stdio MCP
+// server instead of running tests; mcpPIDFile names the file it writes
+// its process id to.
+const (
+	mcpServerMode = "SKILLET_MAIN_TEST_MCP"
+	mcpPIDFile    = "SKILLET_MAIN_TEST_MCP_PIDFILE"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mcpServerMode) == "stdio" {
+		os.Exit(serveTestMCP())
+	}
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// skilletBinary builds the skillet binary (once) and returns its path.
+func skilletBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		binDir, binError = os.MkdirTemp("", "skillet-bin-")
+		if binError != nil {
+			return
+		}
+		// readable by every user: a test runs it as another one
+		os.Chmod(binDir, 0o755)
+		binPath = filepath.Join(binDir, "skillet")
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Dir = repoDir // tests change the working folder
+		out, err := build.CombinedOutput()
+		if err != nil {
+			binError = &buildError{out: string(out), err: err}
+		}
+	})
+	if binError != nil {
+		t.Fatalf("build skillet: %v", binError)
+	}
+	return binPath
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+// serveTestMCP serves one tool, wait, which blocks until it is cancelled.
+func serveTestMCP() int {
+	if f := os.Getenv(mcpPIDFile); f != "" {
+		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
+		os.Rename(f+".tmp", f)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "skillet-main-test", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Wait until cancelled."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			if f := os.Getenv(mcpPIDFile); f != "" {
+				os.WriteFile(f+".called", nil, 0o644)
+			}
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "test MCP server:", err)
+		return 1
+	}
+	return 0
+}
