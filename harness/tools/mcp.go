@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -288,13 +290,22 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 	return s, nil
 }
 
-// serverEnv is a stdio server's environment: the scrubbed base plus its
-// configured variables, whose values may name base variables ($NAME).
+// serverEnv is a stdio server's environment: the default variables of the
+// base plus its configured ones, whose values may name base variables
+// ($NAME). The model's key is not given even when named.
 func (r *Runner) serverEnv(cfg MCPServer, base []string) []string {
 	env := scrubEnv(base, nil)
-	lookup := func(k string) string { return envValue(base, k) }
-	for k, v := range cfg.Env {
-		env = append(env, k+"="+os.Expand(v, lookup))
+	lookup := func(k string) string {
+		if slices.Contains(neverPassed, k) {
+			return ""
+		}
+		return envValue(base, k)
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		if k == "" || slices.Contains(neverPassed, k) {
+			continue
+		}
+		env = append(env, k+"="+os.Expand(cfg.Env[k], lookup))
 	}
 	return env
 }

@@ -136,15 +136,26 @@ func TestMCP_OneServerForConcurrentCalls(t *testing.T) {
 func TestMCP_ServerEnvironment(t *testing.T) {
 	t.Setenv("SKILLET_TEST_GH_TOKEN", "gh-secret")
 	t.Setenv("SKILLET_TEST_OTHER_TOKEN", "other-secret")
+	t.Setenv("PGPASSWORD", "pg-secret")
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
+	t.Setenv("OPENAI_API_KEY", "sk-model-key")
+	t.Setenv("LC_TIME", "C")
 	r := newMCPRunner(t, map[string]MCPServer{"s": stdioServer(t, "stdio", map[string]string{
-		"GITHUB_TOKEN": "${SKILLET_TEST_GH_TOKEN}",
-		"MODE":         "demo",
+		"GITHUB_TOKEN":   "${SKILLET_TEST_GH_TOKEN}",
+		"MODE":           "demo",
+		"OPENAI_API_KEY": "$OPENAI_API_KEY",
+		"LEAK":           "key=${OPENAI_API_KEY}",
 	})})
 	want := map[string]string{
 		"GITHUB_TOKEN":             "gh-secret",
 		"MODE":                     "demo",
+		"LC_TIME":                  "C",
 		"SKILLET_TEST_OTHER_TOKEN": "(unset)",
 		"SKILLET_TEST_GH_TOKEN":    "(unset)",
+		"PGPASSWORD":               "(unset)",
+		"SSH_AUTH_SOCK":            "(unset)",
+		"OPENAI_API_KEY":           "(unset)",
+		"LEAK":                     "key=",
 	}
 	for v, w := range want {
 		res := r.Run(context.Background(), mcpCall("s", "env", `{"var":"`+v+`"}`))

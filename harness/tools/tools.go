@@ -67,7 +67,8 @@ type Options struct {
 	// cap; 0 means DefaultMaxOutput.
 	DefaultMaxOutput int
 	// Env is the base environment of command tools and MCP servers, before
-	// secrets are scrubbed; nil means os.Environ().
+	// it is cut to the default variables and those a tool or server names;
+	// nil means os.Environ().
 	Env []string
 }
 
@@ -80,7 +81,7 @@ type MCPServer struct {
 	Args    []string
 	// Env adds variables to the server's environment. A value may refer to
 	// the base environment as $NAME or ${NAME}, which is how a server is
-	// given a secret the scrubbed environment leaves out.
+	// given a variable beyond the default set (PATH, HOME, locale, ...).
 	Env map[string]string
 	// URL is a streamable-HTTP endpoint; set it or Command, not both.
 	URL string
