@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"skillet/harness/tools"
 )
 
 // commandsUsage lists the subcommands; the terminal UI's -h starts with it.
@@ -30,6 +32,7 @@ built-in sample skills.
 `
 
 func main() {
+	_ = tools.BecomeSubreaper() // where it fails, a tool's daemons escape as before
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -22,6 +22,11 @@ const stderrTail = 2 << 10
 // output pipes open through a process that left its group.
 const waitDelay = time.Second
 
+// trackPoll is how often a running command tool's tree is looked at, so that a
+// process leaving it is still known, and one exiting on its own after it
+// was re-parented here is reaped rather than left a zombie.
+const trackPoll = 100 * time.Millisecond
+
 // passedByDefault are the variables every command tool and stdio MCP
 // server sees: what a program needs to find its tools, its home and its
 // locale. Anything else (database URLs, cloud credentials, agent sockets,
@@ -31,6 +36,12 @@ var passedByDefault = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM"
 
 // passedPrefixes extend passedByDefault to families of locale variables.
 var passedPrefixes = []string{"LC_"}
+
+// markerVar is set, to a value of each run's own, in the environment of
+// every command tool run and stdio MCP server: descendants inherit it,
+// which is how they are found once they have left the run's process group
+// and its tree.
+const markerVar = "SKILLET_RUN"
 
 // neverPassed are variables no tool sees, named or not: the model's API key
 // belongs to the harness.
@@ -70,15 +81,21 @@ func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	tree := newProcTree(trackPoll)
+	cmd.Env = append(cmd.Env, tree.env())
+	cmd.Cancel = func() error {
+		tree.kill(true)
+		return nil
+	}
 	cmd.WaitDelay = waitDelay
 
 	if err := cmd.Start(); err != nil {
 		return errorResult("tool %s: cannot start %s: %v", label, def.Command[0], unwrapExecError(err))
 	}
+	tree.started(cmd)
 	waitErr := cmd.Wait()
-	// Whatever the tool left running in its group goes with it.
-	_ = killProcessGroup(cmd)
+	// Whatever the tool started goes with it, daemons included.
+	tree.finish()
 
 	out := stdout.String()
 	res := Result{Content: out, Stderr: stderr.String()}
@@ -194,7 +211,7 @@ func checkExecutable(p string) error {
 // of the base environment and those its tool file names, plus where its
 // state and store live and which tool it is.
 func (r *Runner) commandEnv(def *skills.ToolDef, call Call) []string {
-	env := scrubEnv(r.baseEnv(), def.Env, "SKILLET_STATE", "SKILLET_STORE", "SKILLET_TOOL")
+	env := scrubEnv(r.baseEnv(), def.Env, "SKILLET_STATE", "SKILLET_STORE", "SKILLET_TOOL", markerVar)
 	if call.StateFile != "" {
 		env = append(env, "SKILLET_STATE="+call.StateFile)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -23,6 +24,12 @@ const testServerMode = "SKILLET_TOOLS_TEST_MCP"
 func TestMain(m *testing.M) {
 	switch os.Getenv(testServerMode) {
 	case "":
+		// As Skillet's main does: the tests check that nothing a tool
+		// started outlives it, daemons re-parented here included.
+		if err := BecomeSubreaper(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		os.Exit(m.Run())
 	case "stdio":
 		err := newTestServer().Run(context.Background(), &mcp.StdioTransport{})
@@ -97,6 +104,14 @@ func newTestServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Report the server's process id."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "daemon", Description: "Start a daemon in a session of its own and report its pid."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			cmd := exec.Command("setsid", "sleep", "300")
+			if err := cmd.Start(); err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(cmd.Process.Pid)}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Wait until cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {

@@ -32,6 +32,9 @@ const mcpTerminate = 2 * time.Second
 // connection failed because the server died.
 const mcpDeathGrace = time.Second
 
+// serverPoll is trackPoll for an MCP server, which runs all session long.
+const serverPoll = time.Second
+
 // mcpConn is one configured server: at most one live session at a time, and
 // a lock that lets a single caller start it.
 type mcpConn struct {
@@ -59,6 +62,7 @@ type mcpSession struct {
 	name      string
 	sess      *mcp.ClientSession
 	cmd       *exec.Cmd
+	tree      *procTree     // what a stdio server started
 	dead      chan struct{} // closed when the session has ended
 	logPath   string
 	logOffset int64
@@ -76,12 +80,11 @@ func (s *mcpSession) isDead() bool {
 	}
 }
 
-// close ends the session and, for a stdio server, anything left in its
-// process group.
+// close ends the session and, for a stdio server, anything it started.
 func (s *mcpSession) close() error {
 	err := s.sess.Close()
-	if s.cmd != nil {
-		_ = killProcessGroup(s.cmd)
+	if s.tree != nil {
+		s.tree.finish()
 	}
 	<-s.dead
 	return err
@@ -251,7 +254,8 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 			}
 		}
 		cmd := exec.Command(prog, cfg.Args...)
-		cmd.Env = env
+		s.tree = newProcTree(serverPoll)
+		cmd.Env = append(env, s.tree.env())
 		cmd.Stderr = logf
 		setProcessGroup(cmd)
 		s.cmd = cmd
@@ -268,9 +272,13 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 		},
 	})
 	sess, err := client.Connect(cctx, transport, nil)
+	if s.cmd != nil {
+		s.tree.started(s.cmd)
+	}
 	if err != nil {
 		if s.cmd != nil {
-			_ = killProcessGroup(s.cmd)
+			s.tree.kill(true)
+			s.tree.finish()
 		}
 		msg := fmt.Sprintf("MCP server %q failed to start: %v", name, err)
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
@@ -294,7 +302,7 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 // base plus its configured ones, whose values may name base variables
 // ($NAME). The model's key is not given even when named.
 func (r *Runner) serverEnv(cfg MCPServer, base []string) []string {
-	env := scrubEnv(base, nil)
+	env := scrubEnv(base, nil, markerVar)
 	lookup := func(k string) string {
 		if slices.Contains(neverPassed, k) {
 			return ""
@@ -302,7 +310,7 @@ func (r *Runner) serverEnv(cfg MCPServer, base []string) []string {
 		return envValue(base, k)
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-		if k == "" || slices.Contains(neverPassed, k) {
+		if k == "" || k == markerVar || slices.Contains(neverPassed, k) {
 			continue
 		}
 		env = append(env, k+"="+os.Expand(cfg.Env[k], lookup))
