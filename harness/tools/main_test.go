@@ -38,6 +38,18 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "echo":
+		// A server that tells its log what it was given, as servers do.
+		fmt.Fprintln(os.Stderr, "started with", strings.Join(os.Args[1:], " "), "token", os.Getenv("GITHUB_TOKEN"))
+		// The token again, in two writes: the log must hide it whole.
+		tok := os.Getenv("GITHUB_TOKEN")
+		os.Stderr.WriteString("connecting with " + tok[:len(tok)/2])
+		time.Sleep(20 * time.Millisecond)
+		os.Stderr.WriteString(tok[len(tok)/2:] + "\n")
+		if err := newTestServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: cannot open database /nowhere/db.sqlite")
 		os.Exit(2)

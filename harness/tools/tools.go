@@ -57,8 +57,10 @@ type Result struct {
 type Options struct {
 	// MCPServers are the [mcp.servers.NAME] tables of skillet.toml.
 	MCPServers map[string]MCPServer
-	// LogDir is where each MCP server's stderr goes (mcp-NAME.log); "" means
-	// a fresh temporary folder, made when the first server starts.
+	// LogDir holds the MCP logs: each runner makes a folder of its own in
+	// it (run-TIME-*, mode 0700) when the first server starts, where each
+	// server's stderr goes (mcp-NAME.log, mode 0600), and removes those of
+	// runs over a week old. "" means a fresh temporary folder.
 	LogDir string
 	// DefaultTimeout bounds a tool run when its definition sets none, and an
 	// MCP server's start; 0 means DefaultTimeout.
@@ -104,6 +106,10 @@ type Runner struct {
 	mcpClosed bool
 	logDirMu  sync.Mutex
 	logDir    string
+	runLogDir string // this runner's own folder in logDir, once made
+
+	// now is the clock of MCP backoffs; tests move it.
+	now func() time.Time
 }
 
 // NewRunner returns a Runner with the given options; zero limits take the
@@ -120,6 +126,7 @@ func NewRunner(opts Options) *Runner {
 		tmpls:    make(map[tmplKey]*cachedTemplate),
 		mcpConns: make(map[string]*mcpConn),
 		logDir:   opts.LogDir,
+		now:      time.Now,
 	}
 }
 
