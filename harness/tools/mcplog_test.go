@@ -71,6 +71,12 @@ func TestMCP_LogsHideCredentialsAndArePrivate(t *testing.T) {
 		checkPrivate(t, filepath.Dir(path), 0o700)
 	}
 	checkPrivate(t, logs, 0o700)
+	for _, st := range r.MCPStatuses() {
+		checkNoSecrets(t, "the status target", st.Target)
+		if !strings.Contains(st.Target, "REDACTED") {
+			t.Errorf("target %q", st.Target)
+		}
+	}
 	local, _ := r.MCPLog("local", 1<<20)
 	for _, want := range []string{"--root /data", "started with", "connecting with REDACTED"} {
 		if !strings.Contains(local, want) {

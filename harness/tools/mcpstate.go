@@ -49,8 +49,11 @@ func (e *mcpError) Unwrap() error { return e.kind }
 
 // MCPServerStatus describes one configured MCP server.
 type MCPServerStatus struct {
-	Name  string   `json:"name"`
-	State MCPState `json:"state"`
+	Name string `json:"name"`
+	// Target is the server's command line or URL with its credentials
+	// hidden, fit to show.
+	Target string   `json:"target"`
+	State  MCPState `json:"state"`
 	// Why says what went wrong when the state is failed, and why a server
 	// stopped when it did not stop with the session.
 	Why string `json:"why,omitempty"`
@@ -203,7 +206,7 @@ func (r *Runner) MCPStatus(server string) (MCPServerStatus, bool) {
 	}
 	c.st.mu.Lock()
 	st := MCPServerStatus{
-		Name: server, State: c.st.state, Why: c.st.why, Since: c.st.since, NextTry: c.st.nextTry,
+		Name: server, Target: c.what, State: c.st.state, Why: c.st.why, Since: c.st.since, NextTry: c.st.nextTry,
 		Launches: c.st.launches, Tools: slices.Clone(c.st.tools), Change: c.st.change,
 	}
 	c.st.mu.Unlock()
