@@ -87,12 +87,30 @@ func pruneLogs(dir string) {
 			continue
 		}
 		switch {
-		case e.IsDir() && strings.HasPrefix(name, runLogPrefix) && time.Since(fi.ModTime()) > keepRunLogs:
+		case e.IsDir() && strings.HasPrefix(name, runLogPrefix) && !touchedSince(filepath.Join(dir, name), fi.ModTime()):
 			_ = os.RemoveAll(filepath.Join(dir, name))
 		case !e.IsDir() && strings.HasPrefix(name, "mcp-") && strings.HasSuffix(name, ".log"):
 			_ = os.Chmod(filepath.Join(dir, name), 0o600)
 		}
 	}
+}
+
+// touchedSince reports whether a run's log folder or a log in it was
+// written within keepRunLogs: a session may run for longer than that.
+func touchedSince(dir string, dirTime time.Time) bool {
+	if time.Since(dirTime) <= keepRunLogs {
+		return true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) <= keepRunLogs {
+			return true
+		}
+	}
+	return false
 }
 
 // openLog opens the server's log for appending (mode 0600).

@@ -170,3 +170,38 @@ func TestRedactArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestMCP_OldRunLogsArePruned(t *testing.T) {
+	logs := t.TempDir()
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	mk := func(name string, fileTime time.Time) string {
+		d := filepath.Join(logs, name)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(d, "mcp-s.log")
+		os.WriteFile(f, []byte("x\n"), 0o600)
+		os.Chtimes(f, fileTime, fileTime)
+		os.Chtimes(d, old, old)
+		return d
+	}
+	stale := mk("run-20260101T000000-1", old)
+	live := mk("run-20260101T000000-2", time.Now()) // a long session still writing
+	other := filepath.Join(logs, "keep-me")
+	os.MkdirAll(other, 0o755)
+	os.Chtimes(other, old, old)
+	legacy := filepath.Join(logs, "mcp-s.log")
+	os.WriteFile(legacy, []byte("from an earlier version\n"), 0o644)
+
+	r := newMCPRunner(t, map[string]MCPServer{"s": stdioServer(t, "stdio", nil)})
+	r.logDir = logs
+	if _, err := r.MCPTool(context.Background(), "s", "greet"); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{stale: false, live: true, other: true, filepath.Dir(r.MCPLogPath("s")): true} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", path, err == nil, want)
+		}
+	}
+	checkPrivate(t, legacy, 0o600)
+}
