@@ -16,7 +16,7 @@ import (
 
 // scriptTool is a command tool whose file sits in testdata/, running one of
 // testdata/scripts/ through a path relative to that file.
-func scriptTool(t *testing.T, script string) *skills.ToolDef {
+func scriptTool(t testing.TB, script string) *skills.ToolDef {
 	t.Helper()
 	return &skills.ToolDef{
 		Name:    strings.TrimSuffix(script, ".sh"),

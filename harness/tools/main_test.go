@@ -140,7 +140,7 @@ func newTestServer() *mcp.Server {
 }
 
 // testdata returns the absolute path of a file under testdata/.
-func testdata(t *testing.T, parts ...string) string {
+func testdata(t testing.TB, parts ...string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join(append([]string{"testdata"}, parts...)...))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -26,8 +27,14 @@ func BecomeSubreaper() error {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		return fmt.Errorf("become child subreaper: %w", errno)
 	}
+	subreaper.Store(true)
 	return nil
 }
+
+// subreaper is set once this process is the child subreaper: a run's
+// processes are then all below its root or below this process, and need
+// not be looked for among every process of the system.
+var subreaper atomic.Bool
 
 // reapWait bounds how long the end of a run waits for what it killed to die.
 const reapWait = 2 * time.Second
@@ -41,6 +48,9 @@ type procTree struct {
 
 	mu   sync.Mutex
 	root int
+	// rootStart is the root's start time: a process started before it
+	// cannot be the run's, which spares reading most environments.
+	rootStart uint64
 	// seen are the run's processes met so far, by pid, with their start
 	// time: a pid may be reused once its process is reaped, the pair not.
 	seen map[int]uint64
@@ -67,6 +77,9 @@ func (t *procTree) started(cmd *exec.Cmd) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.root = cmd.Process.Pid
+	if st, ok := readStat(t.root); ok {
+		t.rootStart = st.start
+	}
 	t.stop, t.done = make(chan struct{}), make(chan struct{})
 	go t.watch(t.stop, t.done)
 }
@@ -84,14 +97,14 @@ func (t *procTree) watch(stop, done chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		procs := scanProcs()
+		t.mu.Lock()
+		root := t.root
+		t.mu.Unlock()
+		procs := t.candidates(root, true)
 		own := map[int]bool{}
 		for _, pid := range ownChildren(t.self) {
 			own[pid] = true
 		}
-		t.mu.Lock()
-		root := t.root
-		t.mu.Unlock()
 		for pid, st := range procs {
 			if pid == root || st.zombie {
 				continue
@@ -133,7 +146,7 @@ func descends(procs map[int]procStat, pid, root int) bool {
 // process.
 func (t *procTree) kill(rootAlive bool) {
 	t.mu.Lock()
-	root := t.root
+	root, rootStart := t.root, t.rootStart
 	t.mu.Unlock()
 	if root <= 0 {
 		return
@@ -144,9 +157,9 @@ func (t *procTree) kill(rootAlive bool) {
 	killed := map[int]bool{}
 	for range 100 {
 		fresh := 0
-		procs := scanProcs()
+		procs := t.candidates(root, rootAlive)
 		for pid, st := range procs {
-			if killed[pid] || pid == t.self || st.zombie || !t.member(procs, pid, st, root, rootAlive) {
+			if killed[pid] || pid == t.self || st.zombie || st.start < rootStart || !t.member(procs, pid, st, root, rootAlive) {
 				continue
 			}
 			killed[pid] = true
@@ -238,6 +251,43 @@ type procStat struct {
 	zombie     bool
 }
 
+// candidates reads the processes that may belong to the run. For the
+// child subreaper, those are the root's tree (while it runs) and the trees
+// of this process's children, where its orphans land; otherwise they may
+// be anywhere.
+func (t *procTree) candidates(root int, rootAlive bool) map[int]procStat {
+	if !subreaper.Load() {
+		return scanProcs()
+	}
+	queue := ownChildren(t.self)
+	if rootAlive {
+		queue = append(queue, root)
+	}
+	out := map[int]procStat{}
+	for len(queue) > 0 && len(out) < maxTree {
+		pid := queue[0]
+		queue = queue[1:]
+		if _, done := out[pid]; done {
+			continue
+		}
+		st, ok := readStat(pid)
+		if !ok {
+			continue
+		}
+		out[pid] = st
+		kids, ok := childrenOf(pid)
+		if !ok {
+			return scanProcs() // no children files in this kernel
+		}
+		queue = append(queue, kids...)
+	}
+	return out
+}
+
+// maxTree bounds the processes candidates reads: a fork bomb must not
+// stall the end of a run.
+const maxTree = 100000
+
 // scanProcs reads the stat of every process.
 func scanProcs() map[int]procStat {
 	out := map[int]procStat{}
@@ -281,31 +331,43 @@ func readStat(pid int) (procStat, bool) {
 	return procStat{ppid: ppid, pgrp: pgrp, start: start, zombie: f[0] == "Z" || f[0] == "X"}, true
 }
 
-// ownChildren lists this process's children, from the children files of
-// its threads, or a scan of every process where the kernel has none.
+// ownChildren lists this process's children.
 func ownChildren(self int) []int {
-	files, _ := filepath.Glob("/proc/" + strconv.Itoa(self) + "/task/*/children")
-	var out []int
-	if len(files) == 0 {
-		for pid, st := range scanProcs() {
-			if st.ppid == self {
-				out = append(out, pid)
-			}
-		}
-		return out
+	kids, ok := childrenOf(self)
+	if ok {
+		return kids
 	}
+	var out []int
+	for pid, st := range scanProcs() {
+		if st.ppid == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// childrenOf lists a process's children from the children files of its
+// threads; false where the kernel has no such files.
+func childrenOf(pid int) ([]int, bool) {
+	files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	if len(files) == 0 {
+		// A process that exited has no tasks left either.
+		_, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/task")
+		return nil, err != nil
+	}
+	var out []int
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
 		for _, s := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(s); err == nil {
-				out = append(out, pid)
+			if kid, err := strconv.Atoi(s); err == nil {
+				out = append(out, kid)
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // hasMarker reports whether the process's environment holds kv.

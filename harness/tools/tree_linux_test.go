@@ -125,3 +125,21 @@ func TestMCP_CloseStopsServerDaemons(t *testing.T) {
 	waitGone(t, pid)
 	waitReaped(t, pid)
 }
+
+// Where Skillet is not the subreaper, the run's processes are looked for
+// among all of the system's, by their marker.
+func TestCommand_SetsidGrandchildIsStoppedWithoutTheSubreaperShortcut(t *testing.T) {
+	subreaper.Store(false)
+	defer subreaper.Store(true)
+	dir := t.TempDir()
+	res := NewRunner(Options{}).Run(context.Background(), Call{Def: scriptTool(t, "daemon_noenv.sh"), Dir: dir})
+	if res.IsError {
+		t.Fatalf("unexpected error: %+v", res)
+	}
+	waitGone(t, readPid(t, filepath.Join(dir, "daemon.pid")))
+	res = NewRunner(Options{}).Run(context.Background(), Call{Def: scriptTool(t, "daemon.sh"), Dir: t.TempDir()})
+	if res.IsError {
+		t.Fatalf("unexpected error: %+v", res)
+	}
+	waitGone(t, pids(t, res.Content)[0])
+}
