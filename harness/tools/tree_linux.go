@@ -98,18 +98,22 @@ func (t *procTree) watch(stop, done chan struct{}) {
 		case <-tick.C:
 		}
 		t.mu.Lock()
-		root := t.root
+		root, rootStart := t.root, t.rootStart
 		t.mu.Unlock()
 		procs := t.candidates(root, true)
+		// Once the root has been waited for, its pid may be another
+		// process's, whose children are not the run's.
+		rootSt, ok := procs[root]
+		rootAlive := ok && rootSt.start == rootStart
 		own := map[int]bool{}
 		for _, pid := range ownChildren(t.self) {
 			own[pid] = true
 		}
 		for pid, st := range procs {
-			if pid == root || st.zombie {
+			if pid == root || st.zombie || st.start < rootStart {
 				continue
 			}
-			if descends(procs, pid, root) || (own[pid] && hasMarker(pid, t.env())) {
+			if (rootAlive && descends(procs, pid, root)) || (own[pid] && hasMarker(pid, t.env())) {
 				t.note(pid, st)
 			}
 		}
