@@ -126,8 +126,12 @@ func (r *Runner) openLog(server string) (*os.File, error) {
 }
 
 // MCPLog returns the end of what a server wrote to its log in this
-// session (at most limit bytes, whole lines), "" when there is none.
+// session (at most limit bytes, whole lines; 0 or less means
+// DefaultMaxOutput), "" when there is none.
 func (r *Runner) MCPLog(server string, limit int) (string, error) {
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
 	path := r.MCPLogPath(server)
 	if path == "" {
 		return "", nil

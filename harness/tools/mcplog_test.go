@@ -126,6 +126,15 @@ func TestMCP_LogHoldsThisSessionOnly(t *testing.T) {
 	if n := strings.Count(log, "starting MCP server"); n != 1 {
 		t.Errorf("the second session's log shows %d starts:\n%s", n, log)
 	}
+	// A short read keeps whole lines from the end.
+	lines := strings.SplitAfter(log, "\n")
+	last := lines[len(lines)-2] // the text ends with a newline
+	if tail, _ := second.MCPLog("s", len(last)+3); tail != last {
+		t.Errorf("the end of the log is %q, want its last line %q", tail, last)
+	}
+	if all, _ := second.MCPLog("s", 0); all != log {
+		t.Errorf("limit 0 reads %q, want the whole log %q", all, log)
+	}
 	if first.MCPLogPath("s") == second.MCPLogPath("s") {
 		t.Errorf("both sessions log to %s", first.MCPLogPath("s"))
 	}
