@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"skillet/harness/tools"
 )
 
 // commandsUsage lists the subcommands; the terminal UI's -h starts with it.
@@ -38,6 +40,7 @@ func main() {
 	if err := hideEnvironment(); err != nil {
 		fmt.Fprintln(os.Stderr, "skillet: warning: other processes of this user may read skillet's environment (and OPENAI_API_KEY):", err)
 	}
+	_ = tools.BecomeSubreaper() // where it fails, a tool's daemons escape as before
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -22,16 +22,33 @@ const stderrTail = 2 << 10
 // output pipes open through a process that left its group.
 const waitDelay = time.Second
 
-// secretSuffixes mark environment variables a command tool does not see
-// unless its file names them (DESIGN §3, env:).
-var secretSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "_PASSWORD"}
+// trackPoll is how often a running command tool's tree is looked at, so that a
+// process leaving it is still known, and one exiting on its own after it
+// was re-parented here is reaped rather than left a zombie.
+const trackPoll = 100 * time.Millisecond
+
+// passedByDefault are the variables every command tool and stdio MCP
+// server sees: what a program needs to find its tools, its home and its
+// locale. Anything else (database URLs, cloud credentials, agent sockets,
+// keys under any name) reaches a tool only when its tool file or server
+// entry names it (DESIGN §3, env:).
+var passedByDefault = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "TZ", "SHELL"}
+
+// passedPrefixes extend passedByDefault to families of locale variables.
+var passedPrefixes = []string{"LC_"}
+
+// markerVar is set, to a value of each run's own, in the environment of
+// every command tool run and stdio MCP server: descendants inherit it,
+// which is how they are found once they have left the run's process group
+// and its tree.
+const markerVar = "SKILLET_RUN"
 
 // neverPassed are variables no tool sees, named or not: the model's API key
 // belongs to the harness.
 var neverPassed = []string{"OPENAI_API_KEY"}
 
 // runCommand runs a command tool: arguments as JSON on stdin, stdout as the
-// result, in the skill's folder, with a scrubbed environment, a timeout and
+// result, in the skill's folder, with an allowlisted environment, a timeout and
 // an output cap.
 func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 	def := call.Def
@@ -64,15 +81,21 @@ func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	tree := newProcTree(trackPoll)
+	cmd.Env = append(cmd.Env, tree.env())
+	cmd.Cancel = func() error {
+		tree.kill(true)
+		return nil
+	}
 	cmd.WaitDelay = waitDelay
 
 	if err := cmd.Start(); err != nil {
 		return errorResult("tool %s: cannot start %s: %v", label, def.Command[0], unwrapExecError(err))
 	}
+	tree.started(cmd)
 	waitErr := cmd.Wait()
-	// Whatever the tool left running in its group goes with it.
-	_ = killProcessGroup(cmd)
+	// Whatever the tool started goes with it, daemons included.
+	tree.finish()
 
 	out := stdout.String()
 	res := Result{Content: out, Stderr: stderr.String()}
@@ -184,11 +207,11 @@ func checkExecutable(p string) error {
 	return nil
 }
 
-// commandEnv is the environment of a command tool: the base environment
-// without secrets (except those the tool file names), plus where its state
-// and store live and which tool it is.
+// commandEnv is the environment of a command tool: the default variables
+// of the base environment and those its tool file names, plus where its
+// state and store live and which tool it is.
 func (r *Runner) commandEnv(def *skills.ToolDef, call Call) []string {
-	env := scrubEnv(r.baseEnv(), def.Env, "SKILLET_STATE", "SKILLET_STORE", "SKILLET_TOOL")
+	env := scrubEnv(r.baseEnv(), def.Env, "SKILLET_STATE", "SKILLET_STORE", "SKILLET_TOOL", markerVar)
 	if call.StateFile != "" {
 		env = append(env, "SKILLET_STATE="+call.StateFile)
 	}
@@ -205,31 +228,31 @@ func (r *Runner) baseEnv() []string {
 	return os.Environ()
 }
 
-// scrubEnv returns base without secret-looking variables (unless allowed
-// names them) and without the names in drop.
-func scrubEnv(base, allowed []string, drop ...string) []string {
-	out := make([]string, 0, len(base)+3)
+// scrubEnv returns the variables of base a tool may see: the default set
+// and those named (except the ones never passed), without the names in
+// drop.
+func scrubEnv(base, named []string, drop ...string) []string {
+	out := make([]string, 0, len(passedByDefault)+len(named)+3)
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || slices.Contains(drop, name) {
+		if !ok || name == "" || slices.Contains(drop, name) || slices.Contains(neverPassed, name) {
 			continue
 		}
-		if slices.Contains(neverPassed, name) {
-			continue
+		if passedToTools(name) || slices.Contains(named, name) {
+			out = append(out, kv)
 		}
-		if isSecretName(name) && !slices.Contains(allowed, name) {
-			continue
-		}
-		out = append(out, kv)
 	}
 	return out
 }
 
-// isSecretName reports whether a variable name looks like it holds a secret.
-func isSecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, s := range secretSuffixes {
-		if up == s[1:] || strings.HasSuffix(up, s) {
+// passedToTools reports whether a variable reaches tools without being
+// named.
+func passedToTools(name string) bool {
+	if slices.Contains(passedByDefault, name) {
+		return true
+	}
+	for _, p := range passedPrefixes {
+		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}

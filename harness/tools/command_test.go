@@ -16,7 +16,7 @@ import (
 
 // scriptTool is a command tool whose file sits in testdata/, running one of
 // testdata/scripts/ through a path relative to that file.
-func scriptTool(t *testing.T, script string) *skills.ToolDef {
+func scriptTool(t testing.TB, script string) *skills.ToolDef {
 	t.Helper()
 	return &skills.ToolDef{
 		Name:    strings.TrimSuffix(script, ".sh"),
@@ -228,21 +228,31 @@ func TestCommand_GrandchildHoldingPipesDoesNotHang(t *testing.T) {
 	waitGone(t, readPid(t, filepath.Join(dir, "grandchild.pid")))
 }
 
-func TestCommand_EnvironmentIsScrubbed(t *testing.T) {
+// TestCommand_EnvironmentIsAllowlisted runs a real tool printing its
+// environment: only the default variables and those its file names reach
+// it, whatever their names look like.
+func TestCommand_EnvironmentIsAllowlisted(t *testing.T) {
 	base := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=/home/someone",
+		"LANG=C.UTF-8",
+		"LC_TIME=en_GB.UTF-8",
+		"TZ=Europe/Paris",
+		"PGPASSWORD=pg-hunter2",
+		"DATABASE_URL=postgres://app:db-hunter2@db.internal/app",
+		"STRIPE_APIKEY=stripe-apikey",
+		"AWS_ACCESS_KEY_ID=AKIAEXAMPLE",
+		"SSH_AUTH_SOCK=/tmp/ssh-agent.sock",
+		"OPENAI_BASE_URL=https://gw.example/v1?key=gw-key",
 		"FOO_TOKEN=foo-secret",
 		"BAR_TOKEN=bar-visible",
 		"OPENAI_API_KEY=sk-never",
-		"STRIPE_API_KEY=sk-stripe",
-		"db_password=hunter2",
-		"CLIENT_SECRET=shh",
-		"PLAIN=ok",
+		"PLAIN=not-named",
+		"NAMED_PLAIN=named",
 		"SKILLET_STATE=/stale/state.json",
 	}
 	def := scriptTool(t, "env.sh")
-	def.Env = []string{"BAR_TOKEN", "OPENAI_API_KEY"}
+	def.Env = []string{"BAR_TOKEN", "NAMED_PLAIN", "OPENAI_API_KEY"}
 	r := NewRunner(Options{Env: base})
 	dir := t.TempDir()
 	state, store := filepath.Join(dir, "state.json"), filepath.Join(dir, "store.json")
@@ -256,15 +266,24 @@ func TestCommand_EnvironmentIsScrubbed(t *testing.T) {
 			env[k] = v
 		}
 	}
-	for _, hidden := range []string{"FOO_TOKEN", "OPENAI_API_KEY", "STRIPE_API_KEY", "db_password", "CLIENT_SECRET"} {
+	for _, hidden := range []string{"PGPASSWORD", "DATABASE_URL", "STRIPE_APIKEY", "AWS_ACCESS_KEY_ID",
+		"SSH_AUTH_SOCK", "OPENAI_BASE_URL", "FOO_TOKEN", "OPENAI_API_KEY", "PLAIN"} {
 		if v, ok := env[hidden]; ok {
 			t.Errorf("%s is visible (%q)", hidden, v)
 		}
 	}
+	for _, leak := range []string{"hunter2", "stripe-apikey", "AKIAEXAMPLE", "gw-key", "sk-never"} {
+		if strings.Contains(res.Content, leak) {
+			t.Errorf("the tool saw %q:\n%s", leak, res.Content)
+		}
+	}
 	want := map[string]string{
 		"BAR_TOKEN":     "bar-visible",
-		"PLAIN":         "ok",
+		"NAMED_PLAIN":   "named",
 		"HOME":          "/home/someone",
+		"LANG":          "C.UTF-8",
+		"LC_TIME":       "en_GB.UTF-8",
+		"TZ":            "Europe/Paris",
 		"SKILLET_STATE": state,
 		"SKILLET_STORE": store,
 		"SKILLET_TOOL":  "env@1",
@@ -298,13 +317,13 @@ func TestR26_CommandToolWritesStoreThroughEnvironment(t *testing.T) {
 	}
 }
 
-func TestIsSecretName(t *testing.T) {
+func TestPassedToTools(t *testing.T) {
 	for name, want := range map[string]bool{
-		"GITHUB_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true, "api_key": true, "PASSWORD": true,
-		"DB_PASSWORD": true, "TOKENIZER": false, "KEYBOARD": false, "PATH": false, "MY_KEYS": false,
+		"PATH": true, "LC_ALL": true, "LC_": true, "TMPDIR": true, "SHELL": true,
+		"GITHUB_TOKEN": false, "PGPASSWORD": false, "path": false, "LCX": false, "XDG_CONFIG_HOME": false,
 	} {
-		if got := isSecretName(name); got != want {
-			t.Errorf("isSecretName(%q) = %v, want %v", name, got, want)
+		if got := passedToTools(name); got != want {
+			t.Errorf("passedToTools(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

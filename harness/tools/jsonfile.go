@@ -37,7 +37,8 @@ func ReadJSONObject(path string) (map[string]any, error) {
 
 // WriteJSONObject writes v to path as indented JSON, atomically: readers
 // see the old file or the new one, never half of it. A nil map is written
-// as {}. Missing parent folders are made.
+// as {}. Missing parent folders are made. The file is 0600 and folders
+// made 0700: a skill's state may hold its user's data.
 func WriteJSONObject(path string, v map[string]any) error {
 	if v == nil {
 		v = map[string]any{}
@@ -50,7 +51,7 @@ func WriteJSONObject(path string, v map[string]any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")

@@ -50,6 +50,11 @@ func TestWriteJSONObject_RoundTripAndAtomic(t *testing.T) {
 	if got["n"] != 2.0 || got["list"].([]any)[1] != "<b>" || got["nested"].(map[string]any)["ok"] != true {
 		t.Fatalf("round trip: %v", got)
 	}
+	for path, want := range map[string]os.FileMode{p: 0o600, dir: 0o700, filepath.Dir(dir): 0o700} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v (%v)", path, fi.Mode().Perm(), want, err)
+		}
+	}
 	raw, _ := os.ReadFile(p)
 	if !strings.Contains(string(raw), `"<b>"`) {
 		t.Errorf("HTML escaped in the file: %s", raw)

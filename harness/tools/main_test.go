@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -23,11 +24,29 @@ const testServerMode = "SKILLET_TOOLS_TEST_MCP"
 func TestMain(m *testing.M) {
 	switch os.Getenv(testServerMode) {
 	case "":
+		// As Skillet's main does: the tests check that nothing a tool
+		// started outlives it, daemons re-parented here included.
+		if err := BecomeSubreaper(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		os.Exit(m.Run())
 	case "stdio":
 		err := newTestServer().Run(context.Background(), &mcp.StdioTransport{})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "echo":
+		// A server that tells its log what it was given, as servers do.
+		fmt.Fprintln(os.Stderr, "started with", strings.Join(os.Args[1:], " "), "token", os.Getenv("GITHUB_TOKEN"))
+		// The token again, in two writes: the log must hide it whole.
+		tok := os.Getenv("GITHUB_TOKEN")
+		os.Stderr.WriteString("connecting with " + tok[:len(tok)/2])
+		time.Sleep(20 * time.Millisecond)
+		os.Stderr.WriteString(tok[len(tok)/2:] + "\n")
+		if err := newTestServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -98,6 +117,14 @@ func newTestServer() *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "daemon", Description: "Start a daemon in a session of its own and report its pid."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			cmd := exec.Command("setsid", "sleep", "300")
+			if err := cmd.Start(); err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(cmd.Process.Pid)}}}, nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Wait until cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			<-ctx.Done()
@@ -113,7 +140,7 @@ func newTestServer() *mcp.Server {
 }
 
 // testdata returns the absolute path of a file under testdata/.
-func testdata(t *testing.T, parts ...string) string {
+func testdata(t testing.TB, parts ...string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join(append([]string{"testdata"}, parts...)...))
 	if err != nil {

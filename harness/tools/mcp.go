@@ -6,21 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"skillet/skills"
 )
-
-// mcpLogTail is how much of a dead server's log an error carries.
-const mcpLogTail = 2 << 10
 
 // mcpTerminate is how long a stdio server may take to exit after its stdin
 // closes before it is signalled.
@@ -30,15 +28,48 @@ const mcpTerminate = 2 * time.Second
 // connection failed because the server died.
 const mcpDeathGrace = time.Second
 
-// mcpConn is one configured server: at most one live session at a time, and
-// a lock that lets a single caller start it.
+// serverPoll is trackPoll for an MCP server, which runs all session long.
+const serverPoll = time.Second
+
+// mcpConn is one configured server: at most one live session at a time, a
+// lock that lets a single caller start it, and its state.
 type mcpConn struct {
 	name string
+	cfg  MCPServer
 	// lock is held (a value sent) while the session is checked or started;
 	// a channel rather than a mutex so a cancelled caller stops waiting.
 	lock chan struct{}
 	live *mcpSession
+	// rep hides the server's credentials (URL user info and query values,
+	// secret-looking arguments, environment values) in its log and in
+	// messages; what is its command line or URL so hidden.
+	rep  *strings.Replacer
+	what string
+	st   connState
 }
+
+// newConn prepares a server's record: what to hide of its config.
+func (r *Runner) newConn(name string, cfg MCPServer) *mcpConn {
+	var sec secrets
+	what := cfg.URL
+	if cfg.URL != "" {
+		sec.addURL(cfg.URL)
+		what = redactURL(cfg.URL)
+	}
+	if cfg.Command != "" {
+		what = strings.Join(append([]string{cfg.Command}, redactArgs(cfg.Args, &sec)...), " ")
+	}
+	base := r.baseEnv()
+	for _, v := range cfg.Env {
+		sec.add(v)
+		sec.add(os.Expand(v, func(k string) string { return envValue(base, k) }))
+	}
+	return &mcpConn{name: name, cfg: cfg, lock: make(chan struct{}, 1), rep: sec.replacer(), what: what,
+		st: connState{state: MCPNotStarted}}
+}
+
+// redact hides the server's credentials in a message.
+func (c *mcpConn) redact(msg string) string { return c.rep.Replace(msg) }
 
 // acquire takes the lock, or gives up when ctx ends.
 func (c *mcpConn) acquire(ctx context.Context) error {
@@ -54,10 +85,14 @@ func (c *mcpConn) release() { <-c.lock }
 
 // mcpSession is one run of a server.
 type mcpSession struct {
-	name      string
+	conn      *mcpConn
 	sess      *mcp.ClientSession
 	cmd       *exec.Cmd
-	dead      chan struct{} // closed when the session has ended
+	tree      *procTree        // what a stdio server started
+	stderr    *redactingWriter // a stdio server's stderr, on its way to the log
+	logf      *os.File         // the log, open while the server runs
+	closing   atomic.Bool      // set when the runner ends the session
+	dead      chan struct{}    // closed when the session has ended
 	logPath   string
 	logOffset int64
 
@@ -74,92 +109,27 @@ func (s *mcpSession) isDead() bool {
 	}
 }
 
-// close ends the session and, for a stdio server, anything left in its
-// process group.
+// close ends the session and, for a stdio server, anything it started.
 func (s *mcpSession) close() error {
+	s.closing.Store(true)
 	err := s.sess.Close()
-	if s.cmd != nil {
-		_ = killProcessGroup(s.cmd)
+	if s.tree != nil {
+		s.tree.finish()
 	}
 	<-s.dead
+	s.closeLog()
 	return err
 }
 
-// MCPLogPath is the file a server's stderr goes to, mcp-NAME.log under the
-// log folder ("" when the log folder is not yet made).
-func (r *Runner) MCPLogPath(server string) string {
-	r.logDirMu.Lock()
-	defer r.logDirMu.Unlock()
-	if r.logDir == "" {
-		return ""
+// closeLog writes out what the server's stderr still holds and closes the
+// log.
+func (s *mcpSession) closeLog() {
+	if s.stderr != nil {
+		_ = s.stderr.Flush()
 	}
-	return filepath.Join(r.logDir, "mcp-"+safeFileName(server)+".log")
-}
-
-var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
-
-func safeFileName(s string) string {
-	s = unsafeFileChars.ReplaceAllString(s, "_")
-	if s == "" || strings.Trim(s, ".") == "" {
-		s = "_" + s
+	if s.logf != nil {
+		_ = s.logf.Close()
 	}
-	return s
-}
-
-// openLog opens the server's log for appending, making the log folder
-// first if needed.
-func (r *Runner) openLog(server string) (*os.File, error) {
-	r.logDirMu.Lock()
-	if r.logDir == "" {
-		dir, err := os.MkdirTemp("", "skillet-logs-")
-		if err != nil {
-			r.logDirMu.Unlock()
-			return nil, fmt.Errorf("make log folder: %w", err)
-		}
-		r.logDir = dir
-	}
-	dir := r.logDir
-	r.logDirMu.Unlock()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("make log folder: %w", err)
-	}
-	path := r.MCPLogPath(server)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open log: %w", err)
-	}
-	return f, nil
-}
-
-// logTail returns the end of what a session wrote to its log.
-func logTail(path string, from int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	start := max(from, fi.Size()-mcpLogTail)
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, mcpLogTail))
-	return strings.TrimSpace(trimLeadingPartial(string(b)))
-}
-
-// withLog adds the end of the session's log to an error message.
-func withLog(msg, path string, from int64) string {
-	if path == "" {
-		return msg
-	}
-	tail := logTail(path, from)
-	if tail == "" {
-		return msg + " (its log " + path + " is empty)"
-	}
-	return msg + "\nend of its log (" + path + "):\n" + tail
 }
 
 // withLog adds the end of a stdio server's log to a message; an HTTP
@@ -172,24 +142,15 @@ func (s *mcpSession) withLog(msg string) string {
 }
 
 // session returns a live session of the named server, starting it when it
-// is not running or has died.
+// is not running or has died, unless it is waiting out its backoff.
 func (r *Runner) session(ctx context.Context, server string) (*mcpSession, error) {
-	cfg, ok := r.opts.MCPServers[server]
+	c, ok := r.conn(server)
 	if !ok {
 		return nil, fmt.Errorf("MCP server %q is not configured (add [mcp.servers.%s] to skillet.toml)", server, server)
 	}
-	r.mcpMu.Lock()
-	if r.mcpClosed {
-		r.mcpMu.Unlock()
+	if r.isClosed() {
 		return nil, fmt.Errorf("MCP server %q: the tool runner is closed", server)
 	}
-	c := r.mcpConns[server]
-	if c == nil {
-		c = &mcpConn{name: server, lock: make(chan struct{}, 1)}
-		r.mcpConns[server] = c
-	}
-	r.mcpMu.Unlock()
-
 	if err := c.acquire(ctx); err != nil {
 		return nil, fmt.Errorf("MCP server %q: cancelled while it was starting", server)
 	}
@@ -197,26 +158,40 @@ func (r *Runner) session(ctx context.Context, server string) (*mcpSession, error
 	if c.live != nil && !c.live.isDead() {
 		return c.live, nil
 	}
-	r.mcpMu.Lock()
-	closed := r.mcpClosed
-	r.mcpMu.Unlock()
-	if closed {
+	if r.isClosed() {
 		return nil, fmt.Errorf("MCP server %q: the tool runner is closed", server)
 	}
 	if c.live != nil {
 		_ = c.live.close()
 		c.live = nil
 	}
-	s, err := r.startMCP(ctx, server, cfg)
-	if err != nil {
-		return nil, err
+	if wait, msg := r.waitLeft(c); wait > 0 {
+		return nil, unavailable(msg, wait)
 	}
+	r.setState(c, MCPStarting, "")
+	s, err := r.startMCP(ctx, c)
+	if err != nil {
+		msg := c.redact(err.Error())
+		if cancelled(ctx) {
+			r.setState(c, MCPStopped, "its start was cancelled")
+			return nil, &mcpError{msg: msg, kind: ErrMCPUnavailable}
+		}
+		return nil, r.failed(c, msg)
+	}
+	r.setState(c, MCPRunning, "")
 	c.live = s
 	return s, nil
 }
 
+func (r *Runner) isClosed() bool {
+	r.mcpMu.Lock()
+	defer r.mcpMu.Unlock()
+	return r.mcpClosed
+}
+
 // startMCP starts a server and completes the MCP handshake.
-func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcpSession, error) {
+func (r *Runner) startMCP(ctx context.Context, c *mcpConn) (*mcpSession, error) {
+	name, cfg := c.name, c.cfg
 	if (cfg.Command == "") == (cfg.URL == "") {
 		return nil, fmt.Errorf("MCP server %q: set either command or url in [mcp.servers.%s]", name, name)
 	}
@@ -224,13 +199,8 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %q: %w", name, err)
 	}
-	defer logf.Close()
-	what := cfg.URL
-	if cfg.Command != "" {
-		what = strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
-	}
-	fmt.Fprintf(logf, "--- %s skillet: starting MCP server %q: %s\n", time.Now().Format(time.RFC3339), name, what)
-	s := &mcpSession{name: name, dead: make(chan struct{}), logPath: logf.Name()}
+	fmt.Fprintf(logf, "--- %s skillet: starting MCP server %q: %s\n", r.now().Format(time.RFC3339), name, c.what)
+	s := &mcpSession{conn: c, dead: make(chan struct{}), logPath: logf.Name(), logf: logf}
 	if fi, err := logf.Stat(); err == nil {
 		s.logOffset = fi.Size()
 	}
@@ -245,12 +215,18 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 		if !strings.ContainsRune(prog, '/') {
 			if prog, err = lookPath(prog, envValue(env, "PATH")); err != nil {
 				fmt.Fprintf(logf, "skillet: %v\n", err)
+				logf.Close()
 				return nil, fmt.Errorf("MCP server %q failed to start: %v", name, err)
 			}
 		}
 		cmd := exec.Command(prog, cfg.Args...)
-		cmd.Env = env
-		cmd.Stderr = logf
+		s.tree = newProcTree(serverPoll)
+		cmd.Env = append(env, s.tree.env())
+		s.stderr = &redactingWriter{w: logf, rep: c.rep}
+		cmd.Stderr = s.stderr
+		// A daemon of the server holding its stderr must not hold up its
+		// stop.
+		cmd.WaitDelay = waitDelay
 		setProcessGroup(cmd)
 		s.cmd = cmd
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpTerminate}
@@ -266,35 +242,60 @@ func (r *Runner) startMCP(ctx context.Context, name string, cfg MCPServer) (*mcp
 		},
 	})
 	sess, err := client.Connect(cctx, transport, nil)
+	if s.cmd != nil {
+		s.tree.started(s.cmd)
+	}
 	if err != nil {
 		if s.cmd != nil {
-			_ = killProcessGroup(s.cmd)
+			s.tree.kill(true)
+			s.tree.finish()
 		}
+		s.closeLog()
 		msg := fmt.Sprintf("MCP server %q failed to start: %v", name, err)
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			msg = fmt.Sprintf("MCP server %q did not answer within %s", name, r.opts.DefaultTimeout)
 		}
+		r.logLine(c, "skillet: start failed: "+err.Error())
 		if s.cmd != nil {
 			msg = withLog(msg, s.logPath, s.logOffset)
 		}
-		fmt.Fprintf(logf, "skillet: start failed: %v\n", err)
 		return nil, errors.New(msg)
 	}
 	s.sess = sess
 	go func() {
 		_ = sess.Wait()
+		// The state changes before the session counts as dead, so a caller
+		// that finds it dead also finds the backoff.
+		if !s.closing.Load() {
+			msg := fmt.Sprintf("MCP server %q stopped unexpectedly", c.name)
+			if s.cmd != nil {
+				if last := lastLine(logTail(s.logPath, s.logOffset)); last != "" {
+					msg += ": " + last
+				}
+			}
+			_ = r.failed(c, msg)
+		}
 		close(s.dead)
 	}()
 	return s, nil
 }
 
-// serverEnv is a stdio server's environment: the scrubbed base plus its
-// configured variables, whose values may name base variables ($NAME).
+// serverEnv is a stdio server's environment: the default variables of the
+// base plus its configured ones, whose values may name base variables
+// ($NAME). The model's key is not given even when named.
 func (r *Runner) serverEnv(cfg MCPServer, base []string) []string {
-	env := scrubEnv(base, nil)
-	lookup := func(k string) string { return envValue(base, k) }
-	for k, v := range cfg.Env {
-		env = append(env, k+"="+os.Expand(v, lookup))
+	env := scrubEnv(base, nil, markerVar)
+	lookup := func(k string) string {
+		if slices.Contains(neverPassed, k) {
+			return ""
+		}
+		return envValue(base, k)
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		if k == "" || k == markerVar || slices.Contains(neverPassed, k) {
+			continue
+		}
+		env = append(env, k+"="+os.Expand(cfg.Env[k], lookup))
 	}
 	return env
 }
@@ -302,18 +303,30 @@ func (r *Runner) serverEnv(cfg MCPServer, base []string) []string {
 // MCPTool starts the server if needed and returns the definition of one of
 // its tools, from the server's tool list: name, description and input
 // schema (as Parameters), Kind mcp. MCP tools have no version (0) and no
-// file.
+// file. Its error wraps ErrNoMCPTool when the server answered and does not
+// have the tool, ErrMCPUnavailable when the server could not be reached.
 func (r *Runner) MCPTool(ctx context.Context, server, tool string) (*skills.ToolDef, error) {
 	s, err := r.session(ctx, server)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.tool(ctx, tool)
-	if err != nil {
-		if s.isDead() {
-			return nil, errors.New(s.withLog(fmt.Sprintf("MCP server %q stopped", server)))
+	c := s.conn
+	t, names, err := s.tool(ctx, tool)
+	if names != nil {
+		c.worked(names)
+	}
+	switch {
+	case err == nil:
+	case names != nil:
+		has := "no tools"
+		if len(names) > 0 {
+			has = "these tools: " + strings.Join(names, ", ")
 		}
-		return nil, fmt.Errorf("MCP server %q: %w", server, err)
+		return nil, &mcpError{msg: fmt.Sprintf("MCP server %q has no tool %q; it has %s", server, tool, has), kind: ErrNoMCPTool}
+	case s.isDead():
+		return nil, &mcpError{msg: c.redact(s.withLog(fmt.Sprintf("MCP server %q stopped", server))), kind: ErrMCPUnavailable}
+	default:
+		return nil, &mcpError{msg: c.redact(fmt.Sprintf("MCP server %q: %v", server, err)), kind: ErrMCPUnavailable}
 	}
 	params := json.RawMessage(`{"type":"object"}`)
 	if t.InputSchema != nil {
@@ -334,36 +347,34 @@ func (r *Runner) MCPTool(ctx context.Context, server, tool string) (*skills.Tool
 }
 
 // tool finds a tool in the server's list, listing again once when it is
-// missing (the server may have added it since).
-func (s *mcpSession) tool(ctx context.Context, name string) (*mcp.Tool, error) {
-	for attempt := 0; attempt < 2; attempt++ {
-		s.toolsMu.Lock()
-		tools := s.tools
-		s.toolsMu.Unlock()
-		if tools != nil {
-			if t, ok := tools[name]; ok {
-				return t, nil
-			}
-			if attempt > 0 {
-				break
-			}
-		}
-		fresh := map[string]*mcp.Tool{}
-		for t, err := range s.sess.Tools(ctx, nil) {
-			if err != nil {
-				return nil, fmt.Errorf("list tools: %w", err)
-			}
-			fresh[t.Name] = t
-		}
-		s.toolsMu.Lock()
-		s.tools = fresh
-		s.toolsMu.Unlock()
-		if t, ok := fresh[name]; ok {
-			return t, nil
-		}
-		break
+// missing (the server may have added it since). names is the sorted list
+// the server gave when it was asked, nil when it was not or the listing
+// failed.
+func (s *mcpSession) tool(ctx context.Context, name string) (t *mcp.Tool, names []string, err error) {
+	s.toolsMu.Lock()
+	tools := s.tools
+	s.toolsMu.Unlock()
+	if t, ok := tools[name]; ok {
+		return t, nil, nil
 	}
-	return nil, fmt.Errorf("no tool %q", name)
+	fresh := map[string]*mcp.Tool{}
+	for t, err := range s.sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("list tools: %w", err)
+		}
+		fresh[t.Name] = t
+	}
+	s.toolsMu.Lock()
+	s.tools = fresh
+	s.toolsMu.Unlock()
+	names = slices.Sorted(maps.Keys(fresh))
+	if names == nil {
+		names = []string{}
+	}
+	if t, ok := fresh[name]; ok {
+		return t, names, nil
+	}
+	return nil, names, fmt.Errorf("no tool %q", name)
 }
 
 // runMCP calls a tool of an MCP server.
@@ -381,6 +392,7 @@ func (r *Runner) runMCP(ctx context.Context, call Call) Result {
 	if err != nil {
 		return errorResult("tool %s: %v", label, err)
 	}
+	c := s.conn
 	timeout := r.timeout(def)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -392,10 +404,11 @@ func (r *Runner) runMCP(ctx context.Context, call Call) Result {
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
 			return errorResult("tool %s: timed out after %s", label, timeout)
 		case s.diedDuring(err):
-			return errorResult("%s", s.withLog(fmt.Sprintf("tool %s: MCP server %q stopped during the call (it starts again on the next call)", label, def.Server)))
+			return errorResult("%s", c.redact(s.withLog(fmt.Sprintf("tool %s: MCP server %q stopped during the call (a later call starts it again)", label, def.Server))))
 		}
-		return errorResult("tool %s: %v", label, err)
+		return errorResult("%s", c.redact(fmt.Sprintf("tool %s: %v", label, err)))
 	}
+	c.worked(nil)
 	return Result{Content: CutOutput(mcpResultText(res), r.maxOutput(def)), IsError: res.IsError}
 }
 
@@ -489,6 +502,9 @@ func (r *Runner) closeMCP() error {
 			wasDead := c.live.isDead()
 			err := c.live.close()
 			c.live = nil
+			if !wasDead {
+				r.setState(c, MCPStopped, "")
+			}
 			if err != nil && !wasDead && !isExitError(err) {
 				errs[i] = fmt.Errorf("stop MCP server %q: %w", c.name, err)
 			}

@@ -3,9 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,6 +85,15 @@ func TestMCP_UnknownRemoteTool(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `no tool "nope"`) {
 		t.Fatalf("err = %v", err)
 	}
+	// The server answered: the tool is known to be missing, not unreachable,
+	// and the message says what there is instead.
+	if !errors.Is(err, ErrNoMCPTool) || errors.Is(err, ErrMCPUnavailable) || !strings.Contains(err.Error(), "greet, picture, pid") {
+		t.Errorf("err = %v", err)
+	}
+	st, _ := r.MCPStatus("files")
+	if st.State != MCPRunning || !slices.Contains(st.Tools, "greet") || slices.Contains(st.Tools, "nope") {
+		t.Errorf("status = %+v", st)
+	}
 	res := r.Run(context.Background(), mcpCall("files", "nope", `{}`))
 	if !res.IsError || !strings.Contains(res.Content, "nope") {
 		t.Fatalf("got %+v", res)
@@ -136,15 +148,26 @@ func TestMCP_OneServerForConcurrentCalls(t *testing.T) {
 func TestMCP_ServerEnvironment(t *testing.T) {
 	t.Setenv("SKILLET_TEST_GH_TOKEN", "gh-secret")
 	t.Setenv("SKILLET_TEST_OTHER_TOKEN", "other-secret")
+	t.Setenv("PGPASSWORD", "pg-secret")
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
+	t.Setenv("OPENAI_API_KEY", "sk-model-key")
+	t.Setenv("LC_TIME", "C")
 	r := newMCPRunner(t, map[string]MCPServer{"s": stdioServer(t, "stdio", map[string]string{
-		"GITHUB_TOKEN": "${SKILLET_TEST_GH_TOKEN}",
-		"MODE":         "demo",
+		"GITHUB_TOKEN":   "${SKILLET_TEST_GH_TOKEN}",
+		"MODE":           "demo",
+		"OPENAI_API_KEY": "$OPENAI_API_KEY",
+		"LEAK":           "key=${OPENAI_API_KEY}",
 	})})
 	want := map[string]string{
 		"GITHUB_TOKEN":             "gh-secret",
 		"MODE":                     "demo",
+		"LC_TIME":                  "C",
 		"SKILLET_TEST_OTHER_TOKEN": "(unset)",
 		"SKILLET_TEST_GH_TOKEN":    "(unset)",
+		"PGPASSWORD":               "(unset)",
+		"SSH_AUTH_SOCK":            "(unset)",
+		"OPENAI_API_KEY":           "(unset)",
+		"LEAK":                     "key=",
 	}
 	for v, w := range want {
 		res := r.Run(context.Background(), mcpCall("s", "env", `{"var":"`+v+`"}`))
@@ -183,34 +206,121 @@ func TestMCP_BadConfig(t *testing.T) {
 	}
 }
 
+// fakeClock is the runner's clock for backoff tests, moved by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func withClock(r *Runner) *fakeClock {
+	c := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	r.now = c.now
+	return c
+}
+
+func startsIn(t *testing.T, r *Runner, server string) int {
+	t.Helper()
+	log, err := os.ReadFile(r.MCPLogPath(server))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(log), "starting MCP server")
+}
+
 func TestMCP_ServerThatExitsAtOnce(t *testing.T) {
 	r := newMCPRunner(t, map[string]MCPServer{"broken": stdioServer(t, "exit", nil)})
+	clock := withClock(r)
 	_, err := r.MCPTool(context.Background(), "broken", "greet")
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, want := range []string{`MCP server "broken" failed to start`, "fatal: cannot open database"} {
+	for _, want := range []string{`MCP server "broken" failed to start`, "fatal: cannot open database", "not started again for 1s"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
-	// The session goes on: the next call tries to start it again.
+	if !errors.Is(err, ErrMCPUnavailable) || errors.Is(err, ErrNoMCPTool) {
+		t.Errorf("error kind: %v", err)
+	}
+	// Within the backoff, calls say why without starting it again.
 	res := r.Run(context.Background(), mcpCall("broken", "greet", `{}`))
-	if !res.IsError || !strings.Contains(res.Content, "cannot open database") {
+	if !res.IsError || !strings.Contains(res.Content, "cannot open database") || !strings.Contains(res.Content, "not started again") {
 		t.Fatalf("got %+v", res)
 	}
+	if n := startsIn(t, r, "broken"); n != 1 {
+		t.Fatalf("started %d times within the backoff", n)
+	}
+	// After it, the next call tries again.
+	clock.advance(time.Second)
+	if res := r.Run(context.Background(), mcpCall("broken", "greet", `{}`)); !res.IsError || !strings.Contains(res.Content, "cannot open database") {
+		t.Fatalf("got %+v", res)
+	}
+	if n := startsIn(t, r, "broken"); n != 2 {
+		t.Fatalf("want 2 start attempts, got %d", n)
+	}
+	st, _ := r.MCPStatus("broken")
+	if st.State != MCPFailed || !strings.Contains(st.Why, "failed to start") || st.Launches != 2 {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+// A broken server is not launched on every model call: one start per
+// backoff step (1s, 2s, 4s, ...), and its state is logged once.
+func TestMCP_BrokenServerBacksOff(t *testing.T) {
+	r := newMCPRunner(t, map[string]MCPServer{"broken": stdioServer(t, "exit", nil)})
+	clock := withClock(r)
+	var changes []uint64
+	// Seven turns, two lookups each, half a second apart.
+	for turn := 0; turn < 7; turn++ {
+		for range 2 {
+			if _, err := r.MCPTool(context.Background(), "broken", "greet"); !errors.Is(err, ErrMCPUnavailable) {
+				t.Fatalf("turn %d: %v", turn, err)
+			}
+		}
+		st, _ := r.MCPStatus("broken")
+		changes = append(changes, st.Change)
+		clock.advance(500 * time.Millisecond)
+	}
+	// Starts at 0s, 1s (after the first backoff) and 3s (after 2s more).
+	if n := startsIn(t, r, "broken"); n != 3 {
+		t.Errorf("launched %d times in 3.5s, want 3", n)
+	}
+	for i, c := range changes {
+		if c != changes[0] {
+			t.Errorf("turn %d: state change %d, want %d: the same failure counts once", i, c, changes[0])
+		}
+	}
 	log, _ := os.ReadFile(r.MCPLogPath("broken"))
-	if n := strings.Count(string(log), "starting MCP server"); n != 2 {
-		t.Fatalf("want 2 start attempts in the log, got %d:\n%s", n, log)
+	if n := strings.Count(string(log), `skillet: MCP server "broken": failed`); n != 1 {
+		t.Errorf("failed state logged %d times:\n%s", n, log)
+	}
+	if d := backoff(30); d != mcpBackoffMax {
+		t.Errorf("backoff is not capped: %s", d)
 	}
 }
 
 func TestMCP_ServerThatDiesIsRestarted(t *testing.T) {
 	r := newMCPRunner(t, map[string]MCPServer{"s": stdioServer(t, "stdio", nil)})
+	clock := withClock(r)
 	ctx := context.Background()
 	first := r.Run(ctx, mcpCall("s", "pid", `{}`))
 	if first.IsError {
 		t.Fatal(first.Content)
+	}
+	if st, _ := r.MCPStatus("s"); st.State != MCPRunning {
+		t.Fatalf("status = %+v", st)
 	}
 	res := r.Run(ctx, mcpCall("s", "crash", `{}`))
 	if !res.IsError {
@@ -221,12 +331,20 @@ func TestMCP_ServerThatDiesIsRestarted(t *testing.T) {
 			t.Errorf("content %q lacks %q", res.Content, want)
 		}
 	}
+	st, _ := r.MCPStatus("s")
+	if st.State != MCPFailed || !strings.Contains(st.Why, "stopped unexpectedly") || !strings.Contains(st.Why, "crashing now") {
+		t.Errorf("status after the crash = %+v", st)
+	}
+	clock.advance(time.Second)
 	second := r.Run(ctx, mcpCall("s", "pid", `{}`))
 	if second.IsError {
 		t.Fatalf("restart failed: %s", second.Content)
 	}
 	if second.Content == first.Content {
 		t.Fatalf("same server process %s after it died", first.Content)
+	}
+	if st, _ := r.MCPStatus("s"); st.State != MCPRunning || st.Launches != 2 {
+		t.Errorf("status after the restart = %+v", st)
 	}
 }
 
@@ -279,12 +397,23 @@ func TestMCP_CloseStopsServers(t *testing.T) {
 
 func TestMCP_LogPath(t *testing.T) {
 	dir := t.TempDir()
-	r := NewRunner(Options{LogDir: dir})
-	if got, want := r.MCPLogPath("files"), dir+"/mcp-files.log"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	r := newMCPRunner(t, map[string]MCPServer{"files": stdioServer(t, "stdio", nil)})
+	r.logDir = dir
+	if got := r.MCPLogPath("files"); got != "" {
+		t.Errorf("before any start: %q", got)
 	}
-	if got := r.MCPLogPath("../evil name"); !strings.HasPrefix(got, dir+"/mcp-") || strings.Contains(got[len(dir):], "..") && strings.Contains(got[len(dir):], "/..") {
-		t.Errorf("unsafe server name gives %q", got)
+	if _, err := r.MCPTool(context.Background(), "files", "greet"); err != nil {
+		t.Fatal(err)
+	}
+	got := r.MCPLogPath("files")
+	if filepath.Dir(filepath.Dir(got)) != dir || !strings.HasPrefix(filepath.Base(filepath.Dir(got)), "run-") || filepath.Base(got) != "mcp-files.log" {
+		t.Errorf("log path %q, want %s/run-*/mcp-files.log", got, dir)
+	}
+	if st, _ := r.MCPStatus("files"); st.Log != got {
+		t.Errorf("status log %q, want %q", st.Log, got)
+	}
+	if p := r.MCPLogPath("../evil name"); filepath.Dir(p) != filepath.Dir(got) || strings.Contains(filepath.Base(p), "/") {
+		t.Errorf("unsafe server name gives %q", p)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // makeSkill builds a skill folder beside an outside folder holding a
 // secret, and returns the skill's folder.
-func makeSkill(t *testing.T) (skillDir, outside string) {
+func makeSkill(t testing.TB) (skillDir, outside string) {
 	t.Helper()
 	base := t.TempDir()
 	skillDir = filepath.Join(base, "skills", "demo")
@@ -38,7 +38,7 @@ func makeSkill(t *testing.T) (skillDir, outside string) {
 	return skillDir, outside
 }
 
-func symlink(t *testing.T, target, link string) {
+func symlink(t testing.TB, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("symlinks unavailable: %v", err)

@@ -57,8 +57,10 @@ type Result struct {
 type Options struct {
 	// MCPServers are the [mcp.servers.NAME] tables of skillet.toml.
 	MCPServers map[string]MCPServer
-	// LogDir is where each MCP server's stderr goes (mcp-NAME.log); "" means
-	// a fresh temporary folder, made when the first server starts.
+	// LogDir holds the MCP logs: each runner makes a folder of its own in
+	// it (run-TIME-*, mode 0700) when the first server starts, where each
+	// server's stderr goes (mcp-NAME.log, mode 0600), and removes those of
+	// runs over a week old. "" means a fresh temporary folder.
 	LogDir string
 	// DefaultTimeout bounds a tool run when its definition sets none, and an
 	// MCP server's start; 0 means DefaultTimeout.
@@ -67,7 +69,8 @@ type Options struct {
 	// cap; 0 means DefaultMaxOutput.
 	DefaultMaxOutput int
 	// Env is the base environment of command tools and MCP servers, before
-	// secrets are scrubbed; nil means os.Environ().
+	// it is cut to the default variables and those a tool or server names;
+	// nil means os.Environ().
 	Env []string
 }
 
@@ -80,7 +83,7 @@ type MCPServer struct {
 	Args    []string
 	// Env adds variables to the server's environment. A value may refer to
 	// the base environment as $NAME or ${NAME}, which is how a server is
-	// given a secret the scrubbed environment leaves out.
+	// given a variable beyond the default set (PATH, HOME, locale, ...).
 	Env map[string]string
 	// URL is a streamable-HTTP endpoint; set it or Command, not both.
 	URL string
@@ -103,6 +106,10 @@ type Runner struct {
 	mcpClosed bool
 	logDirMu  sync.Mutex
 	logDir    string
+	runLogDir string // this runner's own folder in logDir, once made
+
+	// now is the clock of MCP backoffs; tests move it.
+	now func() time.Time
 }
 
 // NewRunner returns a Runner with the given options; zero limits take the
@@ -119,6 +126,7 @@ func NewRunner(opts Options) *Runner {
 		tmpls:    make(map[tmplKey]*cachedTemplate),
 		mcpConns: make(map[string]*mcpConn),
 		logDir:   opts.LogDir,
+		now:      time.Now,
 	}
 }
 
