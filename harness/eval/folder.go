@@ -64,6 +64,11 @@ type Manifest struct {
 	Catalogue []string `json:"catalogue"`
 	// Command is the command line that started the eval, for the record.
 	Command []string `json:"command,omitempty"`
+	// Roots, Config and Sets are the skills folders, config file and
+	// --set pairs of the eval, used again when it is resumed.
+	Roots  []string `json:"roots,omitempty"`
+	Config string   `json:"config,omitempty"`
+	Sets   []string `json:"sets,omitempty"`
 }
 
 // Run is one finished run, a line of RunsFile.
