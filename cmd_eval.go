@@ -83,7 +83,8 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	var f evalFlags
 	fs := flag.NewFlagSet("skillet eval", flag.ContinueOnError)
 	f.register(fs)
-	if code, done := parseFlags(fs, args, evalUsage, stdout, stderr); done {
+	skillArgs, code, done := parseInterleaved(fs, args, stdout, stderr)
+	if done {
 		return code
 	}
 	plan, err := f.plan()
@@ -94,12 +95,29 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "skillet eval:", err)
 		return 2
 	}
-	dir, m, w, err := f.prepare(fs.Args(), plan, stderr)
+	dir, m, w, err := f.prepare(skillArgs, plan, stderr)
 	if err != nil {
 		return reportEvalError(stderr, err)
 	}
 	defer w.close()
 	return f.execute(dir, m, w, stdout, stderr)
+}
+
+// parseInterleaved parses flags given before, between and after the
+// SKILL arguments (skillet eval SKILL --queries FILE), which the flag
+// package alone stops at.
+func parseInterleaved(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
+	for {
+		if code, done := parseFlags(fs, args, evalUsage, stdout, stderr); done {
+			return nil, code, true
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, 0, false
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
 }
 
 func checkFailOn(v string) error {
@@ -146,14 +164,16 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	if resume != "" {
 		return f.prepareResume(resume, args, stderr)
 	}
-	if w, err = wire(&f.common); err != nil {
+	wired, err := wire(&f.common)
+	if err != nil {
 		return "", nil, nil, err
 	}
 	defer func() {
 		if err != nil {
-			w.close()
+			wired.close() // a failed prepare returns no wiring to close
 		}
 	}()
+	w = wired
 	cat := catalogue(w)
 	var queries []eval.Query
 	switch {
