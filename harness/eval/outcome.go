@@ -78,6 +78,11 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	var pastCap, sawEnd bool
 	var loadedFromEnd []string
 	for _, e := range events {
+		// the eval's turn is the first; a run reopened later and continued
+		// by hand does not change what it measured
+		if harness.TurnOf(e) > 1 {
+			break
+		}
 		switch x := e.(type) {
 		case *harness.ModelCall:
 			if maxSteps > 0 && x.Call > maxSteps {
