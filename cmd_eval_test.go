@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"skillet/harness/eval"
 	"skillet/harness/eval/evaltest"
@@ -242,5 +246,81 @@ func TestEvalResumeSkipsFinishedRuns(t *testing.T) {
 	}
 	if code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--out", out); code != 2 || !strings.Contains(stderr, "already holds an eval") {
 		t.Errorf("reusing --out: %d %q", code, stderr)
+	}
+}
+
+// buildSkillet builds the real binary, for tests that send it signals.
+func buildSkillet(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	wd, _ := os.Getwd()
+	bin := filepath.Join(t.TempDir(), "skillet")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = wd
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestEvalCtrlCKeepsFinishedRunsAndSaysHowToResume(t *testing.T) {
+	bin := buildSkillet(t) // before isolate, so the build cache is the usual one
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	srv.Delay = 50 * time.Millisecond
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	cmd := exec.Command(bin, "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "10", "--workers", "2", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runs, _ := eval.ReadRuns(out)
+		if len(runs) >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no runs finished: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "skillet eval --resume "+out) {
+		t.Errorf("stderr %q does not say how to resume", stderr.String())
+	}
+	kept, _ := eval.ReadRuns(out)
+	if len(kept) < 3 || len(kept) >= 10 {
+		t.Fatalf("%d runs kept", len(kept))
+	}
+	if res := readResults(t, out); res["stopped"] != eval.StoppedInterrupted {
+		t.Errorf("results.json stopped = %v", res["stopped"])
+	}
+	code, stdout, errOut := runCmd(t, "", "eval", "--resume", out)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	runs, _ := eval.ReadRuns(out)
+	seen := map[int]bool{}
+	for _, r := range runs {
+		if seen[r.N] {
+			t.Errorf("run %d twice", r.N)
+		}
+		seen[r.N] = true
+	}
+	if len(runs) != 10 || !strings.Contains(stdout, "10/10") {
+		t.Errorf("%d runs after resume\n%s", len(runs), stdout)
 	}
 }
