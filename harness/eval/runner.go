@@ -358,8 +358,9 @@ func (e *executor) progress() Progress {
 		p.Total += e.expected(k)
 	}
 	if e.fresh > 0 && p.Total > p.Done {
+		// wall time per finished run already reflects the workers
 		per := p.Elapsed / time.Duration(e.fresh)
-		p.ETA = per * time.Duration(p.Total-p.Done) / time.Duration(max(1, e.opts.Workers))
+		p.ETA = per * time.Duration(p.Total-p.Done)
 	}
 	return p
 }
