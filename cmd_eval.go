@@ -52,6 +52,11 @@ type evalFlags struct {
 	budget      int
 	out         string
 	failOn      string
+	// the description optimizer
+	optimize     string
+	improveModel string
+	iterations   int
+	write        bool
 }
 
 // minAutoRuns is the fewest runs a query gets with --runs auto.
@@ -72,6 +77,10 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.budget, "budget", 0, "stop once the runs used this many `TOKENS` (0: no limit)")
 	fs.StringVar(&f.out, "out", "", "the eval's `DIR` (default $XDG_STATE_HOME/skillet/evals/ID)")
 	fs.StringVar(&f.failOn, "fail-on", "fail", "verdicts that make the exit status 1: fail, or undetermined (fail and undetermined)")
+	fs.StringVar(&f.optimize, "optimize", "", "improve `SKILL`'s description: 60/40 train/validation split from --seed, up to --iterations rewrites, best by validation")
+	fs.StringVar(&f.improveModel, "improve-model", "", "model `NAME` that rewrites descriptions (default the configured model)")
+	fs.IntVar(&f.iterations, "iterations", eval.MaxIterations, "most rewrites with --optimize (at most 5)")
+	fs.BoolVar(&f.write, "write", false, "with --optimize, write the winning description into the skill's SKILL.md")
 }
 
 // runEval is `skillet eval`.
@@ -100,6 +109,9 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return reportEvalError(stderr, err)
 	}
 	defer w.close()
+	if f.optimize != "" {
+		return f.runOptimize(dir, m, w, stdout, stderr)
+	}
 	return f.execute(dir, m, w, stdout, stderr)
 }
 
@@ -153,6 +165,18 @@ func (f *evalFlags) plan() (eval.Plan, error) {
 	if f.aa {
 		p.Arms = []string{"A", "B"}
 	}
+	if f.optimize != "" {
+		switch {
+		case f.aa:
+			return p, usageError{"--optimize and --aa: choose one"}
+		case f.resume != "":
+			return p, usageError{"--optimize cannot be resumed: start it again"}
+		case f.iterations < 1 || f.iterations > eval.MaxIterations:
+			return p, usageError{fmt.Sprintf("--iterations %d: want 1 to %d", f.iterations, eval.MaxIterations)}
+		}
+	} else if f.write {
+		return p, usageError{"--write only applies to --optimize"}
+	}
 	return p, nil
 }
 
@@ -163,6 +187,12 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	f.resume = "" // --resume names an eval folder here, not a session
 	if resume != "" {
 		return f.prepareResume(resume, args, stderr)
+	}
+	if f.optimize != "" && len(args) == 0 && f.queries == "" {
+		args = []string{f.optimize}
+	}
+	if f.optimize != "" && len(args) > 0 && !slices.Contains(args, f.optimize) {
+		return "", nil, nil, usageError{fmt.Sprintf("--optimize %s: not among the skills evaluated (%s)", f.optimize, strings.Join(args, ", "))}
 	}
 	wired, err := wire(&f.common)
 	if err != nil {
@@ -220,11 +250,16 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	if dir == "" {
 		dir = filepath.Join(filepath.Dir(sessionsDir("")), "evals", time.Now().UTC().Format("20060102-150405"))
 	}
-	if _, err := os.Stat(filepath.Join(dir, eval.ManifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, eval.ManifestFile)); err == nil || exists(filepath.Join(dir, optimizeJSON)) {
 		return "", nil, nil, usageError{fmt.Sprintf("--out %s already holds an eval: continue it with --resume %s, or choose another folder", dir, dir)}
 	}
 	printNotices(stderr, w)
 	return dir, m, w, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func printNotices(stderr io.Writer, w *wiring) {

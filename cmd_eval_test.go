@@ -324,3 +324,87 @@ func TestEvalCtrlCKeepsFinishedRunsAndSaysHowToResume(t *testing.T) {
 		t.Errorf("%d runs after resume\n%s", len(runs), stdout)
 	}
 }
+
+func TestEvalOptimizeKeepsTheBestByValidationAndWrites(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(nil)
+	defer srv.Close()
+	// the model loads alpha for its requests only once the description
+	// says "GOOD"; near misses it leaves alone whatever the description
+	srv.Decide = func(query, system string) evaltest.Decision {
+		if strings.Contains(query, "near miss") || !strings.Contains(system, "GOOD alpha") {
+			return evaltest.Answer()
+		}
+		return evaltest.Load("alpha")
+	}
+	answers := []string{"<new_description>Still vague about alpha.</new_description>", "<new_description>GOOD alpha: rotate logs and check disks.</new_description>"}
+	srv.Improve = func(prompt string) string {
+		a := answers[0]
+		if len(answers) > 1 {
+			answers = answers[1:]
+		}
+		return a
+	}
+	var rows []string
+	for i := range 5 {
+		rows = append(rows, fmt.Sprintf(`{"query": "alpha request %d", "should_trigger": true}`, i), fmt.Sprintf(`{"query": "near miss %d", "should_trigger": false}`, i))
+	}
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), "["+strings.Join(rows, ",")+"]")
+	out := filepath.Join(tmp, "opt")
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--optimize", "alpha", "--write", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var res eval.Optimization
+	b, err := os.ReadFile(filepath.Join(out, "optimize.json"))
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("optimize.json: %v", err)
+	}
+	if len(res.Train) != 6 || len(res.Validation) != 4 {
+		t.Errorf("split %v / %v, want 6 train and 4 validation (60/40 of 5+5)", res.Train, res.Validation)
+	}
+	if len(res.Iterations) != 3 || !res.Improved || res.BestIter != 2 || !res.Iterations[2].Best {
+		t.Fatalf("iterations: %+v", res)
+	}
+	if v := res.Iterations[0].Validation; v.Correct != 6 || v.Runs != 12 {
+		t.Errorf("original validation %d/%d runs, want 6/12 (near misses right, requests wrong)", v.Correct, v.Runs)
+	}
+	if v := res.Iterations[2].Validation; v.Correct != 12 {
+		t.Errorf("best validation %d/%d", v.Correct, v.Runs)
+	}
+	prompts := srv.Prompts()
+	if len(prompts) != 2 {
+		t.Fatalf("%d improver prompts", len(prompts))
+	}
+	if !strings.Contains(prompts[1], "structurally different") {
+		t.Error("the second prompt, after no gain, does not ask for a structurally different description")
+	}
+	for _, p := range prompts {
+		for _, vi := range res.Validation {
+			if text := res.Iterations[0].Queries[vi].Query; strings.Contains(p, fmt.Sprintf("%q", text)) {
+				t.Errorf("a validation query reached the improver: %s", text)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "+GOOD alpha: rotate logs and check disks.") || !strings.Contains(stdout, "-Rotate logs and check disks on the alpha cluster.") {
+		t.Errorf("no diff in the output:\n%s", stdout)
+	}
+	skill, _ := os.ReadFile(filepath.Join(lib, "alpha", "SKILL.md"))
+	if !strings.Contains(string(skill), "description: 'GOOD alpha: rotate logs and check disks.'") || !strings.Contains(string(skill), "Do alpha things.") {
+		t.Errorf("--write: SKILL.md is now\n%s", skill)
+	}
+	if _, err := os.Stat(filepath.Join(out, "iter-2", report.HTMLFile)); err != nil {
+		t.Errorf("iteration 2 has no report: %v", err)
+	}
+}
+
+func TestEvalOptimizeNeedsBothKinds(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "a", "should_trigger": true}, {"query": "b", "should_trigger": true}]`)
+	code, _, stderr := runCmd(t, "", "eval", "--offline", "alpha", "--queries", qs, "--skills", lib, "--optimize", "alpha")
+	if code != 2 || !strings.Contains(stderr, "--optimize needs queries of both kinds: 2 should trigger, 0 should not") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -60,6 +60,20 @@ type Server struct {
 	Delay time.Duration
 	// Tokens is the usage each answer reports.
 	Tokens int
+	// Decide, when set, picks the first call's decision from the query
+	// and the system message (the skill list), before the script.
+	Decide func(query, system string) Decision
+	// Improve answers requests that offer no tools: a description
+	// improver's. Its prompts are kept in order.
+	Improve func(prompt string) string
+	prompts []string
+}
+
+// Prompts are the user messages of the requests Improve answered.
+func (s *Server) Prompts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.prompts...)
 }
 
 // New starts a server over a script: query text → decisions per run.
@@ -111,7 +125,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		Messages []message `json:"messages"`
+		Messages []message         `json:"messages"`
+		Tools    []json.RawMessage `json:"tools"`
 	}
 	body, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -130,6 +145,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"rate limited, slow down"}}`)
+		return
+	}
+	if len(req.Tools) == 0 && s.Improve != nil {
+		prompt := ""
+		if n := len(req.Messages); n > 0 {
+			prompt = req.Messages[n-1].Content
+		}
+		s.prompts = append(s.prompts, prompt)
+		s.mu.Unlock()
+		reply(w, s.Tokens, s.Improve(prompt), nil)
 		return
 	}
 	// The user's message, and the calls made since it.
@@ -156,7 +181,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			step++
 		}
 	}
-	if qkey == "" {
+	if qkey == "" && s.Decide == nil {
 		s.mu.Unlock()
 		reply(w, s.Tokens, "no script for this query", nil)
 		return
@@ -174,8 +199,17 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		di = s.next[qkey]
 		s.next[qkey]++
 	}
-	ds := s.script[qkey]
-	d := ds[min(max(di, 0), len(ds)-1)]
+	var d Decision
+	if s.Decide != nil {
+		system := ""
+		if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
+			system = req.Messages[0].Content
+		}
+		d = s.Decide(req.Messages[max(user, 0)].Content, system)
+	} else {
+		ds := s.script[qkey]
+		d = ds[min(max(di, 0), len(ds)-1)]
+	}
 	s.mu.Unlock()
 
 	id := func() string { return fmt.Sprintf("c_%d_%d_%d", qi, di, step) }
