@@ -37,10 +37,13 @@ func Split(queries []Query, seed int64) (train, validation []int, err error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	for _, group := range [][]int{should, shouldNot} {
 		rng.Shuffle(len(group), func(i, j int) { group[i], group[j] = group[j], group[i] })
-		n := max(1, (len(group)*6+5)/10)
-		if n == len(group) && n > 1 {
-			n-- // keep one for validation when there are two or more
+		// as skill-creator: 40 % (rounded down, at least one) held out,
+		// except that a lone query of its kind stays in train
+		held := len(group) * 4 / 10
+		if len(group) > 1 {
+			held = max(1, held)
 		}
+		n := len(group) - held
 		train = append(train, group[:n]...)
 		validation = append(validation, group[n:]...)
 	}

@@ -424,3 +424,30 @@ func TestExecute_AAArmsRunEveryQueryTwice(t *testing.T) {
 		t.Errorf("%d triggers across both arms, want 1", total)
 	}
 }
+
+func TestExecute_OtherSkillFirstThenTheSkillIsToolFirstAndTriggered(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{
+		"alpha: both": {evaltest.LoadLoad("beta", "alpha")},
+		"alpha: tool": {evaltest.Tool("bogus_tool")},
+	})
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 1, Arms: []string{""}}, q("alpha", "alpha: both", true), q("alpha", "alpha: tool", true))
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 1, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.Runs {
+		res := r.Result
+		switch r.Query {
+		case 0:
+			if !res.Triggered || res.Outcome != OutcomeToolFirst || res.FirstTool != "load_skill(beta)" || !res.Followed || !slices.Equal(res.Loaded, []string{"beta", "alpha"}) {
+				t.Errorf("beta then alpha: %+v", res)
+			}
+		case 1:
+			if res.Triggered || res.Outcome != OutcomeToolFirst || res.FirstTool != "bogus_tool" || res.Followed {
+				t.Errorf("a tool and no load: %+v", res)
+			}
+		}
+	}
+}

@@ -198,3 +198,55 @@ func count(img image.Image) (green, red, ink int) {
 }
 
 func near(a uint32, b uint32) bool { return a+3 >= b && a <= b+3 }
+
+func TestOptimizeHTML_RendersTheIterationGridInChromium(t *testing.T) {
+	bin := chromium(t)
+	qs := []eval.IterQuery{
+		{Index: 0, Query: "rotate logs", Should: true, Split: eval.SplitTrain},
+		{Index: 1, Query: "weather", Should: false, Split: eval.SplitTrain, Pass: true},
+		{Index: 2, Query: "check disks", Should: true, Split: eval.SplitValidation},
+	}
+	better := []eval.IterQuery{qs[1], qs[0], qs[2]}
+	better[1].Pass, better[1].Rate = true, 1
+	better[2].Pass, better[2].Rate = true, 1
+	o := &eval.Optimization{Skill: "alpha", Original: "old", Best: "GOOD new one", BestIter: 1, Improved: true, Train: []int{0, 1}, Validation: []int{2},
+		Iterations: []eval.Iteration{
+			{N: 0, Description: "old", Queries: qs, Train: eval.SplitScore{Correct: 3, Runs: 6, Accuracy: 0.5, Passed: 1, Queries: 2}, Validation: eval.SplitScore{Runs: 3, Queries: 1}},
+			{N: 1, Description: "GOOD new one", Queries: better, Best: true, Train: eval.SplitScore{Correct: 6, Runs: 6, Accuracy: 1, Passed: 2, Queries: 2}, Validation: eval.SplitScore{Correct: 3, Runs: 3, Accuracy: 1, Passed: 1, Queries: 1}},
+			{N: 2, Description: "way too long", Note: "the description is 2000 characters, over 1024"},
+		}}
+	page, err := OptimizeHTML(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "optimize.html")
+	os.WriteFile(path, page, 0o644)
+	dom := string(browse(t, bin, path, "--dump-dom"))
+	for _, want := range []string{`<tr class="best">`, "1 ★", "GOOD new one", "over 1024", "Iteration 1 beat the original"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(dom, "✓") + strings.Count(dom, "✗"); n != 6 {
+		t.Errorf("%d grid cells, want 6 (two scored iterations × three queries)", n)
+	}
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	browse(t, bin, path, "--window-size=1100,600", "--screenshot="+shot)
+	if k := os.Getenv("SKILLET_KEEP_SHOT"); k != "" {
+		b, _ := os.ReadFile(shot)
+		os.WriteFile(k+".optimize.png", b, 0o644)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	green, red, _ := count(img)
+	if green < 500 || red < 200 {
+		t.Errorf("the screenshot shows %d green and %d red pixels: the grid did not render", green, red)
+	}
+}
