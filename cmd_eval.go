@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -239,7 +240,7 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 		return "", nil, nil, usageError{err.Error()}
 	}
 	m = &eval.Manifest{Created: time.Now().UTC(), Queries: queries, Plan: plan, Catalogue: cat,
-		Model: w.name, BaseURL: w.baseURL, Demo: w.demo, Command: os.Args, Roots: w.roots, Config: w.cfg.Path, Sets: f.sets}
+		Model: w.name, BaseURL: redactedURL(w.baseURL), Demo: w.demo, Roots: w.roots, Config: w.cfg.Path, Sets: f.sets}
 	if w.demo {
 		m.BaseURL = ""
 	}
@@ -255,6 +256,25 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	}
 	printNotices(stderr, w)
 	return dir, m, w, nil
+}
+
+// redactedURL drops what a base URL may carry of credentials (user info,
+// query values) before it is written into the eval's folder.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if u.User == nil && u.RawQuery == "" {
+		return raw
+	}
+	u.User = nil
+	q := u.Query()
+	for k := range q {
+		q.Set(k, "REDACTED")
+	}
+	u.RawQuery = q.Encode()
+	return u.String() + "#REDACTED"
 }
 
 func exists(path string) bool {
@@ -311,8 +331,20 @@ func (f *evalFlags) wireFor(m *eval.Manifest) (*wiring, error) {
 	if c.baseURL == "" && !m.Demo && !strings.Contains(m.BaseURL, "REDACTED") {
 		c.baseURL = m.BaseURL
 	}
+	if c.baseURL == "" && strings.Contains(m.BaseURL, "REDACTED") {
+		return nil, usageError{fmt.Sprintf("--resume: the eval's endpoint %s had credentials in its URL, which are not recorded: give --base-url again", m.BaseURL)}
+	}
 	c.offline = c.offline || (m.Demo && c.baseURL == "")
-	return wire(&c)
+	w, err := wire(&c)
+	if err != nil {
+		return nil, err
+	}
+	// one eval, one model: resumed runs must not mix in another
+	if w.demo != m.Demo || w.name != m.Model {
+		w.close()
+		return nil, usageError{fmt.Sprintf("--resume: the eval ran with model %s, this would use %s; give the same --model and --base-url", m.Model, w.name)}
+	}
+	return w, nil
 }
 
 // catalogue are the skills every run lists: the enabled, not preloaded

@@ -408,3 +408,37 @@ func TestEvalOptimizeNeedsBothKinds(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestEvalKeepsCredentialsOutOfItsFolder(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	defer srv.Close()
+	const key, pass = "sk-eval-secret-0123456789", "url-pass-98765"
+	t.Setenv("OPENAI_API_KEY", key)
+	withCreds := strings.Replace(srv.URL, "http://", "http://user:"+pass+"@", 1)
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", withCreds, "--runs", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	files := 0
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		files++
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), key) || strings.Contains(string(b), pass) {
+			t.Errorf("a credential reached %s", p)
+		}
+		return nil
+	})
+	if files < 6 {
+		t.Fatalf("only %d files written", files)
+	}
+	if strings.Contains(stdout+stderr, pass) || strings.Contains(stdout+stderr, key) {
+		t.Error("a credential reached the output")
+	}
+}

@@ -143,3 +143,33 @@ func BenchmarkThroughput1000(b *testing.B) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
 }
+
+// realCorpus is the shared folder of 1,180 real skills, from this
+// package's folder in the repository's main checkout.
+const realCorpus = "../../../shared/real-corpus/skills"
+
+// BenchmarkRunOverheadCorpus is one run's CPU with the 1,180-skill corpus
+// enabled: every run opens a session over the whole library.
+func BenchmarkRunOverheadCorpus(b *testing.B) {
+	corpus := os.Getenv("SKILLET_CORPUS")
+	if corpus == "" {
+		corpus = realCorpus
+	}
+	if _, err := os.Stat(corpus); err != nil {
+		b.Skipf("no corpus at %s: %v", corpus, err)
+	}
+	srv := evaltest.New(map[string][]evaltest.Decision{"review the pull request": {evaltest.Answer()}})
+	defer srv.Close()
+	open, names := harnessFor(b, corpus, srv.URL)
+	m := manifest(names, Plan{Runs: b.N, Arms: []string{""}}, q(names[0], "review the pull request", false))
+	dir := b.TempDir()
+	b.ResetTimer()
+	start := cpuTime()
+	out, err := Execute(context.Background(), Options{Dir: dir, Manifest: m, Workers: 1, NewSession: open})
+	cpu := cpuTime() - start
+	if err != nil || len(out.Runs) != b.N {
+		b.Fatalf("%d runs, %v", len(out.Runs), err)
+	}
+	b.ReportMetric(float64((cpu/time.Duration(b.N)).Microseconds())/1000, "cpu-ms/run")
+	b.ReportMetric(float64(len(names)), "skills")
+}

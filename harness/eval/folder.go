@@ -62,8 +62,6 @@ type Manifest struct {
 	Demo    bool        `json:"demo,omitempty"`
 	// Catalogue are the enabled skills every run offers, before shuffling.
 	Catalogue []string `json:"catalogue"`
-	// Command is the command line that started the eval, for the record.
-	Command []string `json:"command,omitempty"`
 	// Roots, Config and Sets are the skills folders, config file and
 	// --set pairs of the eval, used again when it is resumed.
 	Roots  []string `json:"roots,omitempty"`

@@ -52,7 +52,9 @@ func harnessFor(t testing.TB, root, url string) (SessionFunc, []string) {
 	base.Session.MaxSkillChars = 2000
 	var names []string
 	for _, sk := range cat.All() {
-		names = append(names, sk.Name)
+		if sk.Valid() {
+			names = append(names, sk.Name)
+		}
 	}
 	return func(spec RunSpec, on func(harness.Event)) (*harness.Session, error) {
 		cfg := *base
