@@ -235,6 +235,11 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	if len(evaluated) == 0 {
 		evaluated = eval.Skills(queries)
 	}
+	for _, r := range w.cfg.Skills {
+		if r.Preload && (slices.Contains(evaluated, r.Name) || slices.Contains(eval.Skills(queries), r.Name)) {
+			return "", nil, nil, usageError{fmt.Sprintf("skill %s is preloaded by %s: it is in every request and cannot trigger; evaluate it without preload = true", r.Name, w.cfg.Path)}
+		}
+	}
 	closest := func(n string, names []string) []string { return harness.Closest(n, names, 3) }
 	if err := eval.CheckSkills(queries, args, cat, closest); err != nil {
 		return "", nil, nil, usageError{err.Error()}

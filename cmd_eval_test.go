@@ -145,6 +145,10 @@ func TestEvalBadInputIsAUsageError(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
+	// the built-in samples preload house-style
+	if code, _, stderr := runCmd(t, "", "eval", "--offline", "house-style", "--queries", good); code != 2 || !strings.Contains(stderr, "skill house-style is preloaded") {
+		t.Errorf("a preloaded skill: %d %q", code, stderr)
+	}
 	if code, _, stderr := runCmd(t, "", "eval", "report", filepath.Join(tmp, "nowhere")); code != 2 || !strings.Contains(stderr, "not an eval folder") {
 		t.Errorf("report of a non-eval folder: %d %q", code, stderr)
 	}
