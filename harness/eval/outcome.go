@@ -136,7 +136,7 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 			lastError = x.Message
 		case *harness.TurnEnd:
 			sawEnd = true
-			stop = x.StopReason
+			stop = string(x.StopReason)
 			loadedFromEnd = x.Loaded
 		}
 	}
@@ -155,11 +155,11 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	switch {
 	case !sawEnd:
 		failed = "the run ended before its turn did"
-	case stop == harness.StopError:
+	case stop == string(harness.StopError):
 		failed = firstOf(lastError, "model error")
-	case stop == harness.StopInterrupted:
+	case stop == string(harness.StopInterrupted):
 		failed = "the model's reply was interrupted"
-	case stop == harness.StopCancelled && !pastCap:
+	case stop == string(harness.StopCancelled) && !pastCap:
 		failed = "cancelled"
 	}
 	decided := firstCall != nil || (sawEnd && failed == "")
