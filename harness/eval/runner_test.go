@@ -453,3 +453,32 @@ func TestExecute_OtherSkillFirstThenTheSkillIsToolFirstAndTriggered(t *testing.T
 		}
 	}
 }
+
+func TestExecute_ExpectAndWeightsScoreRouting(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{
+		"alpha: only alpha": {evaltest.LoadLoad("beta", "alpha")},
+		"alpha: plain":      {evaltest.Load("alpha")},
+	})
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	strict := q("alpha", "alpha: only alpha", true)
+	strict.Expect = &Expect{MustInclude: []string{"alpha"}, MustNotInclude: []string{"beta"}, MaxSkills: 1}
+	strict.Weight = 3
+	m := manifest(names, Plan{Runs: 4, Arms: []string{""}}, strict, q("alpha", "alpha: plain", false))
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 2, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Score(m, out.Runs)
+	g := queryScore(t, rep, "alpha", "alpha: only alpha")
+	// it triggers every time (skill-creator's pass), but beta loads too:
+	// the routing check fails every run, and so does the verdict
+	if !g.Pass || g.Triggers != 4 || g.ExpectMet == nil || *g.ExpectMet != 0 || g.Verdict != VerdictFail {
+		t.Errorf("expect: pass %v triggers %d met %v verdict %s", g.Pass, g.Triggers, g.ExpectMet, g.Verdict)
+	}
+	// the strict row (weight 3) passes skill-creator's rule, the should-not
+	// row (weight 1) fails it
+	if s := skillScore(t, rep, "alpha"); s.Passed != 1 || !near(s.WeightedPass, 0.75) || s.VerdictFail != 2 {
+		t.Errorf("skill: %+v", s)
+	}
+}
