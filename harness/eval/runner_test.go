@@ -463,7 +463,7 @@ func TestExecute_ExpectAndWeightsScoreRouting(t *testing.T) {
 	open, names := harnessFor(t, library(t), srv.URL)
 	strict := q("alpha", "alpha: only alpha", true)
 	strict.Expect = &Expect{MustInclude: []string{"alpha"}, MustNotInclude: []string{"beta"}, MaxSkills: 1}
-	strict.Weight = 3
+	strict.Weight, strict.Type = 3, TypeExplicit
 	m := manifest(names, Plan{Runs: 4, Arms: []string{""}}, strict, q("alpha", "alpha: plain", false))
 	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 2, NewSession: open})
 	if err != nil {
@@ -480,5 +480,7 @@ func TestExecute_ExpectAndWeightsScoreRouting(t *testing.T) {
 	// row (weight 1) fails it
 	if s := skillScore(t, rep, "alpha"); s.Passed != 1 || !near(s.WeightedPass, 0.75) || s.VerdictFail != 2 {
 		t.Errorf("skill: %+v", s)
+	} else if s.ByType[TypeExplicit] != (TypeCount{Passed: 1, Total: 1}) || len(s.ByType) != 1 {
+		t.Errorf("by type: %v", s.ByType)
 	}
 }

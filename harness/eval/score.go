@@ -64,6 +64,15 @@ type SkillScore struct {
 	// HijackRate is the share of this skill's should-trigger runs where
 	// another skill loaded and this one did not.
 	HijackRate float64 `json:"hijack_rate"`
+	// ByType counts passing and all queries per row type, for rows that
+	// name one.
+	ByType map[string]TypeCount `json:"by_type,omitempty"`
+}
+
+// TypeCount is the query pass count of one row type.
+type TypeCount struct {
+	Passed int `json:"passed"`
+	Total  int `json:"total"`
 }
 
 // QueryScore is one query's scores in one arm.
@@ -190,6 +199,17 @@ func scoreSkill(m *Manifest, sk SkillInfo, arm int, byKey map[[2]int][]Run) Skil
 			wPass += q.weight()
 		} else {
 			s.Failed++
+		}
+		if q.Type != "" {
+			if s.ByType == nil {
+				s.ByType = map[string]TypeCount{}
+			}
+			tc := s.ByType[q.Type]
+			tc.Total++
+			if qs.Pass {
+				tc.Passed++
+			}
+			s.ByType[q.Type] = tc
 		}
 		wAll += q.weight()
 		switch qs.Verdict {

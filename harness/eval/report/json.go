@@ -91,6 +91,8 @@ type Skill struct {
 	Undetermined int     `json:"undetermined"`
 	WeightedPass float64 `json:"weighted_pass"`
 	HijackRate   float64 `json:"hijack_rate"`
+	// ByType is the query pass count per row type.
+	ByType map[string]eval.TypeCount `json:"by_type,omitempty"`
 }
 
 // ArmOut is one arm of an A/A eval.
@@ -151,7 +153,8 @@ func rowOut(skill string, q eval.QueryScore) Row {
 func skillOut(s eval.SkillScore) Skill {
 	return Skill{Name: s.Name, Description: s.Description, Precision: s.Precision, Recall: s.Recall, F1: s.F1, Accuracy: s.Accuracy,
 		TP: s.TP, FP: s.FP, TN: s.TN, FN: s.FN, Passed: s.Passed, Failed: s.Failed,
-		VerdictPass: s.VerdictPass, VerdictFail: s.VerdictFail, Undetermined: s.Undetermined, WeightedPass: s.WeightedPass, HijackRate: s.HijackRate}
+		VerdictPass: s.VerdictPass, VerdictFail: s.VerdictFail, Undetermined: s.Undetermined, WeightedPass: s.WeightedPass, HijackRate: s.HijackRate,
+		ByType: s.ByType}
 }
 
 func summarize(rows []Row) Summary {
