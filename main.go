@@ -21,6 +21,9 @@ usage:
   skillet [flags]                  the terminal UI (its flags below)
   skillet run [flags] MESSAGE...   run turns headless and print the answers
                                    (skillet run -h)
+  skillet eval [flags] [SKILL...] [--queries FILE]
+                                   measure whether skills trigger, with
+                                   repeated runs and intervals (skillet eval -h)
   skillet validate [--json] [PATH...]
                                    check skills against the Agent Skills spec
                                    (skillet validate -h)
@@ -49,6 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "run":
 			return runHeadless(args[1:], stdin, stdout, stderr)
+		case "eval":
+			return runEval(args[1:], stdout, stderr)
 		case "validate":
 			return runValidate(args[1:], stdout, stderr)
 		case "show":

@@ -1,0 +1,609 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"skillet/harness"
+	"skillet/harness/eval"
+	"skillet/harness/eval/report"
+)
+
+const evalUsage = `usage: skillet eval [flags] [SKILL...] [--queries FILE]
+       skillet eval report [--fail-on undetermined] DIR
+
+Measures whether skills trigger. Each run is a fresh session of one user
+turn over the whole library; a run triggered skill S when the model itself
+called load_skill for S. Queries come from --queries FILE (skill-creator's
+[{"query": "...", "should_trigger": true}, ...]) or from each named skill's
+evals/triggers.json. Results, every run's session and the reports go in
+the eval's folder (--out). "skillet eval report DIR" scores a folder again
+from its journals, without calling the model.
+
+Exit status: 0 when no query's verdict is fail, 1 when one is (or the eval
+could not finish), 2 on a usage error.
+
+Flags:
+`
+
+// evalFlags are `skillet eval`'s own flags.
+type evalFlags struct {
+	common
+	queries     string
+	runs        string
+	maxRuns     int
+	seed        int64
+	routingOnly bool
+	maxSteps    int
+	aa          bool
+	workers     int
+	budget      int
+	out         string
+	failOn      string
+	// the description optimizer
+	optimize     string
+	improveModel string
+	iterations   int
+	write        bool
+}
+
+// minAutoRuns is the fewest runs a query gets with --runs auto.
+const minAutoRuns = 3
+
+func (f *evalFlags) register(fs *flag.FlagSet) {
+	f.common.register(fs)
+	fs.Lookup("resume").Usage = "continue the eval in `DIR`: its finished runs are kept and skipped"
+	fs.Lookup("session-dir").Usage = "ignored by eval: every run's session goes in the eval's folder (--out)"
+	fs.StringVar(&f.queries, "queries", "", "query `FILE` (JSON); default each named skill's evals/triggers.json")
+	fs.StringVar(&f.runs, "runs", "auto", "runs per query: auto (at least 3, more until the verdict is decided, at most --max-runs) or `N`")
+	fs.IntVar(&f.maxRuns, "max-runs", 10, "most runs per query with --runs auto")
+	fs.Int64Var(&f.seed, "seed", 1, "`N` seeding the catalogue order of every run")
+	fs.BoolVar(&f.routingOnly, "routing-only", false, "offer load_skill without the agent's tools and stop after the first model call")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "most model calls per run (default the turn's own limits)")
+	fs.BoolVar(&f.aa, "aa", false, "run every query in two identical arms, A and B, to show the noise floor")
+	fs.IntVar(&f.workers, "workers", 3, "runs at once")
+	fs.IntVar(&f.budget, "budget", 0, "stop once the runs used this many `TOKENS` (0: no limit)")
+	fs.StringVar(&f.out, "out", "", "the eval's `DIR` (default $XDG_STATE_HOME/skillet/evals/ID)")
+	fs.StringVar(&f.failOn, "fail-on", "fail", "verdicts that make the exit status 1: fail, or undetermined (fail and undetermined)")
+	fs.StringVar(&f.optimize, "optimize", "", "improve `SKILL`'s description: 60/40 train/validation split from --seed, up to --iterations rewrites, best by validation")
+	fs.StringVar(&f.improveModel, "improve-model", "", "model `NAME` that rewrites descriptions (default the configured model)")
+	fs.IntVar(&f.iterations, "iterations", eval.MaxIterations, "most rewrites with --optimize (at most 5)")
+	fs.BoolVar(&f.write, "write", false, "with --optimize, write the winning description into the skill's SKILL.md")
+}
+
+// runEval is `skillet eval`.
+func runEval(args []string, stdout, stderr io.Writer) int {
+	stderr = &lockedWriter{w: stderr}
+	if len(args) > 0 && args[0] == "report" {
+		return runEvalReport(args[1:], stdout, stderr)
+	}
+	var f evalFlags
+	fs := flag.NewFlagSet("skillet eval", flag.ContinueOnError)
+	f.register(fs)
+	skillArgs, code, done := parseInterleaved(fs, args, stdout, stderr)
+	if done {
+		return code
+	}
+	plan, err := f.plan()
+	if err == nil {
+		err = checkFailOn(f.failOn)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet eval:", err)
+		return 2
+	}
+	dir, m, w, err := f.prepare(skillArgs, plan, stderr)
+	if err != nil {
+		return reportEvalError(stderr, err)
+	}
+	defer w.close()
+	if f.optimize != "" {
+		return f.runOptimize(dir, m, w, stdout, stderr)
+	}
+	return f.execute(dir, m, w, stdout, stderr)
+}
+
+// parseInterleaved parses flags given before, between and after the
+// SKILL arguments (skillet eval SKILL --queries FILE), which the flag
+// package alone stops at.
+func parseInterleaved(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
+	for {
+		if code, done := parseFlags(fs, args, evalUsage, stdout, stderr); done {
+			return nil, code, true
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, 0, false
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
+}
+
+func checkFailOn(v string) error {
+	if v != eval.VerdictFail && v != eval.VerdictUndetermined {
+		return usageError{fmt.Sprintf("--fail-on %s: want fail or undetermined", v)}
+	}
+	return nil
+}
+
+// plan reads the flags that say how many runs each query gets.
+func (f *evalFlags) plan() (eval.Plan, error) {
+	p := eval.Plan{MinRuns: minAutoRuns, MaxRuns: f.maxRuns, Seed: f.seed, RoutingOnly: f.routingOnly, MaxSteps: f.maxSteps, Arms: []string{""}}
+	if f.runs != "auto" {
+		n, err := strconv.Atoi(f.runs)
+		if err != nil || n < 1 {
+			return p, usageError{fmt.Sprintf("--runs %s: want auto or a whole number of at least 1", f.runs)}
+		}
+		p.Runs = n
+	}
+	switch {
+	case f.maxRuns < minAutoRuns:
+		return p, usageError{fmt.Sprintf("--max-runs %d: want at least %d", f.maxRuns, minAutoRuns)}
+	case f.maxSteps < 0:
+		return p, usageError{fmt.Sprintf("--max-steps %d: want 0 (the turn's limits) or more", f.maxSteps)}
+	case f.workers < 1:
+		return p, usageError{fmt.Sprintf("--workers %d: want at least 1", f.workers)}
+	case f.budget < 0:
+		return p, usageError{fmt.Sprintf("--budget %d: want 0 (no limit) or more tokens", f.budget)}
+	}
+	if f.routingOnly && (f.maxSteps == 0 || f.maxSteps > 1) {
+		p.MaxSteps = 1
+	}
+	if f.aa {
+		p.Arms = []string{"A", "B"}
+	}
+	if f.optimize != "" {
+		switch {
+		case f.aa:
+			return p, usageError{"--optimize and --aa: choose one"}
+		case f.resume != "":
+			return p, usageError{"--optimize cannot be resumed: start it again"}
+		case f.iterations < 1 || f.iterations > eval.MaxIterations:
+			return p, usageError{fmt.Sprintf("--iterations %d: want 1 to %d", f.iterations, eval.MaxIterations)}
+		}
+	} else if f.write {
+		return p, usageError{"--write only applies to --optimize"}
+	}
+	return p, nil
+}
+
+// prepare wires skills and model, reads the queries and makes the eval's
+// folder and manifest; with --resume it reads them back instead.
+func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (dir string, m *eval.Manifest, w *wiring, err error) {
+	resume := f.resume
+	f.resume = "" // --resume names an eval folder here, not a session
+	if resume != "" {
+		return f.prepareResume(resume, args, stderr)
+	}
+	if f.optimize != "" && len(args) == 0 && f.queries == "" {
+		args = []string{f.optimize}
+	}
+	if f.optimize != "" && len(args) > 0 && !slices.Contains(args, f.optimize) {
+		return "", nil, nil, usageError{fmt.Sprintf("--optimize %s: not among the skills evaluated (%s)", f.optimize, strings.Join(args, ", "))}
+	}
+	wired, err := wire(&f.common)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			wired.close() // a failed prepare returns no wiring to close
+		}
+	}()
+	w = wired
+	cat := catalogue(w)
+	var queries []eval.Query
+	switch {
+	case f.queries != "":
+		def := ""
+		if len(args) == 1 {
+			def = args[0]
+		}
+		if queries, err = eval.ReadQueries(f.queries, def); err != nil {
+			return "", nil, nil, usageError{err.Error()}
+		}
+	case len(args) == 0:
+		return "", nil, nil, usageError{"name the SKILL to evaluate, or give --queries FILE"}
+	default:
+		for _, name := range args {
+			sk := w.catalog.Get(name)
+			if sk == nil {
+				continue // CheckSkills names it with the closest ones
+			}
+			qs, err := eval.SkillQueries(sk.Dir, name)
+			if err != nil {
+				return "", nil, nil, usageError{err.Error()}
+			}
+			queries = append(queries, qs...)
+		}
+	}
+	evaluated := args
+	if len(evaluated) == 0 {
+		evaluated = eval.Skills(queries)
+	}
+	for _, r := range w.cfg.Skills {
+		if r.Preload && (slices.Contains(evaluated, r.Name) || slices.Contains(eval.Skills(queries), r.Name)) {
+			return "", nil, nil, usageError{fmt.Sprintf("skill %s is preloaded by %s: it is in every request and cannot trigger; evaluate it without preload = true", r.Name, w.cfg.Path)}
+		}
+	}
+	closest := func(n string, names []string) []string { return harness.Closest(n, names, 3) }
+	if err := eval.CheckSkills(queries, args, cat, closest); err != nil {
+		return "", nil, nil, usageError{err.Error()}
+	}
+	m = &eval.Manifest{Created: time.Now().UTC(), Queries: queries, Plan: plan, Catalogue: cat,
+		Model: w.name, BaseURL: redactedURL(w.baseURL), Demo: w.demo, Roots: w.roots, Config: w.cfg.Path, Sets: f.sets}
+	if w.demo {
+		m.BaseURL = ""
+	}
+	for _, name := range evaluated {
+		m.Skills = append(m.Skills, eval.SkillInfo{Name: name, Description: w.catalog.Get(name).Description})
+	}
+	dir = f.out
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(sessionsDir("")), "evals", time.Now().UTC().Format("20060102-150405"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, eval.ManifestFile)); err == nil || exists(filepath.Join(dir, optimizeJSON)) {
+		return "", nil, nil, usageError{fmt.Sprintf("--out %s already holds an eval: continue it with --resume %s, or choose another folder", dir, dir)}
+	}
+	printNotices(stderr, w)
+	return dir, m, w, nil
+}
+
+// redactedURL drops what a base URL may carry of credentials (user info,
+// query values) before it is written into the eval's folder.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if u.User == nil && u.RawQuery == "" {
+		return raw
+	}
+	u.User = nil
+	q := u.Query()
+	for k := range q {
+		q.Set(k, "REDACTED")
+	}
+	u.RawQuery = q.Encode()
+	return u.String() + "#REDACTED"
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func printNotices(stderr io.Writer, w *wiring) {
+	for _, n := range w.notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+}
+
+// prepareResume reads an eval folder back; the skills, config and model
+// are the ones it recorded unless flags say otherwise.
+func (f *evalFlags) prepareResume(dir string, args []string, stderr io.Writer) (string, *eval.Manifest, *wiring, error) {
+	m, err := eval.ReadManifest(dir)
+	if err != nil {
+		return "", nil, nil, usageError{"--resume: " + err.Error()}
+	}
+	if len(args) > 0 || f.queries != "" {
+		return "", nil, nil, usageError{"--resume continues the eval as it was started: give no SKILL nor --queries"}
+	}
+	w, err := f.wireFor(m)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	printNotices(stderr, w)
+	return dir, m, w, nil
+}
+
+// wireFor wires skills and model for a manifest: its own folders, config,
+// settings and model, unless the flags name others.
+func (f *evalFlags) wireFor(m *eval.Manifest) (*wiring, error) {
+	c := f.common
+	if len(c.skills) == 0 {
+		for _, r := range m.Roots {
+			if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+				c.skills = append(c.skills, r)
+			}
+		}
+	}
+	if c.config == "" && m.Config != "" {
+		if _, err := os.Stat(m.Config); err == nil {
+			c.config = m.Config
+		}
+	}
+	if len(c.sets) == 0 {
+		c.sets = m.Sets
+	}
+	if c.model == "" && !m.Demo {
+		c.model = m.Model
+	}
+	if c.baseURL == "" && !m.Demo && !strings.Contains(m.BaseURL, "REDACTED") {
+		c.baseURL = m.BaseURL
+	}
+	if c.baseURL == "" && strings.Contains(m.BaseURL, "REDACTED") {
+		return nil, usageError{fmt.Sprintf("--resume: the eval's endpoint %s had credentials in its URL, which are not recorded: give --base-url again", m.BaseURL)}
+	}
+	c.offline = c.offline || (m.Demo && c.baseURL == "")
+	w, err := wire(&c)
+	if err != nil {
+		return nil, err
+	}
+	// one eval, one model: resumed runs must not mix in another
+	if w.demo != m.Demo || w.name != m.Model {
+		w.close()
+		return nil, usageError{fmt.Sprintf("--resume: the eval ran with model %s, this would use %s; give the same --model and --base-url", m.Model, w.name)}
+	}
+	return w, nil
+}
+
+// catalogue are the skills every run lists: the enabled, not preloaded
+// ones, in the config's order.
+func catalogue(w *wiring) []string {
+	sel, _ := w.catalog.Select(w.cfg.Refs())
+	if sel == nil {
+		return nil
+	}
+	var out []string
+	for _, sk := range sel.Enabled {
+		if !slices.Contains(sel.Preload, sk) {
+			out = append(out, sk.Name)
+		}
+	}
+	return out
+}
+
+// execute runs the eval's missing runs and writes its reports.
+func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, stderr io.Writer) int {
+	if w.demo {
+		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	prog := newProgressLine(stderr)
+	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
+		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
+	prog.done()
+	if err != nil && out == nil {
+		fmt.Fprintln(stderr, "skillet eval:", err)
+		return 1
+	}
+	rep := eval.Score(m, out.Runs)
+	rep.Stopped = out.Stopped
+	if werr := report.WriteAll(dir, rep); werr != nil {
+		fmt.Fprintln(stderr, "skillet eval:", werr)
+		err = errors.Join(err, werr)
+	}
+	printSummary(stdout, rep, dir)
+	status := exitStatus(rep, f.failOn)
+	switch out.Stopped {
+	case eval.StoppedInterrupted:
+		fmt.Fprintf(stderr, "skillet eval: interrupted: %d finished runs are kept in %s; continue with: skillet eval --resume %s\n", len(out.Runs), dir, dir)
+		status = max(status, 1)
+	case eval.StoppedBudget:
+		fmt.Fprintf(stderr, "skillet eval: stopped at the --budget of %d tokens (%d used); continue with: skillet eval --resume %s --budget N\n", f.budget, rep.Tokens, dir)
+		status = max(status, 1)
+	case eval.StoppedFailing:
+		fmt.Fprintf(stderr, "skillet eval: stopped: the first runs all failed: %s\n", out.Failure)
+		status = max(status, 1)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet eval:", err)
+		status = max(status, 1)
+	}
+	return status
+}
+
+// sessionFunc opens each run's session as `skillet run` opens one, with
+// the run's catalogue order and, for --routing-only, no agent tools.
+func sessionFunc(c *common, w *wiring) eval.SessionFunc {
+	return func(spec eval.RunSpec, onEvent func(harness.Event)) (*harness.Session, error) {
+		cfg := *w.cfg
+		cfg.Skills = orderedRefs(w.cfg.Skills, spec.Order)
+		if spec.RoutingOnly {
+			cfg.Agent.Tools = nil
+		}
+		rw := *w
+		rw.cfg = &cfg
+		rc := *c
+		rc.sessionDir, rc.resume = spec.Dir, ""
+		return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }})
+	}
+}
+
+// orderedRefs names the skills in order; refs the config already has
+// keep their pin and preload, and preloads stay.
+func orderedRefs(refs []harness.SkillRef, order []string) []harness.SkillRef {
+	byName := map[string]harness.SkillRef{}
+	var out []harness.SkillRef
+	for _, r := range refs {
+		byName[r.Name] = r
+		if r.Preload {
+			out = append(out, r)
+		}
+	}
+	for _, name := range order {
+		r, ok := byName[name]
+		if !ok {
+			r = harness.SkillRef{Name: name}
+		}
+		if !r.Preload {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// runEvalReport is `skillet eval report DIR`.
+func runEvalReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("skillet eval report", flag.ContinueOnError)
+	failOn := fs.String("fail-on", "fail", "verdicts that make the exit status 1: fail, or undetermined")
+	if code, done := parseFlags(fs, args, evalUsage, stdout, stderr); done {
+		return code
+	}
+	if err := checkFailOn(*failOn); err != nil {
+		fmt.Fprintln(stderr, "skillet eval report:", err)
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "skillet eval report: give the eval's folder: skillet eval report DIR")
+		return 2
+	}
+	dir := fs.Arg(0)
+	rep, problems, err := Rescore(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet eval report:", err)
+		return 2
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "skillet eval report: warning:", p)
+	}
+	if err := report.WriteAll(dir, rep); err != nil {
+		fmt.Fprintln(stderr, "skillet eval report:", err)
+		return 1
+	}
+	printSummary(stdout, rep, dir)
+	return exitStatus(rep, *failOn)
+}
+
+// Rescore scores an eval folder again from its runs' journals.
+func Rescore(dir string) (*eval.Report, []string, error) {
+	m, err := eval.ReadManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, err := eval.ReadRuns(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	runs, problems := eval.Rescore(dir, m, runs)
+	rep := eval.Score(m, runs)
+	if planned(m, rep) {
+		rep.Stopped = ""
+	} else {
+		rep.Stopped = "incomplete"
+	}
+	return rep, problems, nil
+}
+
+// planned reports whether every query has the runs its plan asks for, or
+// (auto) a verdict.
+func planned(m *eval.Manifest, rep *eval.Report) bool {
+	for _, a := range rep.Arms {
+		for _, s := range a.Skills {
+			for _, q := range s.Queries {
+				n := q.Runs + q.Errors
+				switch {
+				case m.Plan.Runs > 0 && n < m.Plan.Runs:
+					return false
+				case m.Plan.Runs == 0 && n < m.Plan.MaxRuns && (q.Runs < m.Plan.MinRuns || q.Verdict == eval.VerdictUndetermined):
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func exitStatus(rep *eval.Report, failOn string) int {
+	for _, v := range rep.Verdicts() {
+		if v == eval.VerdictFail || (failOn == eval.VerdictUndetermined && v == eval.VerdictUndetermined) {
+			return 1
+		}
+	}
+	return 0
+}
+
+func reportEvalError(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, "skillet eval:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// printSummary writes one line per query and per skill.
+func printSummary(w io.Writer, rep *eval.Report, dir string) {
+	for _, a := range rep.Arms {
+		for _, s := range a.Skills {
+			name := s.Name
+			if a.Name != "" {
+				name += " [arm " + a.Name + "]"
+			}
+			fmt.Fprintf(w, "%s: %d/%d queries pass · verdicts %d pass, %d fail, %d undetermined · precision %.2f recall %.2f F1 %.2f accuracy %.2f · hijack %.0f%%\n",
+				name, s.Passed, len(s.Queries), s.VerdictPass, s.VerdictFail, s.Undetermined, s.Precision, s.Recall, s.F1, s.Accuracy, 100*s.HijackRate)
+			for _, q := range s.Queries {
+				want := "should"
+				if !q.ShouldTrigger {
+					want = "should not"
+				}
+				fmt.Fprintf(w, "  %-12s %d/%d [%.2f, %.2f] %-10s %s\n", q.Verdict, q.Triggers, q.Runs, q.Low, q.High, want, clipLine(q.Query, 70))
+			}
+		}
+	}
+	if len(rep.Arms) == 2 {
+		fmt.Fprintf(w, "A/A: %d queries differ between two identical arms\n", rep.Flips)
+	}
+	fmt.Fprintf(w, "%d runs (%d errors, %d tokens) in %s: %s, %s, %s\n", rep.Runs, rep.Errors, rep.Tokens, dir, report.JSONFile, report.JUnitFile, report.HTMLFile)
+}
+
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// progressLine shows runs done, passing queries and the ETA on one line of
+// a terminal; elsewhere it stays silent.
+type progressLine struct {
+	w     io.Writer
+	on    bool
+	shown bool
+}
+
+func newProgressLine(w io.Writer) *progressLine {
+	on := false
+	if lw, ok := w.(*lockedWriter); ok {
+		if f, ok := lw.w.(*os.File); ok {
+			on = term.IsTerminal(f.Fd())
+		}
+	}
+	return &progressLine{w: w, on: on}
+}
+
+func (p *progressLine) show(pr eval.Progress) {
+	if !p.on {
+		return
+	}
+	eta := "…"
+	if pr.ETA > 0 {
+		eta = pr.ETA.Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\r\x1b[Krun %d/%d · %d/%d queries passing · %d decided · %d errors · %d tokens · ETA %s",
+		pr.Done, pr.Total, pr.Passing, pr.Queries, pr.Decided, pr.Errors, pr.Tokens, eta)
+	p.shown = true
+}
+
+func (p *progressLine) done() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

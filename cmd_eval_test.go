@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"skillet/harness/eval"
+	"skillet/harness/eval/evaltest"
+	"skillet/harness/eval/report"
+)
+
+// evalLibrary writes two skills and returns the skills folder.
+func evalLibrary(t *testing.T, tmp string) string {
+	t.Helper()
+	root := filepath.Join(tmp, "lib")
+	for name, desc := range map[string]string{
+		"alpha": "Rotate logs and check disks on the alpha cluster.",
+		"beta":  "Summarize reports for the beta team.",
+	} {
+		os.MkdirAll(filepath.Join(root, name), 0o755)
+		os.WriteFile(filepath.Join(root, name, "SKILL.md"), []byte(fmt.Sprintf("---\nname: %s\ndescription: %s\n---\nDo %s things.\n", name, desc, name)), 0o644)
+	}
+	return root
+}
+
+func writeQueries(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readResults(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	return m
+}
+
+func TestEvalExitStatusFollowsVerdicts(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{
+		"rotate the alpha logs": {evaltest.Load("alpha")},
+		"beta summary please":   {evaltest.Load("beta")},
+		"sometimes alpha":       {evaltest.Load("alpha"), evaltest.Answer()},
+	})
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[
+	  {"query": "rotate the alpha logs", "should_trigger": true},
+	  {"query": "beta summary please", "should_trigger": false}
+	]`)
+	out := filepath.Join(tmp, "ev1")
+	// beta's query is a should-not for alpha that always loads another skill:
+	// it passes; alpha's passes too.
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "4", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res := readResults(t, out)
+	if res["skill_name"] != "alpha" || !strings.Contains(res["description"].(string), "Rotate logs") {
+		t.Errorf("skill-creator fields: %v %v", res["skill_name"], res["description"])
+	}
+	sum := res["summary"].(map[string]any)
+	if sum["total"].(float64) != 2 || sum["passed"].(float64) != 2 || sum["failed"].(float64) != 0 {
+		t.Errorf("summary %v", sum)
+	}
+	row := res["results"].([]any)[0].(map[string]any)
+	for _, k := range []string{"query", "should_trigger", "trigger_rate", "triggers", "runs", "pass", "interval", "verdict", "outcomes", "offered_ranks"} {
+		if _, ok := row[k]; !ok {
+			t.Errorf("results[0] lacks %q", k)
+		}
+	}
+	if row["runs"].(float64) != 4 || row["triggers"].(float64) != 4 || row["verdict"] != "pass" {
+		t.Errorf("row %v", row)
+	}
+
+	// an undetermined query: exit 0, and 1 with --fail-on undetermined
+	qs2 := writeQueries(t, filepath.Join(tmp, "q2.json"), `[{"query": "sometimes alpha", "should_trigger": true, "skill": "alpha"}]`)
+	code, stdout, _ = runCmd(t, "", "eval", "--queries", qs2, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--out", filepath.Join(tmp, "ev2"))
+	if code != 0 || !strings.Contains(stdout, "undetermined") {
+		t.Errorf("undetermined: exit %d\n%s", code, stdout)
+	}
+	code, _, _ = runCmd(t, "", "eval", "report", "--fail-on", "undetermined", filepath.Join(tmp, "ev2"))
+	if code != 1 {
+		t.Errorf("--fail-on undetermined: exit %d, want 1", code)
+	}
+
+	// a failing query: exit 1
+	qs3 := writeQueries(t, filepath.Join(tmp, "q3.json"), `[{"query": "rotate the alpha logs", "should_trigger": false, "skill": "alpha"}]`)
+	code, stdout, _ = runCmd(t, "", "eval", "--queries", qs3, "--skills", lib, "--base-url", srv.URL, "--out", filepath.Join(tmp, "ev3"))
+	if code != 1 || !strings.Contains(stdout, "fail ") {
+		t.Errorf("failing query: exit %d\n%s", code, stdout)
+	}
+	// JUnit: the failed verdict is a failure
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+	}
+	b, _ := os.ReadFile(filepath.Join(tmp, "ev3", report.JUnitFile))
+	if err := xml.Unmarshal(b, &suites); err != nil || suites.Tests != 1 || suites.Failures != 1 {
+		t.Errorf("junit: %v %+v\n%s", err, suites, b)
+	}
+}
+
+func TestEvalBadInputIsAUsageError(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	notJSON := writeQueries(t, filepath.Join(tmp, "bad.json"), "[{\"query\": \"x\",\n \"should_trigger\": tru}]")
+	noField := writeQueries(t, filepath.Join(tmp, "nofield.json"), `[{"query": "x"}]`)
+	good := writeQueries(t, filepath.Join(tmp, "good.json"), `[{"query": "x", "should_trigger": true}]`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"alpha", "--queries", notJSON}, "not JSON: line 2"},
+		{[]string{"alpha", "--queries", noField}, `row 1: no "should_trigger"`},
+		{[]string{"alhpa", "--queries", good}, `no skill "alhpa" is enabled; closest: alpha`},
+		{[]string{"--queries", good}, "names no skill"},
+		{[]string{"alpha"}, "skill alpha has no evals/triggers.json"},
+		{[]string{}, "name the SKILL to evaluate"},
+		{[]string{"alpha", "--queries", good, "--runs", "0"}, "--runs 0: want auto or a whole number"},
+		{[]string{"alpha", "--queries", good, "--fail-on", "maybe"}, "--fail-on maybe"},
+		{[]string{"alpha", "--queries", filepath.Join(tmp, "missing.json")}, "no such file"},
+	} {
+		args := append([]string{"eval", "--offline", "--skills", lib}, c.args...)
+		code, _, stderr := runCmd(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	// the built-in samples preload house-style
+	if code, _, stderr := runCmd(t, "", "eval", "--offline", "house-style", "--queries", good); code != 2 || !strings.Contains(stderr, "skill house-style is preloaded") {
+		t.Errorf("a preloaded skill: %d %q", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "", "eval", "report", filepath.Join(tmp, "nowhere")); code != 2 || !strings.Contains(stderr, "not an eval folder") {
+		t.Errorf("report of a non-eval folder: %d %q", code, stderr)
+	}
+}
+
+func TestEvalFailingEndpointStopsWithItsMessageAndKeepsRuns(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"x": {evaltest.Fail()}})
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "x", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "10", "--workers", "1", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "the first runs all failed") || !strings.Contains(stderr, "scripted failure") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	runs, _ := eval.ReadRuns(out)
+	if len(runs) == 0 {
+		t.Fatal("the failed runs were not kept")
+	}
+}
+
+func TestEvalOfflineDemoAndOfflineReport(t *testing.T) {
+	isolate(t)
+	qs := writeQueries(t, "q.json", `[
+	  {"query": "review account ACC-1042 for anomalies", "should_trigger": true, "skill": "account-review"},
+	  {"query": "write an incident report for yesterday's outage", "should_trigger": false, "skill": "account-review"},
+	  {"query": "write an incident report for yesterday's outage", "should_trigger": true, "skill": "incident-report"}
+	]`)
+	code, stdout, stderr := runCmd(t, "", "eval", "--offline", "--queries", qs, "--runs", "3", "--seed", "5")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "offline demo model") {
+		t.Errorf("the demo model is not named: %q", stderr)
+	}
+	// the default folder is under the state dir
+	dirs, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "skillet", "evals", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("eval folders: %v", dirs)
+	}
+	first := readResults(t, dirs[0])
+	// the demo model is deterministic: the same seed gives the same results
+	code, _, _ = runCmd(t, "", "eval", "--offline", "--queries", qs, "--runs", "3", "--seed", "5", "--out", "again")
+	if code != 0 {
+		t.Fatal("second run failed")
+	}
+	second := readResults(t, "again")
+	// runs are named and ordered from the seed, so the rows are identical
+	if fmt.Sprint(first["results"]) != fmt.Sprint(second["results"]) {
+		t.Errorf("the same seed gave different results:\n%v\n%v", first["results"], second["results"])
+	}
+	// re-scoring offline gives the same report, with no model
+	os.Remove(filepath.Join("again", report.JSONFile))
+	code, stdout, stderr = runCmd(t, "", "eval", "report", "again")
+	if code != 0 || !strings.Contains(stdout, "account-review") {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if fmt.Sprint(readResults(t, "again")["results"]) != fmt.Sprint(second["results"]) {
+		t.Error("eval report re-scored differently")
+	}
+	for _, f := range []string{report.HTMLFile, report.JUnitFile, eval.ManifestFile, eval.RunsFile} {
+		if _, err := os.Stat(filepath.Join("again", f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+}
+
+func TestEvalResumeSkipsFinishedRuns(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	// a budget of one run's tokens stops it after the first run
+	code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "5", "--workers", "1", "--budget", "150", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "--resume "+out) {
+		t.Fatalf("budget stop: exit %d, stderr %q", code, stderr)
+	}
+	before, done := srv.Requests(), 0
+	if runs, _ := eval.ReadRuns(out); len(runs) > 0 {
+		done = len(runs)
+	} else {
+		t.Fatal("the run before the budget stop was not kept")
+	}
+	code, stdout, stderr := runCmd(t, "", "eval", "--resume", out)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	runs, _ := eval.ReadRuns(out)
+	if len(runs) != 5 {
+		t.Errorf("%d runs after resume, want 5", len(runs))
+	}
+	// two calls per run (the load, then the answer); the finished runs were
+	// not run again
+	if got := srv.Requests() - before; got != 2*(5-done) {
+		t.Errorf("resume made %d requests, want %d", got, 2*(5-done))
+	}
+	if code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--out", out); code != 2 || !strings.Contains(stderr, "already holds an eval") {
+		t.Errorf("reusing --out: %d %q", code, stderr)
+	}
+}
+
+// buildSkillet builds the real binary, for tests that send it signals.
+func buildSkillet(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	wd, _ := os.Getwd()
+	bin := filepath.Join(t.TempDir(), "skillet")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = wd
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestEvalCtrlCKeepsFinishedRunsAndSaysHowToResume(t *testing.T) {
+	bin := buildSkillet(t) // before isolate, so the build cache is the usual one
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	srv.Delay = 50 * time.Millisecond
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	cmd := exec.Command(bin, "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "10", "--workers", "2", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runs, _ := eval.ReadRuns(out)
+		if len(runs) >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no runs finished: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "skillet eval --resume "+out) {
+		t.Errorf("stderr %q does not say how to resume", stderr.String())
+	}
+	kept, _ := eval.ReadRuns(out)
+	if len(kept) < 3 || len(kept) >= 10 {
+		t.Fatalf("%d runs kept", len(kept))
+	}
+	if res := readResults(t, out); res["stopped"] != eval.StoppedInterrupted {
+		t.Errorf("results.json stopped = %v", res["stopped"])
+	}
+	code, stdout, errOut := runCmd(t, "", "eval", "--resume", out)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	runs, _ := eval.ReadRuns(out)
+	seen := map[int]bool{}
+	for _, r := range runs {
+		if seen[r.N] {
+			t.Errorf("run %d twice", r.N)
+		}
+		seen[r.N] = true
+	}
+	if len(runs) != 10 || !strings.Contains(stdout, "10/10") {
+		t.Errorf("%d runs after resume\n%s", len(runs), stdout)
+	}
+}
+
+func TestEvalOptimizeKeepsTheBestByValidationAndWrites(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(nil)
+	defer srv.Close()
+	// the model loads alpha for its requests only once the description
+	// says "GOOD"; near misses it leaves alone whatever the description
+	srv.Decide = func(query, system string) evaltest.Decision {
+		if strings.Contains(query, "near miss") || !strings.Contains(system, "GOOD alpha") {
+			return evaltest.Answer()
+		}
+		return evaltest.Load("alpha")
+	}
+	answers := []string{"<new_description>Still vague about alpha.</new_description>", "<new_description>GOOD alpha: rotate logs and check disks.</new_description>"}
+	srv.Improve = func(prompt string) string {
+		a := answers[0]
+		if len(answers) > 1 {
+			answers = answers[1:]
+		}
+		return a
+	}
+	var rows []string
+	for i := range 5 {
+		rows = append(rows, fmt.Sprintf(`{"query": "alpha request %d", "should_trigger": true}`, i), fmt.Sprintf(`{"query": "near miss %d", "should_trigger": false}`, i))
+	}
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), "["+strings.Join(rows, ",")+"]")
+	out := filepath.Join(tmp, "opt")
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--optimize", "alpha", "--write", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var res eval.Optimization
+	b, err := os.ReadFile(filepath.Join(out, "optimize.json"))
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("optimize.json: %v", err)
+	}
+	if len(res.Train) != 6 || len(res.Validation) != 4 {
+		t.Errorf("split %v / %v, want 6 train and 4 validation (60/40 of 5+5)", res.Train, res.Validation)
+	}
+	if len(res.Iterations) != 3 || !res.Improved || res.BestIter != 2 || !res.Iterations[2].Best {
+		t.Fatalf("iterations: %+v", res)
+	}
+	if v := res.Iterations[0].Validation; v.Correct != 6 || v.Runs != 12 {
+		t.Errorf("original validation %d/%d runs, want 6/12 (near misses right, requests wrong)", v.Correct, v.Runs)
+	}
+	if v := res.Iterations[2].Validation; v.Correct != 12 {
+		t.Errorf("best validation %d/%d", v.Correct, v.Runs)
+	}
+	prompts := srv.Prompts()
+	if len(prompts) != 2 {
+		t.Fatalf("%d improver prompts", len(prompts))
+	}
+	if !strings.Contains(prompts[1], "structurally different") {
+		t.Error("the second prompt, after no gain, does not ask for a structurally different description")
+	}
+	for _, p := range prompts {
+		for _, vi := range res.Validation {
+			if text := res.Iterations[0].Queries[vi].Query; strings.Contains(p, fmt.Sprintf("%q", text)) {
+				t.Errorf("a validation query reached the improver: %s", text)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "+GOOD alpha: rotate logs and check disks.") || !strings.Contains(stdout, "-Rotate logs and check disks on the alpha cluster.") {
+		t.Errorf("no diff in the output:\n%s", stdout)
+	}
+	skill, _ := os.ReadFile(filepath.Join(lib, "alpha", "SKILL.md"))
+	if !strings.Contains(string(skill), "description: 'GOOD alpha: rotate logs and check disks.'") || !strings.Contains(string(skill), "Do alpha things.") {
+		t.Errorf("--write: SKILL.md is now\n%s", skill)
+	}
+	if _, err := os.Stat(filepath.Join(out, "iter-2", report.HTMLFile)); err != nil {
+		t.Errorf("iteration 2 has no report: %v", err)
+	}
+}
+
+func TestEvalOptimizeNeedsBothKinds(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "a", "should_trigger": true}, {"query": "b", "should_trigger": true}]`)
+	code, _, stderr := runCmd(t, "", "eval", "--offline", "alpha", "--queries", qs, "--skills", lib, "--optimize", "alpha")
+	if code != 2 || !strings.Contains(stderr, "--optimize needs queries of both kinds: 2 should trigger, 0 should not") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestEvalKeepsCredentialsOutOfItsFolder(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	defer srv.Close()
+	const key, pass = "sk-eval-secret-0123456789", "url-pass-98765"
+	t.Setenv("OPENAI_API_KEY", key)
+	withCreds := strings.Replace(srv.URL, "http://", "http://user:"+pass+"@", 1)
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", withCreds, "--runs", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	files := 0
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		files++
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), key) || strings.Contains(string(b), pass) {
+			t.Errorf("a credential reached %s", p)
+		}
+		return nil
+	})
+	if files < 6 {
+		t.Fatalf("only %d files written", files)
+	}
+	if strings.Contains(stdout+stderr, pass) || strings.Contains(stdout+stderr, key) {
+		t.Error("a credential reached the output")
+	}
+}

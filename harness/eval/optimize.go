@@ -1,0 +1,329 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxIterations is the most improvement rounds --optimize makes.
+const MaxIterations = 5
+
+// Splits of the optimizer's queries.
+const (
+	SplitTrain      = "train"
+	SplitValidation = "validation"
+)
+
+// Split divides one skill's queries 60/40 into train and validation,
+// stratified by should_trigger and shuffled from seed, with at least one
+// query of each kind in train. It returns indices into queries, and an
+// error when one kind has no query at all.
+func Split(queries []Query, seed int64) (train, validation []int, err error) {
+	var should, shouldNot []int
+	for i, q := range queries {
+		if q.ShouldTrigger {
+			should = append(should, i)
+		} else {
+			shouldNot = append(shouldNot, i)
+		}
+	}
+	if len(should) == 0 || len(shouldNot) == 0 {
+		return nil, nil, fmt.Errorf("--optimize needs queries of both kinds: %d should trigger, %d should not; add near-miss should-not rows and should rows", len(should), len(shouldNot))
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	for _, group := range [][]int{should, shouldNot} {
+		rng.Shuffle(len(group), func(i, j int) { group[i], group[j] = group[j], group[i] })
+		// as skill-creator: 40 % (rounded down, at least one) held out,
+		// except that a lone query of its kind stays in train
+		held := len(group) * 4 / 10
+		if len(group) > 1 {
+			held = max(1, held)
+		}
+		n := len(group) - held
+		train = append(train, group[:n]...)
+		validation = append(validation, group[n:]...)
+	}
+	slices.Sort(train)
+	slices.Sort(validation)
+	return train, validation, nil
+}
+
+// SplitScore is one description's score on one split: run-level
+// accuracy (runs that did what the row wants) with its interval, and the
+// query pass count.
+type SplitScore struct {
+	Correct  int     `json:"correct"`
+	Runs     int     `json:"runs"`
+	Accuracy float64 `json:"accuracy"`
+	Low      float64 `json:"interval_low"`
+	High     float64 `json:"interval_high"`
+	Passed   int     `json:"passed"`
+	Queries  int     `json:"queries"`
+}
+
+// IterQuery is one query's result in one iteration.
+type IterQuery struct {
+	Index   int     `json:"index"`
+	Query   string  `json:"query"`
+	Should  bool    `json:"should_trigger"`
+	Split   string  `json:"split"`
+	Rate    float64 `json:"trigger_rate"`
+	Pass    bool    `json:"pass"`
+	Verdict string  `json:"verdict"`
+}
+
+// Iteration is one description tried.
+type Iteration struct {
+	N           int         `json:"iteration"`
+	Description string      `json:"description"`
+	Train       SplitScore  `json:"train"`
+	Validation  SplitScore  `json:"validation"`
+	Queries     []IterQuery `json:"queries"`
+	// Dir is the iteration's eval folder.
+	Dir string `json:"dir"`
+	// Note says why an iteration was not evaluated, or how it was asked.
+	Note string `json:"note,omitempty"`
+	Best bool   `json:"best"`
+}
+
+// Optimization is the outcome of --optimize.
+type Optimization struct {
+	Skill      string      `json:"skill"`
+	Original   string      `json:"original"`
+	Best       string      `json:"best"`
+	BestIter   int         `json:"best_iteration"`
+	Improved   bool        `json:"improved"`
+	Train      []int       `json:"train"`
+	Validation []int       `json:"validation"`
+	Iterations []Iteration `json:"iterations"`
+	Stopped    string      `json:"stopped,omitempty"`
+}
+
+// Optimizer runs the description loop: score the original, then up to
+// Iterations times ask the improver for a new description from the train
+// failures alone, score it, and keep the best by validation.
+type Optimizer struct {
+	Skill      string
+	Original   string
+	Body       string
+	Queries    []Query
+	Seed       int64
+	Iterations int
+	// Evaluate scores a description over all the queries (the caller runs
+	// an eval); dir is where its runs went.
+	Evaluate func(ctx context.Context, iter int, desc string) (rep *Report, dir string, stopped string, err error)
+	// Improve asks the improver model; it returns the model's answer.
+	Improve func(ctx context.Context, prompt string) (string, error)
+	// Log tells the user what happens.
+	Log func(format string, args ...any)
+}
+
+// Run runs the loop.
+func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
+	train, val, err := Split(o.Queries, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	out := &Optimization{Skill: o.Skill, Original: o.Original, Best: o.Original, Train: train, Validation: val}
+	iters := min(max(o.Iterations, 1), MaxIterations)
+	first, err := o.score(ctx, 0, o.Original, train, val)
+	if err != nil {
+		return nil, err
+	}
+	out.Iterations = append(out.Iterations, first)
+	if first.Note != "" {
+		out.Stopped = first.Note
+		out.Iterations[0].Best = true
+		return out, nil
+	}
+	best := 0
+	stuck := false
+	for n := 1; n <= iters && ctx.Err() == nil; n++ {
+		prompt := o.prompt(out.Iterations, stuck)
+		desc, note, err := o.ask(ctx, prompt)
+		if err != nil {
+			out.Stopped = "improver: " + err.Error()
+			break
+		}
+		if note != "" {
+			out.Iterations = append(out.Iterations, Iteration{N: n, Description: desc, Note: note})
+			o.Log("iteration %d: %s", n, note)
+			stuck = true
+			continue
+		}
+		it, err := o.score(ctx, n, desc, train, val)
+		if err != nil {
+			return nil, err
+		}
+		out.Iterations = append(out.Iterations, it)
+		if it.Note != "" {
+			out.Stopped = it.Note
+			break
+		}
+		o.Log("iteration %d: train %d/%d runs, validation %d/%d runs", n, it.Train.Correct, it.Train.Runs, it.Validation.Correct, it.Validation.Runs)
+		inc := out.Iterations[best]
+		stuck = it.Train.Accuracy <= bestTrain(out.Iterations[:len(out.Iterations)-1])
+		if beats(it.Validation, inc.Validation) {
+			best = len(out.Iterations) - 1
+		}
+		if it.Train.Correct == it.Train.Runs && it.Validation.Correct == it.Validation.Runs {
+			break // nothing left to fix
+		}
+	}
+	out.Iterations[best].Best = true
+	out.Best, out.BestIter = out.Iterations[best].Description, out.Iterations[best].N
+	out.Improved = best != 0
+	return out, nil
+}
+
+// beats reports whether a validation score is better than the
+// incumbent's beyond the intervals: each rate lies outside the other's
+// 95 % interval, so a lucky streak does not replace a description.
+func beats(cand, inc SplitScore) bool {
+	if cand.Runs == 0 || inc.Runs == 0 {
+		return false
+	}
+	return cand.Accuracy > inc.High && inc.Accuracy < cand.Low
+}
+
+func bestTrain(its []Iteration) float64 {
+	b := -1.0
+	for _, it := range its {
+		if it.Note == "" && it.Train.Accuracy > b {
+			b = it.Train.Accuracy
+		}
+	}
+	return b
+}
+
+func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val []int) (Iteration, error) {
+	rep, dir, stopped, err := o.Evaluate(ctx, n, desc)
+	if err != nil {
+		return Iteration{}, err
+	}
+	it := Iteration{N: n, Description: desc, Dir: dir, Note: stopped}
+	var tr, va SplitScore
+	for _, s := range rep.Arms[0].Skills {
+		if s.Name != o.Skill {
+			continue
+		}
+		for _, q := range s.Queries {
+			split, sc := SplitTrain, &tr
+			if slices.Contains(val, q.Index) {
+				split, sc = SplitValidation, &va
+			}
+			correct := q.Triggers
+			if !q.ShouldTrigger {
+				correct = q.Runs - q.Triggers
+			}
+			sc.Correct += correct
+			sc.Runs += q.Runs
+			sc.Queries++
+			if q.Pass {
+				sc.Passed++
+			}
+			it.Queries = append(it.Queries, IterQuery{Index: q.Index, Query: q.Query, Should: q.ShouldTrigger, Split: split, Rate: q.TriggerRate, Pass: q.Pass, Verdict: q.Verdict})
+		}
+	}
+	for _, sc := range []*SplitScore{&tr, &va} {
+		sc.Accuracy = ratio(float64(sc.Correct), float64(sc.Runs))
+		sc.Low, sc.High = Wilson(sc.Correct, sc.Runs)
+	}
+	it.Train, it.Validation = tr, va
+	return it, nil
+}
+
+// ImproverMarker begins the improver's system message.
+const ImproverMarker = "You improve the description of an agent skill."
+
+// prompt is the improver's request: the skill, the descriptions tried
+// with their train results only, and the train failures of the latest.
+func (o *Optimizer) prompt(its []Iteration, stuck bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skill: %s\n\nWhat the skill does (its instructions, abridged):\n%s\n\n", o.Skill, clipText(o.Body, 2000))
+	last := its[len(its)-1]
+	for i := len(its) - 1; i >= 0; i-- {
+		if its[i].Note == "" {
+			last = its[i]
+			break
+		}
+	}
+	fmt.Fprintf(&b, "Current description:\n%s\n\nHow it did on the training queries (each run is a fresh conversation over all the skills):\n", last.Description)
+	for _, q := range last.Queries {
+		if q.Split != SplitTrain {
+			continue
+		}
+		status := "ok"
+		if !q.Pass {
+			status = "FAILED"
+		}
+		want := "should load the skill"
+		if !q.Should {
+			want = "should NOT load the skill"
+		}
+		fmt.Fprintf(&b, "- [%s] %s; loaded in %.0f%% of runs: %q\n", status, want, 100*q.Rate, q.Query)
+	}
+	if len(its) > 1 {
+		b.WriteString("\nDescriptions tried so far, with their training accuracy:\n")
+		for _, it := range its {
+			if it.Note != "" {
+				fmt.Fprintf(&b, "- (rejected: %s) %q\n", it.Note, clipText(it.Description, 300))
+				continue
+			}
+			fmt.Fprintf(&b, "- %.0f%%: %q\n", 100*it.Train.Accuracy, it.Description)
+		}
+	}
+	if stuck {
+		b.WriteString("\nThe last attempt did not do better. Write a structurally different description: another opening, another order, other words for when to use it and when not to — not a rewording of the ones above.\n")
+	}
+	fmt.Fprintf(&b, "\nWrite a new description that makes the skill load for requests like the ones it should load for, and not for the near misses. At most %d characters, plain text, no angle brackets. Answer with the description alone between <new_description> and </new_description>.", MaxDescription)
+	return b.String()
+}
+
+// ImproverSystem is the improver's system message.
+const ImproverSystem = ImproverMarker + " The description is all a model sees of the skill when it decides whether to load it; it should say what the skill does and when to use it, in the user's own terms, and when not to."
+
+// ask gets one description from the improver, asking once more when the
+// answer is over the limit; note says why it is rejected.
+func (o *Optimizer) ask(ctx context.Context, prompt string) (desc, note string, err error) {
+	for attempt := range 2 {
+		answer, err := o.Improve(ctx, prompt)
+		if err != nil {
+			return "", "", err
+		}
+		desc = parseDescription(answer)
+		n := utf8.RuneCountInString(desc)
+		switch {
+		case desc == "":
+			note = "the improver gave no description"
+		case strings.ContainsAny(desc, "<>"):
+			note = "the description holds angle brackets"
+		case n > MaxDescription:
+			note = fmt.Sprintf("the description is %d characters, over %d", n, MaxDescription)
+		default:
+			return desc, "", nil
+		}
+		if attempt == 0 {
+			prompt += "\n\nYour answer was rejected: " + note + ". Answer again."
+		}
+	}
+	return desc, note, nil
+}
+
+func parseDescription(answer string) string {
+	if _, after, ok := strings.Cut(answer, "<new_description>"); ok {
+		answer, _, _ = strings.Cut(after, "</new_description>")
+	}
+	return strings.Join(strings.Fields(answer), " ")
+}
+
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "\n…"
+	}
+	return s
+}

@@ -1,0 +1,453 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"skillet/harness"
+)
+
+// RunSpec is what one run's session is made from.
+type RunSpec struct {
+	// ID is the session's id, and Dir the folder its session goes in.
+	ID  string
+	Dir string
+	Arm string
+	// Query is the one user turn of the run.
+	Query Query
+	// Order is the catalogue order of the run: the enabled skills,
+	// shuffled from the eval's seed.
+	Order []string
+	// RoutingOnly asks for a session offering load_skill alone.
+	RoutingOnly bool
+}
+
+// SessionFunc opens a fresh session for a run, wired as `skillet run`
+// wires one, handing every event to onEvent.
+type SessionFunc func(spec RunSpec, onEvent func(harness.Event)) (*harness.Session, error)
+
+// Options configure Execute.
+type Options struct {
+	// Dir is the eval's folder; its manifest is written before any run.
+	Dir      string
+	Manifest *Manifest
+	// Workers is how many runs go at once.
+	Workers int
+	// Budget stops the eval once its runs used this many tokens; 0 for no
+	// limit.
+	Budget     int
+	NewSession SessionFunc
+	// Progress is told after every finished run.
+	Progress func(Progress)
+}
+
+// Progress is where a running eval stands.
+type Progress struct {
+	Done    int
+	Total   int
+	Errors  int
+	Tokens  int
+	Passing int
+	Decided int
+	Queries int
+	Elapsed time.Duration
+	ETA     time.Duration
+}
+
+// Stop reasons of an eval that ended before its plan.
+const (
+	StoppedInterrupted = "interrupted"
+	StoppedBudget      = "budget"
+	StoppedFailing     = "failing endpoint"
+)
+
+// failFast is how many first runs must all fail before the eval decides
+// the endpoint fails every run and stops.
+const failFast = 4
+
+// Outcome is what Execute leaves: every finished run (earlier ones too,
+// when resumed) and why it stopped early, if it did.
+type Outcome struct {
+	Runs    []Run
+	Stopped string
+	// Failure is the first run's error when the endpoint failed every run.
+	Failure string
+}
+
+// key identifies a query within an arm.
+type key struct {
+	arm   int
+	query int
+}
+
+type qstate struct {
+	// issued counts the runs finished or running; used are their numbers.
+	issued, inflight int
+	used             map[int]bool
+	runs             []Run
+	done             bool
+}
+
+// take reserves the smallest free run number.
+func (st *qstate) take() int {
+	n := 1
+	for st.used[n] {
+		n++
+	}
+	st.used[n] = true
+	st.issued++
+	st.inflight++
+	return n
+}
+
+type executor struct {
+	opts  Options
+	m     *Manifest
+	log   *runLog
+	start time.Time
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	states  map[key]*qstate
+	order   []key
+	all     []Run
+	tokens  int
+	fresh   int // runs finished by this execution
+	failed  int // of those, failed before deciding
+	stopped string
+	failure string
+	fatal   error
+}
+
+// Execute runs the eval in opts.Dir: the runs RunsFile does not hold yet,
+// in parallel, until every query has its runs or its verdict (auto), the
+// budget is spent, or ctx is cancelled. Finished runs are appended to
+// RunsFile as they end, so nothing finished is lost.
+func Execute(ctx context.Context, opts Options) (*Outcome, error) {
+	m := opts.Manifest
+	if len(m.Plan.Arms) == 0 {
+		m.Plan.Arms = []string{""}
+	}
+	if err := WriteManifest(opts.Dir, m); err != nil {
+		return nil, err
+	}
+	prev, err := ReadRuns(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeUnfinished(opts.Dir, prev); err != nil {
+		return nil, err
+	}
+	log, err := openRunLog(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	e := &executor{opts: opts, m: m, log: log, start: time.Now(), states: map[key]*qstate{}}
+	e.cond = sync.NewCond(&e.mu)
+	for ai := range m.Plan.Arms {
+		for qi := range m.Queries {
+			k := key{ai, qi}
+			e.states[k] = &qstate{used: map[int]bool{}}
+			e.order = append(e.order, k)
+		}
+	}
+	armIdx := map[string]int{}
+	for i, a := range m.Plan.Arms {
+		armIdx[a] = i
+	}
+	for _, r := range prev {
+		ai, ok := armIdx[r.Arm]
+		if !ok || r.Query < 0 || r.Query >= len(m.Queries) {
+			continue
+		}
+		st := e.states[key{ai, r.Query}]
+		st.runs = append(st.runs, r)
+		if st.used[r.N] {
+			continue // written twice: keep the first
+		}
+		st.used[r.N] = true
+		st.issued++
+		e.all = append(e.all, r)
+		e.tokens += r.Result.Tokens
+	}
+	for _, k := range e.order {
+		e.settle(k)
+	}
+
+	var wg sync.WaitGroup
+	for range max(1, opts.Workers) {
+		wg.Go(func() {
+			for {
+				k, n, ok := e.next(ctx)
+				if !ok {
+					return
+				}
+				e.finish(ctx, k, n, e.runOne(ctx, k, n))
+			}
+		})
+	}
+	// a cancelled ctx must wake workers waiting for a job
+	stopWake := context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+	})
+	wg.Wait()
+	stopWake()
+	lerr := log.close()
+
+	out := &Outcome{Runs: e.all, Stopped: e.stopped, Failure: e.failure}
+	if ctx.Err() != nil && out.Stopped == "" {
+		out.Stopped = StoppedInterrupted
+	}
+	return out, errors.Join(e.fatal, lerr)
+}
+
+// removeUnfinished deletes the session folders of runs that started and
+// did not finish (an interrupted eval): they run again under the same id.
+func removeUnfinished(dir string, done []Run) error {
+	keep := map[string]bool{}
+	for _, r := range done {
+		keep[r.Session] = true
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, SessionsDir))
+	if err != nil {
+		return nil
+	}
+	for _, en := range entries {
+		if en.IsDir() && !keep[en.Name()] {
+			if err := os.RemoveAll(filepath.Join(dir, SessionsDir, en.Name())); err != nil {
+				return fmt.Errorf("remove an unfinished run: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// want reports whether a query needs one more run now. Called with e.mu.
+func (e *executor) want(st *qstate) bool {
+	p := e.m.Plan
+	if st.done {
+		return false
+	}
+	if p.Runs > 0 {
+		return st.issued < p.Runs
+	}
+	if st.issued >= p.MaxRuns {
+		return false
+	}
+	if st.issued < p.MinRuns {
+		return true
+	}
+	// past the minimum, one run at a time: the verdict may settle
+	return st.inflight == 0
+}
+
+// settle marks a query done when it has what its plan asks. Called with
+// e.mu held (or before the workers start).
+func (e *executor) settle(k key) {
+	st := e.states[k]
+	p := e.m.Plan
+	if st.inflight > 0 {
+		return
+	}
+	switch {
+	case p.Runs > 0:
+		st.done = st.issued >= p.Runs
+	case st.issued >= p.MaxRuns:
+		st.done = true
+	case st.issued >= p.MinRuns:
+		q := e.m.Queries[k.query]
+		sc := scoreQuery(k.query, q, st.runs)
+		st.done = sc.Runs >= p.MinRuns && sc.Verdict != VerdictUndetermined
+	}
+}
+
+// next hands out the next run: the query with the fewest runs first, so
+// that every query progresses together. ok is false when there is none.
+func (e *executor) next(ctx context.Context) (key, int, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		if ctx.Err() != nil || e.stopped != "" || e.fatal != nil {
+			return key{}, 0, false
+		}
+		var best *qstate
+		var bk key
+		busy := false
+		for _, k := range e.order {
+			st := e.states[k]
+			if st.inflight > 0 || !st.done {
+				busy = true
+			}
+			if e.want(st) && (best == nil || st.issued < best.issued) {
+				best, bk = st, k
+			}
+		}
+		if best != nil {
+			return bk, best.take(), true
+		}
+		if !busy {
+			return key{}, 0, false
+		}
+		e.cond.Wait()
+	}
+}
+
+// finish records a run (nil when it was interrupted) and decides what
+// comes next.
+func (e *executor) finish(ctx context.Context, k key, n int, r *Run) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer e.cond.Broadcast()
+	st := e.states[k]
+	st.inflight--
+	if r == nil {
+		// never ran to its end: its number is free again
+		delete(st.used, n)
+		st.issued--
+		return
+	}
+	if err := e.log.add(*r); err != nil && e.fatal == nil {
+		e.fatal = err
+		return
+	}
+	st.runs = append(st.runs, *r)
+	e.all = append(e.all, *r)
+	e.tokens += r.Result.Tokens
+	e.fresh++
+	if !r.Result.Scored() {
+		e.failed++
+		if e.failure == "" {
+			e.failure = r.Result.Error
+		}
+	}
+	e.settle(k)
+	if e.fresh >= failFast && e.failed == e.fresh && e.stopped == "" {
+		e.stopped = StoppedFailing
+	}
+	if e.opts.Budget > 0 && e.tokens >= e.opts.Budget && e.stopped == "" {
+		e.stopped = StoppedBudget
+	}
+	if e.opts.Progress != nil {
+		e.opts.Progress(e.progress())
+	}
+}
+
+// progress is where the eval stands. Called with e.mu held.
+func (e *executor) progress() Progress {
+	p := Progress{Done: len(e.all), Tokens: e.tokens, Queries: len(e.order), Elapsed: time.Since(e.start)}
+	for _, k := range e.order {
+		st := e.states[k]
+		sc := scoreQuery(k.query, e.m.Queries[k.query], st.runs)
+		p.Errors += sc.Errors
+		if sc.Pass {
+			p.Passing++
+		}
+		if st.done {
+			p.Decided++
+		}
+		p.Total += e.expected(k)
+	}
+	if e.fresh > 0 && p.Total > p.Done {
+		// wall time per finished run already reflects the workers
+		per := p.Elapsed / time.Duration(e.fresh)
+		p.ETA = per * time.Duration(p.Total-p.Done)
+	}
+	return p
+}
+
+// expected is how many runs a query will have: what it has once done,
+// else what its plan asks so far. Called with e.mu held.
+func (e *executor) expected(k key) int {
+	st, p := e.states[k], e.m.Plan
+	switch {
+	case st.done:
+		return len(st.runs)
+	case p.Runs > 0:
+		return p.Runs
+	}
+	return min(p.MaxRuns, max(p.MinRuns, st.issued+1))
+}
+
+// runOne runs one session of one turn; nil when ctx was cancelled before
+// the run ended (an interrupted run is not kept).
+func (e *executor) runOne(ctx context.Context, k key, n int) *Run {
+	q := e.m.Queries[k.query]
+	arm := e.m.Plan.Arms[k.arm]
+	spec := RunSpec{ID: RunID(arm, k.query, n), Dir: filepath.Join(e.opts.Dir, SessionsDir), Arm: arm, Query: q,
+		Order: Shuffle(e.m.Catalogue, e.m.Plan.Seed, arm, k.query, n), RoutingOnly: e.m.Plan.RoutingOnly}
+	run := &Run{Arm: arm, Query: k.query, N: n, Session: spec.ID, Order: spec.Order}
+	_ = os.RemoveAll(filepath.Join(spec.Dir, spec.ID))
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	maxSteps := e.m.Plan.MaxSteps
+	var mu sync.Mutex
+	var events []harness.Event
+	onEvent := func(ev harness.Event) {
+		if !harness.Journaled(ev) {
+			return
+		}
+		mu.Lock()
+		events = append(events, ev)
+		mu.Unlock()
+		// The step cap: the call past it is cancelled before it is sent.
+		if mc, ok := ev.(*harness.ModelCall); ok && maxSteps > 0 && mc.Call > maxSteps {
+			cancel()
+		}
+	}
+	s, err := e.opts.NewSession(spec, onEvent)
+	if err != nil {
+		e.mu.Lock()
+		if e.fatal == nil {
+			e.fatal = fmt.Errorf("open the session of run %s: %w", spec.ID, err)
+		}
+		e.mu.Unlock()
+		return nil
+	}
+	_, terr := s.Turn(runCtx, q.Query)
+	cerr := s.Close()
+	if ctx.Err() != nil {
+		_ = os.RemoveAll(filepath.Join(spec.Dir, spec.ID))
+		return nil
+	}
+	mu.Lock()
+	run.Result = Classify(events, q.Skill, maxSteps)
+	mu.Unlock()
+	if terr != nil && run.Result.Error == "" && !errors.Is(terr, context.Canceled) {
+		run.Result.Error = terr.Error()
+	}
+	if cerr != nil && run.Result.Error == "" {
+		run.Result.Error = "close session: " + cerr.Error()
+	}
+	return run
+}
+
+// RunID is a run's session id: arm, query and run number.
+func RunID(arm string, query, n int) string {
+	if arm == "" {
+		arm = "run"
+	}
+	return fmt.Sprintf("%s-q%03d-r%02d", arm, query+1, n)
+}
+
+// Shuffle is the catalogue order of one run: names shuffled by a
+// generator seeded from the eval's seed and the run, so the same run of
+// the same eval always sees the same order, whichever worker runs it.
+func Shuffle(names []string, seed int64, arm string, query, n int) []string {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d/%d", arm, query, n)
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+	out := slices.Clone(names)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
