@@ -390,6 +390,8 @@ func TestHelpGoesToStdoutAndExitsZero(t *testing.T) {
 		{[]string{"run", "-h"}, []string{"usage: skillet run", "-approve-all", "-events"}},
 		{[]string{"run", "--help"}, []string{"usage: skillet run"}},
 		{[]string{"validate", "-h"}, []string{"usage: skillet validate", "tools_dirs"}},
+		{[]string{"--version"}, []string{"skillet ", "go1."}},
+		{[]string{"show", "-h"}, []string{"usage: skillet show", "-json"}},
 	} {
 		code, out, errOut := runCmd(t, "", tc.args...)
 		if code != 0 || errOut != "" {

@@ -49,6 +49,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "skillet needs a terminal; for headless turns use: skillet run MESSAGE...")
 		return 2
 	}
+	harness.WarmTokenizer() // token counts are estimates until the tables load
 	w, err := wire(&c)
 	if err != nil {
 		return reportStartError(stderr, err)

@@ -31,6 +31,9 @@ usage:
                                    what each agent's presentation keeps of
                                    every skill, without a model
                                    (skillet offered -h)
+  skillet show [--json] SESSION    the state of a session, folded from its
+                                   journal (skillet show -h)
+  skillet --version                the version and commit of this build
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -52,6 +55,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "run":
 			return runHeadless(args[1:], stdin, stdout, stderr)
+		case "--version", "-version", "version":
+			fmt.Fprintln(stdout, versionLine())
+			return 0
 		case "eval":
 			return runEval(args[1:], stdout, stderr)
 		case "validate":

@@ -163,7 +163,7 @@ func (s *Session) pendingPreloads() []*rulebook.Loaded {
 	out := make([]*rulebook.Loaded, 0, len(s.sel.preload))
 	for _, sk := range s.sel.preload {
 		ls := &rulebook.Loaded{Name: sk.Name, By: ByPreload, ResultMsg: -1}
-		s.render(ls, sk)
+		s.render(ls, sk, false)
 		out = append(out, ls)
 	}
 	return out

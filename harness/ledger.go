@@ -36,7 +36,7 @@ type LedgerPart struct {
 }
 
 // ledger counts the parts of a composed request. Called with s.mu held.
-func (s *Session) ledger(c *composition) Ledger {
+func (s *Session) ledger(c *composition, count func(string) int) Ledger {
 	l := Ledger{Tokenizer: s.tok.Name()}
 	add := func(kind, skill string, n int) {
 		l.Parts = append(l.Parts, LedgerPart{Kind: kind, Skill: skill, Tokens: n})
@@ -48,7 +48,7 @@ func (s *Session) ledger(c *composition) Ledger {
 		}
 		n := p.Tokens
 		if n == 0 || p.Kind == "preload" || p.Kind == "skill" || p.Kind == "paste" {
-			n = s.count(p.Text) // the whole element, wrapper included
+			n = count(p.Text) // the whole element, wrapper included
 		}
 		kind := p.Kind
 		if kind == "skill" || kind == "paste" {
@@ -61,11 +61,11 @@ func (s *Session) ledger(c *composition) Ledger {
 	copies := 0
 	for k := c.win.Start; k < c.win.N; k++ {
 		m := s.st.Msgs[k]
-		msgs += s.count(m.Content)
+		msgs += count(m.Content)
 		for _, tc := range m.ToolCalls {
-			msgs += s.count(tc.Function.Name) + s.count(tc.Function.Arguments)
+			msgs += count(tc.Function.Name) + count(tc.Function.Arguments)
 		}
-		copies += s.count(skillCopies(m))
+		copies += count(skillCopies(m))
 	}
 	copies = min(copies, msgs)
 	add("messages", "", msgs-copies)
@@ -74,21 +74,21 @@ func (s *Session) ledger(c *composition) Ledger {
 	tools := 0
 	if len(c.req.Tools) > 0 {
 		if b, err := json.Marshal(c.req.Tools); err == nil {
-			tools = s.count(string(b))
+			tools = count(string(b))
 		}
 	}
 	add("tools", "", tools)
 	sum += tools
-	pending := s.count(strings.Join(s.st.Unsent, "\n"))
+	pending := count(strings.Join(s.st.Unsent, "\n"))
 	add("pending_notes", "", pending)
 	sum += pending
 	body, _ := c.req.Body()
-	l.Total = s.count(string(body)) + pending
+	l.Total = count(string(body)) + pending
 	add("framing", "", l.Total-sum)
 	for i := len(s.st.Calls) - 1; i >= 0; i-- {
 		if cr := s.st.Calls[i]; cr.Usage != nil {
 			l.Reported = cr.Usage.PromptTokens
-			l.LastEstimate = s.count(string(cr.Request))
+			l.LastEstimate = count(string(cr.Request))
 			break
 		}
 	}

@@ -141,7 +141,7 @@ func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec string, by 
 	if by != ByModel {
 		ls.Delivery = DeliveryContext // only a tool result can carry text
 	}
-	s.render(ls, sk)
+	s.render(ls, sk, by == ByModel || by == ByPaste)
 	var evicted []string
 	keep := s.st.Loaded
 	for len(keep) >= s.st.Settings.MaxLoadedSkills && len(keep) > 0 {
@@ -305,7 +305,7 @@ func (s *Session) preloadSkills() {
 	var refused []string
 	for _, sk := range s.sel.preload {
 		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: s.st.Turn, ExecTurn: s.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
-		s.render(ls, sk)
+		s.render(ls, sk, false) // preloads count against no limit (R16)
 		if n := utf8.RuneCountInString(ls.Body.Text); n > s.st.Settings.MaxSkillChars {
 			refused = append(refused, fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, s.st.Settings.MaxSkillChars))
 			continue

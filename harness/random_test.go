@@ -309,7 +309,7 @@ func checkReplay(t *testing.T, w *workspace, f *fixture, approveAll bool) bool {
 // state, the snapshot the UI shows and the state and store files on disk.
 func foldedView(t *testing.T, s *Session) string {
 	t.Helper()
-	snap := s.Snapshot()
+	snap := s.snapshot(true)
 	snap.Notices = nil // what the catalog said when the process started, not the session
 	s.mu.Lock()
 	files := map[string]string{}

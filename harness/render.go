@@ -122,11 +122,17 @@ func bodyOf(sk *skills.Skill) SkillBody {
 }
 
 // render sets a new load's text from a parsed skill. Called with s.mu held,
-// on a load not yet in the state.
-func (s *Session) render(ls *rulebook.Loaded, sk *skills.Skill) {
+// on a load not yet in the state. Only loads that count against the turn's
+// token budget (R12) need an exact count; the others take the estimate
+// while the tokenizer's tables load.
+func (s *Session) render(ls *rulebook.Loaded, sk *skills.Skill, exact bool) {
 	ls.Version = sk.Version
 	ls.Body = bodyOf(sk)
-	ls.Tokens = s.count(ls.Body.Text)
+	if exact {
+		ls.Tokens = s.count(ls.Body.Text)
+	} else {
+		ls.Tokens = s.countNow(ls.Body.Text, nil)
+	}
 }
 
 func orNone(v string) string {

@@ -60,6 +60,10 @@ type Options struct {
 	NewID func() string
 }
 
+// WarmTokenizer starts loading the default tokenizer's tables in the
+// background, for a program that will show token counts soon (the TUI).
+func WarmTokenizer() { defaultTokenizer.Warm() }
+
 // ModelLister is a model that can list the models its endpoint offers.
 type ModelLister interface {
 	Models(ctx context.Context) ([]string, error)
@@ -154,7 +158,6 @@ func newSession(opts Options) (*Session, error) {
 	}
 	opts.BaseURL = redactURL(opts.BaseURL)
 	s := &Session{opts: opts, cfg: opts.Config, catalog: opts.Catalog, tok: opts.Tokenizer, ranker: newRanker(), secrets: secretsOf(opts.Config)}
-	s.tok.Warm()
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ type TurnView struct {
 
 // State returns the session's state view.
 func (s *Session) State() *StateView {
-	snap := s.Snapshot()
+	snap := s.snapshot(true) // the state is exact, whatever the tables
 	v := &StateView{SessionID: snap.SessionID, Model: snap.Model, Demo: snap.Demo, Turn: snap.Turn, Limits: snap.Limits,
 		Loaded: nonNilLoaded(snap.Loaded), Preloaded: nonNilLoaded(snap.Preloaded), Context: snap.Context, Window: snap.Window,
 		Ledger: snap.Ledger, Tools: []ToolView{}, Turns: []TurnView{}, Stores: map[string]json.RawMessage{}}

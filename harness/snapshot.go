@@ -96,6 +96,9 @@ type Snapshot struct {
 	// Ledger is the next request's tokens part by part; RequestTokens is
 	// its total.
 	Ledger Ledger `json:"ledger"`
+	// Estimated is set while the tokenizer's tables load: the counts are
+	// estimates, and a later snapshot has the exact ones.
+	Estimated bool `json:"estimated,omitempty"`
 
 	Tools  []ToolInfo `json:"tools"`
 	Window WindowInfo `json:"window"`

@@ -13,9 +13,22 @@ import (
 // Snapshot returns what the UI shows: the loaded set, the exact
 // instructions and tools of the next request, the window and this turn's
 // use of each limit. It never starts a tool server.
-func (s *Session) Snapshot() *Snapshot {
+//
+// While the tokenizer's tables load, token counts are estimates and
+// Snapshot.Estimated says so; a later snapshot has the exact ones.
+func (s *Session) Snapshot() *Snapshot { return s.snapshot(false) }
+
+// snapshot takes a snapshot; exact waits for the tokenizer's tables.
+func (s *Session) snapshot(exact bool) *Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var estimated bool
+	count := func(text string) int {
+		if exact {
+			return s.count(text)
+		}
+		return s.countNow(text, &estimated)
+	}
 	c := s.compose()
 	snap := &Snapshot{
 		SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo,
@@ -38,20 +51,21 @@ func (s *Session) Snapshot() *Snapshot {
 			continue
 		}
 		if p.Tokens == 0 {
-			p.Tokens = s.count(p.Text)
+			p.Tokens = count(p.Text)
 		}
 		snap.Parts = append(snap.Parts, p)
 	}
-	snap.InstructionTokens = s.count(c.instructions)
+	snap.InstructionTokens = count(c.instructions)
 	snap.Tools = append(c.infos, s.goneTools(c.infos)...)
 	snap.Window = WindowInfo{Messages: len(s.st.Msgs), InWindow: c.win.Kept(), Cap: s.st.Settings.MaxTranscriptMessages, FirstEntry: s.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
-	snap.Ledger = s.ledger(c)
+	snap.Ledger = s.ledger(c, count)
 	snap.RequestTokens = snap.Ledger.Total
 	if s.st.Cur != nil {
 		snap.Usage = s.st.Cur.Usage
 	}
 	snap.Skills = s.skillStatuses()
 	snap.MCP = s.mcpInfo()
+	snap.Estimated = estimated
 	return snap
 }
 
@@ -150,6 +164,21 @@ func (s *Session) skillStatuses() []SkillStatus {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// countNow counts tokens without waiting for the tokenizer's tables: an
+// estimate until they are ready (and *estimated is set, when given).
+func (s *Session) countNow(text string, estimated *bool) int {
+	if s.tok.Ready() {
+		return s.count(text)
+	}
+	if n, ok := s.tokCache[text]; ok {
+		return n
+	}
+	if estimated != nil {
+		*estimated = true
+	}
+	return CountEstimate(text)
 }
 
 // count counts tokens, remembering recent texts: skill texts and messages

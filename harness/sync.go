@@ -123,7 +123,7 @@ func (s *Session) syncSkills() {
 			todo = append(todo, c)
 		case bodyChanged(cur, ls):
 			body := bodyOf(cur)
-			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: s.count(body.Text)}
+			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: s.countNow(body.Text, nil)}
 			c.tools, c.removed, c.added = s.toolsAfterEdit(ls, body)
 			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.Name)
 			if ls.Delivery == DeliveryToolResult {

@@ -70,6 +70,8 @@ type model struct {
 
 // Internal messages.
 type (
+	// estimatedMsg asks for a snapshot again, for exact token counts.
+	estimatedMsg struct{}
 	refreshMsg struct {
 		seq     uint64
 		snap    *harness.Snapshot
@@ -176,6 +178,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onEvents(msg)
 	case refreshMsg:
 		return m, m.onRefresh(msg)
+	case estimatedMsg:
+		return m, m.requestRefresh()
 	case turnDoneMsg:
 		return m, m.onTurnDone(msg)
 	case approvalArmedMsg:
@@ -320,6 +324,10 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 	if m.refreshAgain {
 		m.refreshAgain = false
 		return m.requestRefresh()
+	}
+	if m.snap != nil && m.snap.Estimated {
+		// the exact counts come once the tokenizer's tables are loaded
+		return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return estimatedMsg{} })
 	}
 	return nil
 }
