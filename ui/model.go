@@ -72,7 +72,7 @@ type model struct {
 type (
 	// estimatedMsg asks for a snapshot again, for exact token counts.
 	estimatedMsg struct{}
-	refreshMsg struct {
+	refreshMsg   struct {
 		seq     uint64
 		snap    *harness.Snapshot
 		entries []harness.Entry
