@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"skillet/harness"
+	"skillet/harness/cassette"
 	"skillet/ui"
 )
 
@@ -62,6 +63,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, n := range w.notices {
 		sink.OnEvent(&harness.Warning{Message: n})
 	}
+	w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&harness.Warning{Message: m.Error()}) })
 	// SIGINT ends the program as ctrl+c twice does (the UI handles it);
 	// SIGTERM cancels it from here.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)

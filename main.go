@@ -22,6 +22,9 @@ usage:
   skillet validate [--json] [PATH...]
                                    check skills against the Agent Skills spec
                                    (skillet validate -h)
+  skillet replay diff [flags] FILE
+                                   replay a cassette against today's skills
+                                   and print what changed (skillet replay -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -40,6 +43,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runHeadless(args[1:], stdin, stdout, stderr)
 		case "validate":
 			return runValidate(args[1:], stdout, stderr)
+		case "replay":
+			return runReplay(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}
