@@ -150,9 +150,10 @@ func (w *wiring) playModel(c *common) error {
 	if err != nil {
 		return err
 	}
-	// no retries: a recorded retry is its own recorded call, and a refused
-	// request is never worth a second try
-	client, err := llm.New(llm.Config{BaseURL: p.URL, MaxRetries: -1, HTTPClient: w.tape.httpClient(0)})
+	// The client retries as it did live: a recorded 429, 503 or dropped
+	// connection is followed by the recorded retry, and the player's own
+	// refusals (409) are never retried.
+	client, err := llm.New(llm.Config{BaseURL: p.URL, HTTPClient: w.tape.httpClient(0)})
 	if err != nil {
 		p.Close()
 		return err
@@ -160,6 +161,9 @@ func (w *wiring) playModel(c *common) error {
 	w.tape.player, w.model, w.baseURL, w.demo = p, client, p.URL, cas.Header.Demo
 	w.name = firstOf(c.model, cas.Header.Model)
 	w.notice("replaying %s: %d model calls recorded with %s (%s), offline", c.tape.replay, len(cas.Calls), cas.Header.Model, cas.Header.Endpoint)
+	if c.offline || c.baseURL != "" {
+		w.notice("--offline and --base-url are ignored: --replay answers with the recorded replies")
+	}
 	if c.model != "" && c.model != cas.Header.Model {
 		w.notice("--model %s is sent instead of the recorded %s", c.model, cas.Header.Model)
 	}

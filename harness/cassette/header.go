@@ -29,6 +29,9 @@ func Version() string {
 		return "unknown"
 	}
 	v := info.Main.Version
+	if v == "" {
+		v = "unknown"
+	}
 	var rev, dirty string
 	for _, s := range info.Settings {
 		switch s.Key {
