@@ -18,6 +18,7 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/llm"
+	"skillet/harness/tools"
 )
 
 const key = "sk-unit-SECRET-9876"
@@ -251,4 +252,20 @@ func mustTools(t *testing.T, r *chat.Request) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestServeToolGivesTheRecordedResult(t *testing.T) {
+	c, err := Read(strings.NewReader(`{"kind":"header","format":1}
+{"kind":"tool","tool_call_id":"call_1","name":"run_checks","content":"all green","is_error":false}
+{"kind":"tool","tool_call_id":"call_2","name":"run_checks","content":"exit 1","is_error":true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, ok := c.ServeTool(context.Background(), tools.Call{ID: "call_2"}); !ok || res.Content != "exit 1" || !res.IsError {
+		t.Fatalf("call_2: %+v %v", res, ok)
+	}
+	if res, ok := c.ServeTool(context.Background(), tools.Call{ID: "call_9"}); ok || !res.IsError || !strings.Contains(res.Content, "no result for tool call call_9") {
+		t.Fatalf("unknown call: %+v %v", res, ok)
+	}
 }

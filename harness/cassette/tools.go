@@ -2,8 +2,10 @@ package cassette
 
 import (
 	"context"
+	"fmt"
 
 	"skillet/harness"
+	"skillet/harness/tools"
 )
 
 // deniedByUser is the result the engine gives a call the user refused.
@@ -58,4 +60,16 @@ func (c *Cassette) ToolResult(id string) (*Tool, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ServeTool answers a tool call with its recorded result, for a replay
+// that serves tool results instead of running the tools (--replay-tools).
+// ok is false when the cassette holds no result for the call's id; the
+// result then says so, as an error the model reads.
+func (c *Cassette) ServeTool(_ context.Context, call tools.Call) (res tools.Result, ok bool) {
+	t, ok := c.ToolResult(call.ID)
+	if !ok {
+		return tools.Result{Content: fmt.Sprintf("replay: the cassette holds no result for tool call %s", call.ID), IsError: true}, false
+	}
+	return tools.Result{Content: t.Content, IsError: t.IsError}, true
 }
