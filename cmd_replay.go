@@ -95,6 +95,9 @@ func act(ctx context.Context, s *harness.Session, a *cassette.Action) error {
 	case cassette.ActionUnload:
 		return s.UnloadSkill(a.Skill)
 	case cassette.ActionSet:
+		if a.Key == "model" { // a /model switch is journaled as a setting
+			return s.SetModel(a.Value)
+		}
 		return s.Set(a.Key, a.Value)
 	}
 	return nil
