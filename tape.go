@@ -268,9 +268,15 @@ func (t *tapeWiring) onEvent(next func(harness.Event)) func(harness.Event) {
 	}
 }
 
-// endNote says, after a replayed session, when it asked for fewer calls
-// than the cassette holds; "" otherwise.
+// endNote says, after a session, that its cassette could not be written
+// whole, or that a replay asked for fewer calls than the cassette holds;
+// "" otherwise.
 func (t *tapeWiring) endNote() string {
+	if t.recorder != nil {
+		if err := t.recorder.Err(); err != nil {
+			return fmt.Sprintf("the cassette is incomplete: %v", err)
+		}
+	}
 	if t.player == nil {
 		return ""
 	}

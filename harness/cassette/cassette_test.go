@@ -269,3 +269,14 @@ func TestServeToolGivesTheRecordedResult(t *testing.T) {
 		t.Fatalf("unknown call: %+v %v", res, ok)
 	}
 }
+
+func TestEventEndSplitsLFAndCRLFStreams(t *testing.T) {
+	for in, want := range map[string]int{"data: a\n\ndata: b": 9, "data: a\r\n\r\ndata: b\n\n": 11, "data: a\n": -1} {
+		if got := eventEnd([]byte(in)); got != want {
+			t.Errorf("eventEnd(%q) = %d, want %d", in, got, want)
+		}
+	}
+	if _, err := Read(strings.NewReader(`{"kind":"header","format":99,"skillet":"v9"}` + "\n")); err == nil || !strings.Contains(err.Error(), "format 99") || strings.Contains(err.Error(), "not a cassette") {
+		t.Fatalf("newer format: %v", err)
+	}
+}

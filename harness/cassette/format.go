@@ -158,6 +158,9 @@ type TurnEnd struct {
 	Stop      string   `json:"stop_reason,omitempty"`
 }
 
+// errNewer is a cassette written in a later format than this build reads.
+var errNewer = errors.New("the cassette is from a newer Skillet")
+
 // Cassette is a cassette read back.
 type Cassette struct {
 	Header  Header
@@ -200,6 +203,9 @@ func Read(r io.Reader) (*Cassette, error) {
 		complete := bytes.HasSuffix(line, []byte("\n"))
 		if len(bytes.TrimSpace(line)) > 0 {
 			if perr := c.add(n, line); perr != nil {
+				if errors.Is(perr, errNewer) {
+					return nil, perr
+				}
 				if n == 1 {
 					return nil, fmt.Errorf("not a cassette: line 1 is no cassette header (%v)", perr)
 				}
@@ -237,7 +243,7 @@ func (c *Cassette) add(n int, line []byte) error {
 			return err
 		}
 		if c.Header.Format > Format {
-			return fmt.Errorf("format %d is newer than this Skillet reads (%d)", c.Header.Format, Format)
+			return fmt.Errorf("%w: it has format %d, this Skillet reads format %d (recorded by Skillet %s)", errNewer, c.Header.Format, Format, c.Header.Skillet)
 		}
 		return nil
 	}

@@ -192,18 +192,31 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	if n > 0 {
 		b.pend = append(b.pend, p[:n]...)
 		for {
-			i := bytes.Index(b.pend, []byte("\n\n"))
-			if i < 0 {
+			end := eventEnd(b.pend)
+			if end < 0 {
 				break
 			}
-			b.emit(b.pend[:i+2])
-			b.pend = b.pend[i+2:]
+			b.emit(b.pend[:end])
+			b.pend = b.pend[end:]
 		}
 	}
 	if err != nil {
 		b.finish(err != io.EOF)
 	}
 	return n, err
+}
+
+// eventEnd is where the first server-sent event of p ends (after its blank
+// line, LF or CRLF), -1 when p holds no whole event yet.
+func eventEnd(p []byte) int {
+	lf, crlf := bytes.Index(p, []byte("\n\n")), bytes.Index(p, []byte("\r\n\r\n"))
+	switch {
+	case lf >= 0 && (crlf < 0 || lf < crlf):
+		return lf + 2
+	case crlf >= 0:
+		return crlf + 4
+	}
+	return -1
 }
 
 func (b *recordingBody) emit(data []byte) {
