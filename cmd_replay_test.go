@@ -272,6 +272,7 @@ func TestReplayDiffNamesAChangedDescription(t *testing.T) {
 	for _, want := range []string{
 		"skill beta changed since the recording: SKILL.md edited",
 		"replay: request 1 differs from the recording",
+		"skill list: the description of beta changed",
 		"message 0 (system) text:",
 		"-<description>The beta skill. Use when testing beta.</description>",
 		"+<description>The much better beta skill. Use when testing beta.</description>",

@@ -172,6 +172,7 @@ func TestDeltaNamesWhatChanged(t *testing.T) {
 	bb, _ := b.Body()
 	got := strings.Join(Delta(ab, bb), "\n")
 	for _, want := range []string{
+		"skill list: the description of x changed",
 		"message 0 (system) text:", "-<description>old words</description>", "+<description>new words</description>",
 		"messages: recorded 2, now 3", `message 2 (user) is new: "extra"`,
 		"tool removed: gone", "tool edit description:", "-before", "+after", "tool added: added",

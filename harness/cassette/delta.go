@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -206,6 +207,7 @@ func messageDelta(i int, a, b wireMessage) []string {
 		return []string{fmt.Sprintf("message %d: recorded a %s message, now a %s message: %s", i, a.Role, b.Role, gist(b))}
 	}
 	if ta, tb := text(a.Content), text(b.Content); ta != tb {
+		out = append(out, listDelta(ta, tb)...)
 		out = append(out, at+" text:")
 		out = append(out, lineDiff(ta, tb)...)
 	}
@@ -229,6 +231,42 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// listEntry is one skill of a composed list: <name> then <description>.
+var listEntry = regexp.MustCompile(`<name>([^<]*)</name>\s*<description>([^<]*)</description>`)
+
+// listDelta names the skill-list entries two texts differ in: added,
+// removed, or with another description.
+func listDelta(a, b string) []string {
+	entries := func(s string) (map[string]string, []string) {
+		m := map[string]string{}
+		var order []string
+		for _, e := range listEntry.FindAllStringSubmatch(s, -1) {
+			if _, dup := m[e[1]]; !dup {
+				order = append(order, e[1])
+			}
+			m[e[1]] = e[2]
+		}
+		return m, order
+	}
+	was, wasOrder := entries(a)
+	is, isOrder := entries(b)
+	var out []string
+	for _, n := range wasOrder {
+		switch d, ok := is[n]; {
+		case !ok:
+			out = append(out, "skill list: entry removed: "+n)
+		case d != was[n]:
+			out = append(out, "skill list: the description of "+n+" changed")
+		}
+	}
+	for _, n := range isOrder {
+		if _, ok := was[n]; !ok {
+			out = append(out, "skill list: entry added: "+n)
+		}
+	}
+	return out
 }
 
 // lineDiff is the changed lines of two texts with one line of context,
