@@ -281,3 +281,37 @@ func TestEventEndSplitsLFAndCRLFStreams(t *testing.T) {
 		t.Fatalf("newer format: %v", err)
 	}
 }
+
+func TestACancelledReplyIsRecordedAsCut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":"first"},"finish_reason":null}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the rest never comes
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "c.jsonl")
+	rec, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Start(Header{Model: "m", Endpoint: srv.URL})
+	client, _ := llm.New(llm.Config{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: rec.Transport(nil)}})
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = client.Complete(ctx, request("hi"), func(ev chat.StreamEvent) {
+		if ev.Kind == chat.EventText {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want the cancel, got %v", err)
+	}
+	rec.Close()
+	c, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Calls) != 1 || !c.Calls[0].Cut || len(c.Calls[0].Chunks) != 1 || !strings.Contains(c.Calls[0].Chunks[0].Data, "first") {
+		t.Fatalf("calls: %+v", c.Calls)
+	}
+}

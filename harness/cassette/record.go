@@ -179,6 +179,8 @@ func setBody(c *Call, body string) {
 // (a secret never straddles two chunks, so it can be cut from each) and
 // writes the call's line when the body ends or is closed.
 type recordingBody struct {
+	// mu guards what follows rc: a watchdog may Close while Read runs.
+	mu    sync.Mutex
 	rc    io.ReadCloser
 	rec   *Recorder
 	call  *Call
@@ -189,6 +191,8 @@ type recordingBody struct {
 
 func (b *recordingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if n > 0 {
 		b.pend = append(b.pend, p[:n]...)
 		for {
@@ -238,10 +242,12 @@ func (b *recordingBody) finish(cut bool) {
 }
 
 func (b *recordingBody) Close() error {
+	b.mu.Lock()
 	if !b.done {
 		// closed before its end: the turn was cancelled or the reply failed
 		b.finish(true)
 	}
+	b.mu.Unlock()
 	return b.rc.Close()
 }
 
