@@ -64,7 +64,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	d := &differ{out: stdout}
 	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, ModelName: w.name,
-		BaseURL: w.baseURL, Demo: w.demo, Roots: w.roots, Approver: cas.Approver(), OnEvent: d.onEvent})
+		BaseURL: w.baseURL, Demo: w.demo, Roots: w.roots, Approver: cas.Approver(), OnEvent: w.tape.onEvent(d.onEvent)})
 	if err != nil {
 		return reportStartError(stderr, err)
 	}

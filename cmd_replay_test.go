@@ -292,6 +292,10 @@ func TestStrictReplayStopsAtTheFirstDifferenceAndLenientGoesOn(t *testing.T) {
 		!strings.Contains(errOut, "-testing beta now") || !strings.Contains(errOut, "+testing beta later") {
 		t.Fatalf("strict: exit %d\n%s", code, errOut)
 	}
+	code, _, errOut = runBin(t, "run", "--replay", rec, "load beta", "testing beta now")
+	if code != 1 || !strings.Contains(errOut, "stopped at request 1, which differed from the recording") {
+		t.Fatalf("strict replay serves nothing after a difference: exit %d\n%s", code, errOut)
+	}
 	code, out, errOut := runBin(t, "run", "--replay", rec, "--lenient", "load alpha", "testing beta later")
 	if code != 0 || !strings.Contains(errOut, "warning: replay: request 3 differs from the recording (replayed leniently)") ||
 		strings.Count(out, "[demo model]") != 2 {
@@ -361,6 +365,26 @@ func TestTapeFlagErrors(t *testing.T) {
 		code, _, errOut := runCmd(t, "", c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, errOut)
+		}
+	}
+}
+
+func TestReplayDiffNamesARemovedSkillAndTheDecisionsItChanged(t *testing.T) {
+	tmp := isolate(t)
+	skills, rec := recordTwoSkills(t, tmp)
+	os.RemoveAll(filepath.Join(skills, "beta"))
+	code, out, errOut := runBin(t, "replay", "diff", rec)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"skills missing (the cassette was recorded with them): beta",
+		"skill list: entry removed: beta",
+		"Offered: -beta",
+		"turn 1 decisions changed:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
 }

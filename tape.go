@@ -65,6 +65,10 @@ type tapeWiring struct {
 	mu      sync.Mutex
 	report  func(*cassette.Mismatch)
 	waiting []*cassette.Mismatch
+	// calls counts the session's model calls; last is the latest one's
+	// decision, for a replay to compare with the recorded one.
+	calls int
+	last  *cassette.Decision
 }
 
 func (t *tapeWiring) close() {
@@ -146,7 +150,8 @@ func (w *wiring) playModel(c *common) error {
 	for _, n := range cassette.SkillChanges(cas.Header.Skills, cassette.HashSkills(w.catalog.All())) {
 		w.notice("%s", n)
 	}
-	p, err := cassette.Play(cas, cassette.PlayOptions{Pace: c.tape.pacing(), Lenient: c.tape.lenient, OnMismatch: w.tape.mismatch})
+	p, err := cassette.Play(cas, cassette.PlayOptions{Pace: c.tape.pacing(), Lenient: c.tape.lenient,
+		OnMismatch: w.tape.mismatch, Decision: w.tape.decision})
 	if err != nil {
 		return err
 	}
@@ -254,18 +259,33 @@ func (w *wiring) startTape(c *common) error {
 	return nil
 }
 
-// onEvent records the session's events on the cassette, then hands them on.
+// onEvent records the session's events on the cassette and follows its
+// model calls' decisions for a replay, then hands the events on.
 func (t *tapeWiring) onEvent(next func(harness.Event)) func(harness.Event) {
 	rec := t.recorder
-	if rec == nil {
+	if rec == nil && t.player == nil {
 		return next
 	}
 	return func(ev harness.Event) {
-		rec.OnEvent(ev)
+		if mc, ok := ev.(*harness.ModelCall); ok {
+			t.mu.Lock()
+			t.calls, t.last = t.calls+1, cassette.DecisionOf(mc)
+			t.mu.Unlock()
+		}
+		if rec != nil {
+			rec.OnEvent(ev)
+		}
 		if next != nil {
 			next(ev)
 		}
 	}
+}
+
+// decision is the latest model call's decision and the calls made so far.
+func (t *tapeWiring) decision() (int, *cassette.Decision) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.calls, t.last
 }
 
 // endNote says, after a session, that its cassette could not be written

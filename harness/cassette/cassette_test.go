@@ -131,6 +131,22 @@ func TestPlayerServesTheRecordingToTheRealClient(t *testing.T) {
 	if len(heard) != 1 || !heard[0].Fatal {
 		t.Fatalf("mismatches heard: %+v", heard)
 	}
+	_, err = client.Complete(context.Background(), request("two"), nil)
+	if err == nil || !strings.Contains(err.Error(), "stopped at request 2, which differed") {
+		t.Fatalf("after a strict mismatch: %v", err)
+	}
+
+	p2, err := Play(c, PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	client, _ = llm.New(llm.Config{BaseURL: p2.URL, MaxRetries: -1})
+	for _, u := range []string{"one", "two"} {
+		if _, err := client.Complete(context.Background(), request(u), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	_, err = client.Complete(context.Background(), request("three"), nil)
 	if err == nil || !strings.Contains(err.Error(), "holds 2 model calls; this session asked for call 3") {
 		t.Fatalf("past the end: %v", err)
@@ -313,5 +329,17 @@ func TestACancelledReplyIsRecordedAsCut(t *testing.T) {
 	}
 	if len(c.Calls) != 1 || !c.Calls[0].Cut || len(c.Calls[0].Chunks) != 1 || !strings.Contains(c.Calls[0].Chunks[0].Data, "first") {
 		t.Fatalf("calls: %+v", c.Calls)
+	}
+}
+
+func TestDecisionDeltaNamesEachList(t *testing.T) {
+	was := &Decision{Offered: []string{"a", "b"}, Delivered: []string{"skill a"}}
+	now := &Decision{Offered: []string{"b", "c"}, LeftOff: []string{"d"}, Delivered: []string{"skill a"}}
+	got := strings.Join(DecisionDelta(was, now), "\n")
+	if got != "Offered: -a +c\nLeft off: +d" {
+		t.Fatalf("got:\n%s", got)
+	}
+	if DecisionDelta(was, was) != nil {
+		t.Fatal("the same decision has a delta")
 	}
 }

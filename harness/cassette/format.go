@@ -34,6 +34,7 @@ const (
 	KindTool   = "tool"
 	KindAction = "action"
 	KindTurn   = "turn_end"
+	KindChoice = "decision"
 )
 
 // Actions a user took that replay repeats.
@@ -161,6 +162,18 @@ type TurnEnd struct {
 // errNewer is a cassette written in a later format than this build reads.
 var errNewer = errors.New("the cassette is from a newer Skillet")
 
+// Decision records what the rule book decided for one model call, before
+// it was sent: the skills on its list and left off (R10) and the guidance
+// and tool answers it delivers (R20, R21) as "skill NAME" and "tool NAME".
+type Decision struct {
+	Kind      string   `json:"kind"`
+	Turn      int      `json:"turn"`
+	Call      int      `json:"call"`
+	Offered   []string `json:"offered"`
+	LeftOff   []string `json:"left_off,omitempty"`
+	Delivered []string `json:"delivered"`
+}
+
 // Cassette is a cassette read back.
 type Cassette struct {
 	Header  Header
@@ -168,6 +181,8 @@ type Cassette struct {
 	Tools   []*Tool
 	Actions []*Action
 	Turns   []*TurnEnd
+	// Decisions are the rule book's per-call decisions, in call order.
+	Decisions []*Decision
 	// Truncated says the file ends inside a line (the recording stopped
 	// mid-write) or a later line could not be read; Problem says where and
 	// what. What came before it is kept.
@@ -261,6 +276,9 @@ func (c *Cassette) add(n int, line []byte) error {
 	case KindTurn:
 		t := &TurnEnd{}
 		c.Turns, v = append(c.Turns, t), t
+	case KindChoice:
+		d := &Decision{}
+		c.Decisions, v = append(c.Decisions, d), d
 	default:
 		return nil // a kind from a later format: skipped
 	}

@@ -38,6 +38,10 @@ type PlayOptions struct {
 	// OnMismatch hears of each request that differs, fatal or not. It runs
 	// on the server's goroutine.
 	OnMismatch func(*Mismatch)
+	// Decision gives the rule book's decision for the request being made
+	// and how many model calls the session has made so far, so a delta can
+	// say which decision it changed; nil leaves decisions out.
+	Decision func() (calls int, d *Decision)
 }
 
 // Player serves a cassette's recorded replies as a chat-completions
@@ -56,6 +60,9 @@ type Player struct {
 	next       int
 	mismatches []*Mismatch
 	ended      string
+	// stopped is set by the first fatal mismatch: what the session asks
+	// after it would get replies recorded for another conversation.
+	stopped string
 }
 
 // Play serves c on 127.0.0.1 at a free port.
@@ -126,6 +133,12 @@ func (p *Player) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.mu.Lock()
+	if p.stopped != "" {
+		stopped := p.stopped
+		p.mu.Unlock()
+		writeError(w, statusMismatch, stopped)
+		return
+	}
 	n := p.next
 	p.next++
 	if n >= len(p.c.Calls) && p.ended == "" {
@@ -141,6 +154,9 @@ func (p *Player) completions(w http.ResponseWriter, r *http.Request) {
 	if m := p.check(rec, body); m != nil {
 		p.mu.Lock()
 		p.mismatches = append(p.mismatches, m)
+		if m.Fatal {
+			p.stopped = fmt.Sprintf("replay: stopped at request %d, which differed from the recording; nothing more is served", rec.N)
+		}
 		p.mu.Unlock()
 		if p.opts.OnMismatch != nil {
 			p.opts.OnMismatch(m)
@@ -167,6 +183,11 @@ func (p *Player) check(rec *Call, body []byte) *Mismatch {
 		return nil
 	}
 	m := &Mismatch{Call: rec.N, Lines: Delta(rec.Body(), body)}
+	if p.opts.Decision != nil {
+		if k, now := p.opts.Decision(); k >= 1 && k <= len(p.c.Decisions) {
+			m.Lines = append(m.Lines, DecisionDelta(p.c.Decisions[k-1], now)...)
+		}
+	}
 	if !p.opts.Lenient {
 		m.Fatal = true
 		m.Reason = fmt.Sprintf("replay: request %d differs from the recording (strict replay stops here; --lenient replays anyway)", rec.N)

@@ -286,6 +286,8 @@ func (r *Recorder) OnEvent(ev harness.Event) {
 		delete(r.approvals, x.ToolCallID)
 		delete(r.args, x.ToolCallID)
 		r.write(t)
+	case *harness.ModelCall:
+		r.write(DecisionOf(x))
 	case *harness.TurnEnd:
 		r.write(TurnEnd{Kind: KindTurn, Turn: x.Turn, Offered: x.Offered, Delivered: x.Delivered, Loaded: x.Loaded, Stop: x.StopReason})
 	}
