@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"skillet/harness"
+	"skillet/harness/cassette"
 )
 
 const runUsage = `usage: skillet run [flags] MESSAGE...
@@ -106,6 +107,10 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 
 	ev := &eventWriter{w: events, stderr: stderr}
 	opts := harness.Options{OnEvent: ev.write, ApproveAll: f.approveAll, Approve: f.approve}
+	if cas := w.tape.cassette; cas != nil && !f.approveAll && len(f.approve) == 0 {
+		opts.Approver = cas.Approver() // approve what the recording approved
+	}
+	w.tape.reportTo(func(m *cassette.Mismatch) { fmt.Fprintln(stderr, "skillet: warning:", m.Error()) })
 	s, err := openSession(&f.common, w, opts)
 	if err != nil {
 		return reportStartError(stderr, err)
@@ -117,7 +122,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	for _, warning := range unknownApprovals(f.approve, s.Snapshot()) {
 		fmt.Fprintln(stderr, "skillet: warning:", warning)
 	}
-	if w.demo {
+	if w.demo && w.tape.player == nil {
 		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
 	}
 
@@ -158,6 +163,9 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 			fmt.Fprintln(stderr, "skillet run: writing events:", ev.err)
 			return 1
 		}
+	}
+	if note := w.tape.endNote(); note != "" {
+		fmt.Fprintln(stderr, "skillet:", note)
 	}
 	return status
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"skillet/harness"
+	"skillet/harness/cassette"
 	"skillet/ui"
 )
 
@@ -69,6 +70,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, n := range w.notices {
 		sink.OnEvent(&harness.Warning{Message: n})
 	}
+	w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&harness.Warning{Message: m.Error()}) })
 	// SIGINT ends the program as ctrl+c twice does (the UI handles it);
 	// SIGTERM (kill, timeout, docker stop, systemd) and SIGHUP (the
 	// terminal closed) end it from here, the same way.

@@ -34,6 +34,9 @@ usage:
   skillet show [--json] SESSION    the state of a session, folded from its
                                    journal (skillet show -h)
   skillet --version                the version and commit of this build
+  skillet replay diff [flags] FILE
+                                   replay a cassette against today's skills
+                                   and print what changed (skillet replay -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -66,6 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runShow(args[1:], stdout, stderr)
 		case "offered":
 			return runOffered(args[1:], stdout, stderr)
+		case "replay":
+			return runReplay(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}

@@ -13,6 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// buildEnv keeps the go command's caches where they were before a test
+// pointed HOME and XDG_CACHE_HOME elsewhere.
+var buildEnv = append(os.Environ(), "HOME="+os.Getenv("HOME"), "XDG_CACHE_HOME="+os.Getenv("XDG_CACHE_HOME"))
+
 // binDir holds the skillet binary the tests that need a real process
 // build, once per test run.
 var (
@@ -53,7 +57,8 @@ func skilletBinary(t *testing.T) string {
 		os.Chmod(binDir, 0o755)
 		binPath = filepath.Join(binDir, "skillet")
 		build := exec.Command("go", "build", "-o", binPath, ".")
-		build.Dir = repoDir // tests change the working folder
+		// tests change the working folder and point HOME elsewhere
+		build.Dir, build.Env = repoDir, buildEnv
 		out, err := build.CombinedOutput()
 		if err != nil {
 			binError = &buildError{out: string(out), err: err}

@@ -34,6 +34,7 @@ type common struct {
 	sets       listFlag
 	sessionDir string
 	resume     string
+	tape       tapeFlags
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -48,6 +49,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` for session journals (default $XDG_STATE_HOME/skillet/sessions)")
 	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
 		"its skills folders and config are used again unless --skills or --config is given")
+	c.tape.register(fs)
 }
 
 // wiring is everything a session needs, built from flags and config.
@@ -65,12 +67,15 @@ type wiring struct {
 	roots []string
 	// journal is the session to reopen (--resume), "" for a new one.
 	journal string
+	// tape records (--record) or replays (--replay) the session.
+	tape tapeWiring
 }
 
 func (w *wiring) close() {
 	if w.server != nil {
 		w.server.Close()
 	}
+	w.tape.close()
 }
 
 func (w *wiring) notice(format string, args ...any) {
@@ -93,7 +98,15 @@ func wire(c *common) (*wiring, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := w.createRecorder(c); err != nil {
+		return nil, err
+	}
 	if err := w.pickModel(c, w.cfg); err != nil {
+		w.close()
+		return nil, err
+	}
+	if err := w.startTape(c); err != nil {
+		w.close()
 		return nil, err
 	}
 	return w, nil
@@ -111,6 +124,12 @@ func wireSkills(c *common) (*wiring, error) {
 
 	// A reopened session finds its skills where it found them before.
 	var start *harness.SessionStart
+	if err := w.openTape(c); err != nil {
+		return nil, err
+	}
+	if c.resume == "" {
+		start = w.tape.start()
+	}
 	if c.resume != "" {
 		if w.journal, err = resumePath(c.resume, sessionsDir(c.sessionDir)); err != nil {
 			return nil, err
@@ -176,6 +195,7 @@ func wireSkills(c *common) (*wiring, error) {
 		}
 		w.notice("no skills folder found: using the built-in sample skills (%s)", root.Dir)
 	}
+	w.tapeSettings(&cfg.Session)
 	for _, kv := range c.sets {
 		if err := setPair(&cfg.Session, kv); err != nil {
 			return nil, err
@@ -350,6 +370,9 @@ func builtinRoot() (skills.Root, error) {
 // pickModel chooses the real endpoint or the offline demo model: the demo
 // model when asked, or when there is neither a key nor an endpoint.
 func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
+	if w.tape.cassette != nil {
+		return w.playModel(c)
+	}
 	env := llm.ConfigFromEnv()
 	base := firstOf(c.baseURL, cfg.Model.BaseURL, os.Getenv("OPENAI_BASE_URL"))
 	if c.offline || (env.APIKey == "" && base == "") {
@@ -360,11 +383,11 @@ func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
 		default:
 			w.notice("--model %s is ignored: with no OPENAI_API_KEY and no endpoint (--base-url, skillet.toml [model] base_url, $OPENAI_BASE_URL) the built-in demo model answers", c.model)
 		}
-		srv, err := demo.Start()
+		srv, err := demo.StartWith(demo.Options{ChunkDelay: c.tape.pacing().DemoDelay()})
 		if err != nil {
 			return fmt.Errorf("start the offline demo model: %w", err)
 		}
-		client, err := llm.New(llm.Config{BaseURL: srv.URL})
+		client, err := llm.New(llm.Config{BaseURL: srv.URL, HTTPClient: w.tape.httpClient(0)})
 		if err != nil {
 			srv.Close()
 			return err
@@ -379,6 +402,7 @@ func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
 	lc.ConnectTimeout = orDuration(cfg.Model.ConnectTimeout.Duration, lc.ConnectTimeout)
 	lc.FirstByteTimeout = orDuration(cfg.Model.FirstByteTimeout.Duration, lc.FirstByteTimeout)
 	lc.IdleTimeout = orDuration(cfg.Model.IdleTimeout.Duration, lc.IdleTimeout)
+	lc.HTTPClient = w.tape.httpClient(lc.ConnectTimeout)
 	client, err := llm.New(lc)
 	if err != nil {
 		return err
@@ -422,6 +446,7 @@ func sessionsDir(flagDir string) string {
 func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, error) {
 	opts.Config, opts.Catalog, opts.Model, opts.ModelName = w.cfg, w.catalog, w.model, w.name
 	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), w.roots
+	opts.OnEvent = w.tape.onEvent(opts.OnEvent)
 	if w.journal == "" {
 		return harness.New(opts)
 	}

@@ -299,6 +299,9 @@ func (src *argSource) value(p *schema) any {
 	if p.remembered != nil {
 		return p.remembered
 	}
+	if ex := p.example(); ex != "" {
+		return ex // the schema's own example before the whole message
+	}
 	return shorten(src.u, 80)
 }
 

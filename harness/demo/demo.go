@@ -7,19 +7,23 @@
 // so the real client talks to it exactly as it talks to a provider.
 //
 // Its rules, numbered as the tests name them (U is the latest user message
-// without the contextChanged: and harness.log: lines the engine may put
-// before it; "this turn" is every message after it):
+// without the engine's lines: contextChanged: and harness.log: notes and
+// their "  | " continuation lines, so a hand-loaded skill's text is never
+// read as the user's words; "this turn" is every message after it):
 //
 //  1. Commands, at the start of a line of U: "load NAME", "use NAME" and
 //     "read skill NAME" call load_skill; "call TOOL {json}" calls TOOL, offered
 //     or not; "read NAME/PATH" calls read_skill_resource. They run in order,
 //     each once per turn; then the demo model answers (rule 4).
 //  2. Once per turn, load the listed skill whose name and description share
-//     the most words with U, unless it is loaded or preloaded already; a
+//     the most words with U, unless it is loaded or preloaded already. The
+//     words of a "not for X (that is Y)" clause count against the skill and
+//     for Y; ties go to the skill whose description U matches best. A
 //     loaded skill that is not active is read again (R3) only when U names it
 //     or shares at least two words with it.
 //  3. Call the offered tool whose name and description best match U, with
-//     arguments built from its JSON Schema and U. Before rule 2, a tool
+//     arguments from U first and from the schema's examples and enums
+//     second, never from a skill's text. Before rule 2, a tool
 //     called earlier in the transcript that is no longer offered and that U
 //     names is called again, as a model remembering it would (R6).
 //  4. Answer in Markdown, starting "[demo model] ": this turn's tool results,
@@ -180,19 +184,29 @@ func newView(req *chat.Request) *view {
 	return v
 }
 
-// stripEngineLines drops the lines the engine may put before the user's own
-// text, and trims what is left.
+// stripEngineLines drops the lines the engine writes into a user message:
+// contextChanged: and harness.log: notes and their "  | " continuation
+// lines (a hand-loaded skill's text), wherever they stand, and trims what
+// is left. The demo model never reads a skill's text as the user's words.
 func stripEngineLines(s string) string {
 	lines := strings.Split(s, "\n")
-	i := 0
-	for i < len(lines) {
-		t := strings.TrimSpace(lines[i])
-		if t != "" && !strings.HasPrefix(t, "contextChanged:") && !strings.HasPrefix(t, "harness.log:") {
-			break
+	var kept []string
+	inNote := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "contextChanged:") || strings.HasPrefix(t, "harness.log:"):
+			inNote = true
+			continue
+		case inNote && (strings.HasPrefix(l, "  |") || strings.HasPrefix(t, "| ") || t == "|"):
+			continue
+		case inNote && t == "":
+			continue
 		}
-		i++
+		inNote = false
+		kept = append(kept, l)
 	}
-	return strings.TrimSpace(strings.Join(lines[i:], "\n"))
+	return strings.TrimSpace(strings.Join(kept, "\n"))
 }
 
 // calledThisTurn reports whether this turn already has a call of name with
@@ -287,8 +301,8 @@ func (v *view) rememberedTool() (name, args string, ok bool) {
 	return c.Name, args, true
 }
 
-// skillToLoad picks the listed skill that best matches U (name and
-// description, ties to the earlier one), once per turn.
+// skillToLoad picks the listed skill that best matches U (bestListed),
+// once per turn.
 func (v *view) skillToLoad() (string, bool) {
 	if !v.offered[toolLoadSkill] {
 		return "", false
@@ -298,13 +312,7 @@ func (v *view) skillToLoad() (string, bool) {
 			return "", false
 		}
 	}
-	u := wordSet(v.user)
-	best, bestScore := -1, 0
-	for i, s := range v.prompt.listed {
-		if score := overlap(u, wordSet(s.Name+" "+s.Description)); score > bestScore {
-			best, bestScore = i, score
-		}
-	}
+	best, bestScore := v.bestListed()
 	if best < 0 {
 		return "", false
 	}

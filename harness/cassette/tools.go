@@ -1,0 +1,75 @@
+package cassette
+
+import (
+	"context"
+	"fmt"
+
+	"skillet/harness"
+	"skillet/harness/tools"
+)
+
+// deniedByUser is the result the engine gives a call the user refused.
+const deniedByUser = "denied by the user"
+
+// Approver answers a replayed session's approval requests as the recording
+// did: a tool call approved then is approved now, anything else denied.
+// Tool call ids come from the recorded replies, so they match. It is nil
+// when nobody answered an approval in the recording (a headless session,
+// whose ask tools were denied by policy), so the replay denies them the
+// same way.
+func (c *Cassette) Approver() harness.Approver {
+	answered := false
+	for _, t := range c.Tools {
+		switch t.Approval {
+		case harness.DecisionOnce, harness.DecisionAll:
+			answered = true
+		case harness.DecisionDeny:
+			// a headless session denies with its own text, no one answered
+			answered = answered || t.Content == deniedByUser
+		}
+	}
+	if !answered {
+		return nil
+	}
+	byID := map[string]harness.Decision{}
+	for _, t := range c.Tools {
+		if t.Approval != "" {
+			byID[t.ToolCallID] = t.Approval
+		}
+	}
+	return func(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		switch byID[req.ToolCallID] {
+		case harness.DecisionOnce:
+			return harness.DecisionOnce, nil
+		case harness.DecisionAll:
+			return harness.DecisionAll, nil
+		}
+		return harness.DecisionDeny, nil
+	}
+}
+
+// ToolResult is the recorded result of the tool call with this id, for a
+// replay that serves tool results instead of running the tools.
+func (c *Cassette) ToolResult(id string) (*Tool, bool) {
+	for _, t := range c.Tools {
+		if t.ToolCallID == id {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// ServeTool answers a tool call with its recorded result, for a replay
+// that serves tool results instead of running the tools (--replay-tools).
+// ok is false when the cassette holds no result for the call's id; the
+// result then says so, as an error the model reads.
+func (c *Cassette) ServeTool(_ context.Context, call tools.Call) (res tools.Result, ok bool) {
+	t, ok := c.ToolResult(call.ID)
+	if !ok {
+		return tools.Result{Content: fmt.Sprintf("replay: the cassette holds no result for tool call %s", call.ID), IsError: true}, false
+	}
+	return tools.Result{Content: t.Content, IsError: t.IsError}, true
+}
