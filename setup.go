@@ -68,7 +68,7 @@ type wiring struct {
 	// journal is the session to reopen (--resume), "" for a new one.
 	journal string
 	// tape records (--record) or replays (--replay) the session.
-	tape tapeWiring
+	tape *tapeWiring
 }
 
 func (w *wiring) close() {
@@ -120,7 +120,7 @@ func wireSkills(c *common) (*wiring, error) {
 		return nil, fmt.Errorf("working folder: %w", err)
 	}
 	home, _ := os.UserHomeDir()
-	w := &wiring{}
+	w := &wiring{tape: &tapeWiring{}}
 
 	// A reopened session finds its skills where it found them before.
 	var start *harness.SessionStart
