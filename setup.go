@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
+	"skillet/harness/tools"
 	"skillet/skills"
 )
 
@@ -447,6 +449,13 @@ func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, 
 	opts.Config, opts.Catalog, opts.Model, opts.ModelName = w.cfg, w.catalog, w.model, w.name
 	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), w.roots
 	opts.OnEvent = w.tape.onEvent(opts.OnEvent)
+	if c.tape.tools && w.tape.cassette != nil {
+		cas := w.tape.cassette
+		opts.RunTool = func(ctx context.Context, call tools.Call) tools.Result {
+			res, _ := cas.ServeTool(ctx, call)
+			return res
+		}
+	}
 	if w.journal == "" {
 		return harness.New(opts)
 	}

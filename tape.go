@@ -25,6 +25,8 @@ type tapeFlags struct {
 	lenient bool
 	pace    paceFlag
 	typing  bool
+	// tools serves the recorded tool results instead of running the tools
+	tools bool
 }
 
 func (t *tapeFlags) register(fs *flag.FlagSet) {
@@ -35,6 +37,7 @@ func (t *tapeFlags) register(fs *flag.FlagSet) {
 	fs.Var(&t.pace, "pace", "`SPEED` of replies: 0 instant (the default), 1 as recorded, 2 twice as fast; pauses over 2s\n"+
 		"are cut to 2s. The demo model takes it too")
 	fs.BoolVar(&t.typing, "typing", false, "stream every reply visibly, piece by piece")
+	fs.BoolVar(&t.tools, "replay-tools", false, "with --replay: answer tool calls with the recorded results instead of running the tools")
 }
 
 func (t *tapeFlags) pacing() cassette.Pace {
@@ -86,6 +89,9 @@ func (w *wiring) openTape(c *common) error {
 	if t.replay == "" {
 		if t.lenient {
 			return usageError{"--lenient needs --replay FILE"}
+		}
+		if t.tools {
+			return usageError{"--replay-tools needs --replay FILE"}
 		}
 		return nil
 	}

@@ -121,7 +121,11 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 		}
 	}
 	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
-	out := s.opts.Runner.Run(ctx, call)
+	run := s.opts.Runner.Run
+	if s.opts.RunTool != nil {
+		run = s.opts.RunTool
+	}
+	out := run(ctx, call)
 	res := &ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.def.Version, Skill: skill, ExecutionID: tc.ID}
 	if ctx.Err() != nil {
 		res.Content, res.IsError = cancelledResult+" while "+name+" ran", true

@@ -20,29 +20,7 @@ const listHint = "Call load_skill with a skill's name to read it before you foll
 
 // skillText is what a load delivers of a skill: its instructions, then its
 // examples (R8, R18).
-func skillText(s *skills.Skill) string {
-	if len(s.Examples) == 0 {
-		return s.Body
-	}
-	var b strings.Builder
-	b.WriteString(s.Body)
-	b.WriteString("\n\n<examples>\n")
-	for _, ex := range s.Examples {
-		b.WriteString("<example>\n<situation>")
-		b.WriteString(xmlText.Replace(ex.Situation))
-		b.WriteString("</situation>\n<resolution>")
-		b.WriteString(xmlText.Replace(ex.Resolution))
-		b.WriteString("</resolution>\n")
-		if ex.Reason != "" {
-			b.WriteString("<reason>")
-			b.WriteString(xmlText.Replace(ex.Reason))
-			b.WriteString("</reason>\n")
-		}
-		b.WriteString("</example>\n")
-	}
-	b.WriteString("</examples>")
-	return b.String()
-}
+func skillText(s *skills.Skill) string { return s.LoadText() }
 
 // skillElement wraps a skill's text in a <skill> element with its identity.
 func skillElement(name, version, execution string, active bool, extra, text string) string {

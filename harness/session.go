@@ -36,6 +36,9 @@ type Options struct {
 	BaseURL string
 	// Demo marks the built-in offline demo model.
 	Demo bool
+	// RunTool, when set, answers tool calls instead of the runner: a
+	// replay serves the recorded results so (--replay-tools).
+	RunTool func(ctx context.Context, call tools.Call) tools.Result
 	// Runner carries out skill and agent tools; nil makes one for the
 	// config's MCP servers, logging their stderr under Dir/mcp-logs.
 	Runner *tools.Runner

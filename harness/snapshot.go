@@ -115,11 +115,20 @@ type Snapshot struct {
 	MCP []MCPServerInfo `json:"mcp,omitempty"`
 }
 
-// MCPServerInfo is one configured MCP server.
+// MCPServerInfo is one configured MCP server and its state.
 type MCPServerInfo struct {
 	Name string `json:"name"`
-	// Target is the command line or URL.
+	// Target is the command line or URL, credentials hidden.
 	Target string `json:"target"`
-	// Log is the file holding the server's stderr, "" before it started.
+	// Log is the file holding this run's stderr of the server, "" before
+	// it started.
 	Log string `json:"log"`
+	// State is "not started", "starting", "running", "failed" or
+	// "stopped"; Why says what went wrong; NextTry is when a failed
+	// server may be started again (RFC 3339).
+	State    string   `json:"state"`
+	Why      string   `json:"why,omitempty"`
+	NextTry  string   `json:"next_try,omitempty"`
+	Tools    []string `json:"tools,omitempty"`
+	Launches int      `json:"launches"`
 }

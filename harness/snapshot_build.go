@@ -5,7 +5,7 @@ import (
 	"os"
 	"skillet/harness/rulebook"
 	"sort"
-	"strings"
+	"time"
 
 	"skillet/skills"
 )
@@ -71,14 +71,13 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 
 func (s *Session) mcpInfo() []MCPServerInfo {
 	var out []MCPServerInfo
-	for name, srv := range s.cfg.MCP.Servers {
-		target := srv.URL
-		if target == "" {
-			target = strings.TrimSpace(srv.Command + " " + strings.Join(srv.Args, " "))
+	for _, st := range s.opts.Runner.MCPStatuses() {
+		info := MCPServerInfo{Name: st.Name, Target: st.Target, Log: st.Log, State: string(st.State), Why: st.Why, Tools: st.Tools, Launches: st.Launches}
+		if !st.NextTry.IsZero() {
+			info.NextTry = st.NextTry.UTC().Format(time.RFC3339)
 		}
-		out = append(out, MCPServerInfo{Name: name, Target: target, Log: s.opts.Runner.MCPLogPath(name)})
+		out = append(out, info)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

@@ -275,6 +275,17 @@ func (m *model) cmdMCP(string) tea.Cmd {
 		var b strings.Builder
 		for _, srv := range servers {
 			fmt.Fprintf(&b, "%s — %s\n", srv.Name, srv.Target)
+			state := "  state: " + orDash(srv.State)
+			if srv.Why != "" {
+				state += ": " + srv.Why
+			}
+			if srv.NextTry != "" {
+				state += "; next try " + srv.NextTry
+			}
+			if len(srv.Tools) > 0 {
+				state += "; tools: " + strings.Join(srv.Tools, ", ")
+			}
+			b.WriteString(state + "\n")
 			if srv.Log == "" {
 				b.WriteString("  not started yet (it starts when the first skill that needs it loads)\n\n")
 				continue

@@ -15,7 +15,7 @@ import (
 )
 
 // redacted stands in for a secret cut out of a cassette.
-const redacted = "[redacted]"
+const redacted = "[redacted API key]" // as the client cuts it from reply text
 
 // Recorder writes a cassette as a session runs. Its Transport records every
 // model request and reply; its OnEvent records tool results, the user's
