@@ -97,11 +97,11 @@ func load(name string) step { return call(ToolLoadSkill, fmt.Sprintf(`{"name":%q
 
 // workspace is a folder of skills and tools made for one test.
 type workspace struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 }
 
-func newWorkspace(t *testing.T) *workspace {
+func newWorkspace(t testing.TB) *workspace {
 	t.Helper()
 	return &workspace{t: t, root: t.TempDir()}
 }
@@ -183,7 +183,7 @@ func (r *recorder) warnings() string {
 }
 
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	ws    *workspace
 	model *scripted
 	rec   *recorder

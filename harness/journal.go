@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"skillet/harness/rulebook"
 	"sync"
 )
 
@@ -182,6 +183,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if err != nil {
 		return nil, problems, err
 	}
+	events, repairs, tail := rulebook.Repair(events)
 	s.mu.Lock()
 	s.reset(start.SessionID)
 	s.dir, s.readOnly = dir, readOnly
@@ -198,7 +200,6 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		}
 		s.journal = j
 	}
-	orphans := s.unansweredCalls()
 	s.mu.Unlock()
 	if !readOnly {
 		s.materialize()
@@ -206,10 +207,14 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	for _, p := range problems {
 		s.warn("journal " + p + " was skipped")
 	}
+	for _, r := range repairs {
+		s.warn("journal repaired: " + r)
+	}
 	// A turn cut short by a crash keeps a valid transcript: every call
-	// gets a result, and the turn is closed.
-	for _, tc := range orphans {
-		s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Name, Content: "not run: the session ended before this call ran", IsError: true, Refused: true})
+	// gets a result (one that was running may have run), and the turn is
+	// closed.
+	for _, r := range tail {
+		s.emit(r)
 	}
 	if unfinished {
 		s.finishTurn(StopInterrupted)
@@ -230,26 +235,6 @@ func uniq(names []string) []string {
 		if !seen[n] {
 			seen[n] = true
 			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// unansweredCalls lists tool calls of the transcript that have no result.
-// Called with s.mu held.
-func (s *Session) unansweredCalls() []ToolCallRecord {
-	answered := map[string]bool{}
-	for _, e := range s.st.Entries {
-		if e.Kind == EntryTool {
-			answered[e.ToolCallID] = true
-		}
-	}
-	var out []ToolCallRecord
-	for _, e := range s.st.Entries {
-		for _, tc := range e.ToolCalls {
-			if !answered[tc.ID] {
-				out = append(out, tc)
-			}
 		}
 	}
 	return out

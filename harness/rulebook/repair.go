@@ -1,0 +1,82 @@
+package rulebook
+
+import (
+	"fmt"
+
+	"skillet/harness/event"
+)
+
+// Repair makes a journal's events fold into a transcript a strict
+// chat-completions API accepts, whatever lines were lost: every tool call
+// is answered right after its assistant message, and no result stands
+// without its call. A result whose call was on a lost line is dropped; a
+// call whose result was lost, or whose tool was running when the session
+// ended, gets a result saying so where it belongs. It returns the events
+// to fold and one note per repair, and the results the calls still open at
+// the end need (the session ended with them in flight), for the caller to
+// record. A journal that lost nothing comes back as it was, with no notes.
+func Repair(events []event.Event) (fold []event.Event, notes []string, tail []*event.ToolResult) {
+	var out []event.Event
+	// open are the calls of the last assistant message still waiting for
+	// their results, in order; started the calls whose tool began to run.
+	var open []event.ToolCallRecord
+	turn := 0
+	known := map[string]bool{}
+	started := map[string]bool{}
+	answered := map[string]bool{}
+	close := func(why string) {
+		for _, tc := range open {
+			if answered[tc.ID] {
+				continue
+			}
+			answered[tc.ID] = true
+			out = append(out, UnansweredResult(tc, started[tc.ID], turn, why))
+			if why != "" {
+				notes = append(notes, fmt.Sprintf("tool call %s (%s) had no result in the journal: %s", tc.ID, tc.Name, why))
+			}
+		}
+		open = nil
+	}
+	for _, e := range events {
+		switch e := e.(type) {
+		case *event.TurnStart:
+			close("its result was on a damaged or missing line")
+			turn = e.Turn
+		case *event.Assistant:
+			close("its result was on a damaged or missing line")
+			for _, tc := range e.ToolCalls {
+				known[tc.ID] = true
+			}
+			open = append([]event.ToolCallRecord(nil), e.ToolCalls...)
+		case *event.ToolStarted:
+			started[e.ToolCallID] = true
+		case *event.ToolResult:
+			if !known[e.ToolCallID] || answered[e.ToolCallID] {
+				notes = append(notes, fmt.Sprintf("the result of tool call %s (%s) was dropped: its call was on a damaged or missing line", e.ToolCallID, e.Name))
+				continue
+			}
+			answered[e.ToolCallID] = true
+		}
+		out = append(out, e)
+	}
+	for _, tc := range open {
+		if !answered[tc.ID] {
+			tail = append(tail, UnansweredResult(tc, started[tc.ID], turn, ""))
+		}
+	}
+	return out, notes, tail
+}
+
+// UnansweredResult is the result of a call the journal holds no result
+// for. A tool that had started may have run — the model must not take it
+// for one that never did — while one that had not started did not run.
+func UnansweredResult(tc event.ToolCallRecord, started bool, turn int, why string) *event.ToolResult {
+	content := "not run: the session ended before this call ran"
+	if started {
+		content = "interrupted: the session ended while this tool was running; it may have run, and its effects may have happened — check before calling it again"
+	}
+	if why != "" && !started {
+		content = "no result recorded: " + why + "; the call may or may not have run"
+	}
+	return &event.ToolResult{Header: event.Header{Turn: turn}, ToolCallID: tc.ID, Name: tc.Name, Content: content, IsError: true, Refused: !started && why == ""}
+}
