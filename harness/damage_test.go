@@ -100,7 +100,6 @@ func pairingProblem(req *chat.Request) string {
 	return ""
 }
 
-
 // A tool that had started before a crash may have run: the reopened
 // transcript tells the model so instead of "not run".
 func TestJournalToolRunningAtACrashIsInterrupted(t *testing.T) {
