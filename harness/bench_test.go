@@ -80,3 +80,17 @@ func BenchmarkSnapshot(b *testing.B) {
 		s.Snapshot()
 	}
 }
+
+// BenchmarkCompose10k is BenchmarkCompose at 10,000 enabled skills, each
+// compose after a new user message (the list is ranked again).
+func BenchmarkCompose10k(b *testing.B) {
+	s := benchSession(b, 10000, 10000)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.ranker.last = nil // a new message: rank again
+		s.compose()
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"skillet/harness/rulebook"
 	"slices"
-	"sort"
 
 	"skillet/harness/chat"
 	"skillet/skills"
@@ -139,15 +138,7 @@ func (s *Session) list(size int) ([]*skills.Skill, []string) {
 	if len(pool) <= size {
 		return pool, nil
 	}
-	ranked, _ := s.ranker.rank(pool, s.latestUserText())
-	left := make([]string, 0, len(ranked)-size)
-	for _, sk := range ranked[size:] {
-		left = append(left, sk.Name)
-	}
-	// by name: which skills are left off changes little from one message
-	// to the next, their ranks a lot
-	sort.Strings(left)
-	return ranked[:size], left
+	return s.ranker.top(pool, s.latestUserText(), size)
 }
 
 func (s *Session) latestUserText() string {

@@ -19,6 +19,22 @@ type ranker struct {
 	postings map[string][]posting
 	// gen is the set of skills idf was computed for.
 	gen []*skills.Skill
+	// score is scratch space for top, one slot per pool skill, all zero
+	// between calls.
+	score []float64
+	// byName are the pool's names, sorted.
+	byName []string
+	// last is the last list asked for, kept while the pool and the
+	// message stay the same: a session composes many times per message.
+	last *topList
+}
+
+// topList is one answer of top.
+type topList struct {
+	msg  string
+	k    int
+	list []*skills.Skill
+	left []string
 }
 
 type posting struct {
@@ -109,6 +125,12 @@ func (r *ranker) prepare(pool []*skills.Skill) {
 		}
 	}
 	r.gen = append(r.gen[:0], pool...)
+	r.byName = r.byName[:0]
+	for _, s := range pool {
+		r.byName = append(r.byName, s.Name)
+	}
+	sort.Strings(r.byName)
+	r.last = nil
 	// forget skills that were replaced or removed
 	if len(r.terms) > 2*len(pool)+16 {
 		keep := make(map[*skills.Skill]map[string]float64, len(pool))
@@ -117,6 +139,71 @@ func (r *ranker) prepare(pool []*skills.Skill) {
 		}
 		r.terms = keep
 	}
+}
+
+// top returns the k skills of pool that fit msg best (ties keep pool
+// order) and the names of the others, sorted. Only skills that share a word
+// with msg are sorted; the rest keep their order, so a list over thousands
+// of skills costs about what the matching ones do.
+func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, []string) {
+	fresh := r.postings == nil || !sameSkills(r.gen, pool)
+	r.prepare(pool)
+	if l := r.last; !fresh && l != nil && l.msg == msg && l.k == k {
+		return l.list, l.left
+	}
+	if len(r.score) != len(pool) {
+		r.score = make([]float64, len(pool))
+	}
+	score := r.score
+	var hits []int
+	seen := map[string]bool{}
+	for _, w := range words(msg) {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		for _, p := range r.postings[w] {
+			if score[p.i] == 0 {
+				hits = append(hits, p.i)
+			}
+			score[p.i] += p.wt
+		}
+	}
+	defer func() {
+		for _, i := range hits {
+			score[i] = 0
+		}
+	}()
+	sort.Slice(hits, func(a, b int) bool {
+		if sa, sb := score[hits[a]], score[hits[b]]; sa != sb {
+			return sa > sb
+		}
+		return hits[a] < hits[b]
+	})
+	list := make([]*skills.Skill, 0, min(k, len(pool)))
+	for _, i := range hits {
+		if len(list) == k {
+			break
+		}
+		list = append(list, pool[i])
+	}
+	for i := 0; i < len(pool) && len(list) < k; i++ {
+		if score[i] <= 0 {
+			list = append(list, pool[i])
+		}
+	}
+	listed := make(map[string]bool, len(list))
+	for _, s := range list {
+		listed[s.Name] = true
+	}
+	left := make([]string, 0, len(pool)-len(list))
+	for _, name := range r.byName {
+		if !listed[name] {
+			left = append(left, name)
+		}
+	}
+	r.last = &topList{msg: msg, k: k, list: list, left: left}
+	return list, left
 }
 
 // rank orders pool by relevance to msg (stable: ties keep pool order) and
