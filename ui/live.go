@@ -12,15 +12,16 @@ import (
 const liveInterval = 50 * time.Millisecond
 
 // liveState is the assistant message streaming in. Its Markdown is
-// rendered off the program's goroutine on a throttle; until a render lands
-// the raw text shows.
+// rendered off the program's goroutine on a throttle, by a stream that
+// draws each finished block once; until a render lands the raw text shows.
 type liveState struct {
 	gen        int
 	turn, call int
 	text       strings.Builder
 	reasoning  strings.Builder
 
-	lines  []string // last Markdown render of text
+	stream *mdStream // only the render command in flight touches it
+	lines  []string  // last Markdown render of text
 	linesW int
 	plain  []string // raw text wrapped, until the first render
 	plainN int
@@ -47,7 +48,7 @@ func (t *transcriptPane) onDelta(turn, call int, text string, reasoning bool) te
 		if t.live != nil {
 			gen = t.live.gen + 1
 		}
-		t.live = &liveState{gen: gen, turn: turn, call: call}
+		t.live = &liveState{gen: gen, turn: turn, call: call, stream: newMDStream()}
 		delete(t.cache, item{itemLive, 0})
 		t.rebuild()
 	}
@@ -82,9 +83,9 @@ func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
 		return nil
 	}
 	l.dirty, l.rendering = false, true
-	md, style, text, w, gen := t.md, t.md.style, l.text.String(), t.w-1, l.gen
+	st, style, text, w, gen := l.stream, t.md.style, l.text.String(), t.w-1, l.gen
 	return func() tea.Msg {
-		return liveRenderedMsg{gen: gen, w: w, lines: md.renderAsync(style, text, w)}
+		return liveRenderedMsg{gen: gen, w: w, lines: st.render(style, text, w)}
 	}
 }
 
