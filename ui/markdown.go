@@ -51,8 +51,13 @@ func renderWith(rs map[int]*glamour.TermRenderer, style, text string, w int) []s
 }
 
 // newRenderer is a glamour renderer for a style at wrap width ww.
+//
+// Code is highlighted in 24-bit colour, which the terminal's colour
+// profile brings down where needed. Chroma's 256-colour formatter picks
+// among equally close palette entries in map order, so the same code
+// block came out in different colours from one render to the next.
 func newRenderer(style string, ww int) (*glamour.TermRenderer, error) {
-	return glamour.NewTermRenderer(glamour.WithStyles(styleConfig(style)), glamour.WithWordWrap(ww))
+	return glamour.NewTermRenderer(glamour.WithStyles(styleConfig(style)), glamour.WithWordWrap(ww), glamour.WithChromaFormatter("terminal16m"))
 }
 
 // renderWhole draws sanitized text with r; the fallback for an error is

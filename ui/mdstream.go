@@ -38,8 +38,8 @@ type mdStream struct {
 	text    streamText
 	src     string // the sanitized text last rendered, but for...
 	partial string // ...its last line, while it is written
-	done   int    // src[:done] is finished, drawn in chunks
-	chunks []mdChunk
+	done    int    // src[:done] is finished, drawn in chunks
+	chunks  []mdChunk
 	// doneLines is the chunks' lines joined; its last is the open line.
 	doneLines []string
 	// whole is set when the text defines link references (they reach
@@ -60,8 +60,8 @@ type mdChunk struct {
 	lines []string
 }
 
-// maxSelfSentinel bounds a chunk used whole as the sentinel for what
-// follows it, since the tail is drawn after it on every call.
+// maxSelfSentinel bounds a block or chunk used itself as the sentinel for
+// what follows it, since the tail is drawn after it on every call.
 const maxSelfSentinel = 4 << 10
 
 // maxSentinels bounds the sentinels a chunk keeps.
@@ -71,7 +71,8 @@ func newMDStream() *mdStream { return &mdStream{} }
 
 // render draws text, which extends the text of the previous call, as
 // Markdown in w columns with the given style. A width or style change
-// draws every chunk again, once.
+// draws every chunk again, once; a text that does not extend the last
+// (shorter, or its finished part changed) starts the stream over.
 func (s *mdStream) render(style, text string, w int) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,14 +90,14 @@ func (s *mdStream) render(style, text string, w int) []string {
 			s.chunks[i].lines = nil
 		}
 	}
+	if len(src) < s.done || src[:s.done] != s.src[:s.done] || len(src)+len(partial) < len(s.src)+len(s.partial) {
+		// the text was not extended but replaced: start over
+		s.done, s.chunks, s.doneLines, s.whole, s.why = 0, nil, nil, false, ""
+	}
+	s.src, s.partial = src, partial
 	if s.whole {
 		return renderWhole(s.r, src+partial, w)
 	}
-	if len(src) < s.done || src[:s.done] != s.src[:s.done] {
-		// the text was not extended but replaced: start over
-		s.done, s.chunks, s.doneLines = 0, nil, nil
-	}
-	s.src, s.partial = src, partial
 	if s.doneLines == nil {
 		s.redraw()
 	}
@@ -183,7 +184,7 @@ func (s *mdStream) advance() {
 	}
 	c := mdChunk{from: s.done, to: s.done + blocks[j].start}
 	c.next = []string{sentinelFor(seg, blocks[j-1])}
-	if b := blocks[j-1]; b.start >= 0 {
+	if b := blocks[j-1]; b.start >= 0 && blocks[j].start-b.start <= maxSelfSentinel {
 		c.next = append(c.next, strings.TrimRight(string(seg[b.start:blocks[j].start]), "\n"))
 	}
 	if c.to-c.from <= maxSelfSentinel {

@@ -2,12 +2,9 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"skillet/harness"
 )
 
 // longReply is Markdown of at least n bytes shaped like a long model
@@ -37,31 +34,42 @@ func evenChunks(s string, n int) []string {
 	return out
 }
 
-// BenchmarkStream100KB streams a 100 KB reply in 1000 chunks, rendering
-// after every chunk (the throttle renders at most every 50 ms, so this is
-// the most work a stream can cost), and reports its time as a multiple of
-// one whole render of the final text, measured in the same loop.
+// BenchmarkStream100KB streams a 100 KB reply in 1000 chunks and reports
+// its time as a multiple of one whole render of the final text, measured
+// in the same loop (stream/whole). every-chunk renders after each chunk,
+// the most a stream can cost; every-10th renders as the 50 ms throttle
+// does when the 1000 chunks take 5 s.
 func BenchmarkStream100KB(b *testing.B) {
 	reply := longReply(100 << 10)
 	chunks := evenChunks(reply, 1000)
 	md := newMarkdown("dark")
 	md.render("warm up", 100)
-	var whole, stream time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		t0 := time.Now()
-		md.render(reply, 100)
-		t1 := time.Now()
-		s := newMDStream()
-		var text strings.Builder
-		for _, c := range chunks {
-			text.WriteString(c)
-			s.render("dark", text.String(), 100)
+	for _, every := range []int{1, 10} {
+		name := "every-chunk"
+		if every > 1 {
+			name = fmt.Sprintf("every-%dth", every)
 		}
-		stream += time.Since(t1)
-		whole += t1.Sub(t0)
+		b.Run(name, func(b *testing.B) {
+			var whole, stream time.Duration
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				md.render(reply, 100)
+				t1 := time.Now()
+				s := newMDStream()
+				var text strings.Builder
+				for i, c := range chunks {
+					text.WriteString(c)
+					if (i+1)%every == 0 {
+						s.render("dark", text.String(), 100)
+					}
+				}
+				stream += time.Since(t1)
+				whole += t1.Sub(t0)
+			}
+			b.ReportMetric(float64(stream)/float64(whole), "stream/whole")
+		})
 	}
-	b.ReportMetric(float64(stream)/float64(whole), "stream/whole")
 }
 
 // streamMark is a stream's finished part, to rewind it to.
@@ -103,51 +111,107 @@ func benchStreamFrom(b *testing.B, s *mdStream, text string, at, step, w int, ea
 }
 
 // BenchmarkStreamChunk is the cost of rendering one more 100-byte chunk
-// near the start (5 KB in) and near the end (95 KB in) of a 100 KB reply;
-// end/start says how flat it stays as the reply grows.
+// near the start (5 KB in) and near the end (95 KB in) of a 100 KB reply,
+// each iteration one of each; end/start says how flat it stays as the
+// reply grows. ns/op is the two together.
 func BenchmarkStreamChunk(b *testing.B) {
 	reply := longReply(120 << 10)
-	var took [2]time.Duration
-	for i, at := range []int{5 << 10, 95 << 10} {
-		b.Run(strconv.Itoa(at>>10)+"KB", func(b *testing.B) {
-			s := newMDStream()
-			s.render("dark", reply[:at], 100)
-			b.ReportAllocs()
+	type pos struct {
+		s    *mdStream
+		at   int
+		m    streamMark
+		took time.Duration
+	}
+	ps := []*pos{{at: 5 << 10}, {at: 95 << 10}}
+	for _, p := range ps {
+		p.s = newMDStream()
+		p.s.render("dark", reply[:p.at], 100)
+		p.m = p.s.mark()
+	}
+	k := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if k++; k > 40 { // 4 KB on, go back: the text at both ends stays alike
+			for _, p := range ps {
+				p.s.rewind(p.m)
+			}
+			k = 1
+		}
+		for _, p := range ps {
 			t0 := time.Now()
-			benchStreamFrom(b, s, reply, at, 100, 100, func() {})
-			took[i] = time.Since(t0) / time.Duration(max(1, b.N))
-		})
+			p.s.render("dark", reply[:p.at+k*100], 100)
+			p.took += time.Since(t0)
+		}
 	}
-	if took[0] > 0 && took[1] > 0 {
-		b.Logf("per chunk: %v at 5 KB, %v at 95 KB: end/start %.2f", took[0], took[1], float64(took[1])/float64(took[0]))
-	}
+	b.ReportMetric(float64(ps[1].took)/float64(ps[0].took), "end/start")
+	b.ReportMetric(float64(ps[1].took.Nanoseconds())/float64(b.N), "ns/chunk-at-end")
 }
 
 // BenchmarkTranscriptAppend is one new entry in a transcript of 10,000
-// and of 100,000 entries: the index extended and the pane drawn.
+// and in one of 100,000 entries, each iteration one of each: the index
+// extended and the pane drawn (which renders the new entry).
+// 100k/10k says how flat it stays as the transcript grows.
 func BenchmarkTranscriptAppend(b *testing.B) {
 	const spare = 2000
-	for _, n := range []int{10000, 100000} {
-		es := fakeEntries(n + spare)
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			tr := newTranscriptPane(newTheme(true), newMarkdown("dark"))
-			tr.setEntries(es[:n], 0)
-			tr.view(100, 40)
-			k := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				if k++; k > spare {
-					b.StopTimer()
-					tr.setEntries(es[:1], 0) // a new session: the pane starts over
-					tr.setEntries(es[:n], 0)
-					k = 1
-					b.StartTimer()
-				}
-				tr.setEntries(es[:n+k], 0)
-				tr.view(100, 40)
-			}
-		})
+	es := fakeEntries(100000 + spare)
+	type pane struct {
+		tr   *transcriptPane
+		n    int
+		took time.Duration
 	}
+	ps := []*pane{{n: 10000}, {n: 100000}}
+	start := func(p *pane) {
+		p.tr.setEntries(es[:1], 0) // a new session: the pane starts over
+		p.tr.setEntries(es[:p.n], 0)
+		p.tr.view(100, 40)
+	}
+	for _, p := range ps {
+		p.tr = newTranscriptPane(newTheme(true), newMarkdown("dark"))
+		start(p)
+	}
+	k := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if k++; k > spare {
+			b.StopTimer()
+			for _, p := range ps {
+				start(p)
+			}
+			k = 1
+			b.StartTimer()
+		}
+		for _, p := range ps {
+			t0 := time.Now()
+			p.tr.setEntries(es[:p.n+k], 0)
+			p.tr.view(100, 40)
+			p.took += time.Since(t0)
+		}
+	}
+	b.ReportMetric(float64(ps[1].took)/float64(ps[0].took), "100k/10k")
+	b.ReportMetric(float64(ps[1].took.Nanoseconds())/float64(b.N), "ns/entry-at-100k")
 }
 
-var _ = harness.EntryUser
+// BenchmarkStreamVsWholeRenders streams a 20 KB reply in 200 chunks both
+// ways, rendering after every chunk: as chunks (mdStream) and, as before
+// it, the whole text each time. whole/stream is the speed-up.
+func BenchmarkStreamVsWholeRenders(b *testing.B) {
+	reply := longReply(20 << 10)
+	chunks := evenChunks(reply, 200)
+	md := newMarkdown("dark")
+	md.render("warm up", 100)
+	var whole, stream time.Duration
+	for b.Loop() {
+		var text strings.Builder
+		s := newMDStream()
+		for _, c := range chunks {
+			text.WriteString(c)
+			t0 := time.Now()
+			s.render("dark", text.String(), 100)
+			t1 := time.Now()
+			md.render(text.String(), 100)
+			stream += t1.Sub(t0)
+			whole += time.Since(t1)
+		}
+	}
+	b.ReportMetric(float64(whole)/float64(stream), "whole/stream")
+}
