@@ -40,7 +40,8 @@ type mdStream struct {
 	partial string // ...its last line, while it is written
 	done    int    // src[:done] is finished, drawn in chunks
 	chunks  []mdChunk
-	// doneLines is the chunks' lines joined; its last is the open line.
+	// doneLines is the chunks' lines joined, trimmed but for the last:
+	// the open line.
 	doneLines []string
 	// whole is set when the text defines link references (they reach
 	// blocks anywhere in it) or a join is not exact: from then on the text
@@ -113,8 +114,8 @@ func (s *mdStream) render(style, text string, w int) []string {
 	}
 	out := make([]string, 0, len(s.doneLines)+len(tail))
 	out = join(append(out, s.doneLines...), tail)
-	for i, l := range out {
-		out[i] = strings.TrimRight(l, " ")
+	for i := max(0, len(s.doneLines)-1); i < len(out); i++ {
+		out[i] = strings.TrimRight(out[i], " ")
 	}
 	if out = trimBlankEnds(out); len(out) == 0 {
 		return nil
@@ -131,6 +132,16 @@ func join(out, lines []string) []string {
 		out = out[:len(out)-1]
 	}
 	return append(out, lines...)
+}
+
+// addDone joins a chunk's lines to doneLines, trimming the padding of all
+// but the open last line once, not on every render.
+func (s *mdStream) addDone(lines []string) {
+	from := max(0, len(s.doneLines)-1)
+	s.doneLines = join(s.doneLines, lines)
+	for i := from; i < len(s.doneLines)-1; i++ {
+		s.doneLines[i] = strings.TrimRight(s.doneLines[i], " ")
+	}
 }
 
 func (s *mdStream) last() *mdChunk {
@@ -150,7 +161,7 @@ func (s *mdStream) redraw() {
 			prev = &s.chunks[i-1]
 		}
 		c.lines = s.body(s.src[c.from:c.to], prev)
-		s.doneLines = join(s.doneLines, c.lines)
+		s.addDone(c.lines)
 	}
 }
 
@@ -204,7 +215,7 @@ func (s *mdStream) advance() {
 		return
 	}
 	s.chunks = append(s.chunks, c)
-	s.doneLines = join(s.doneLines, c.lines)
+	s.addDone(c.lines)
 	s.done = c.to
 }
 

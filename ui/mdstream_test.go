@@ -228,3 +228,25 @@ func TestStreamTextMatchesSanitize(t *testing.T) {
 		}
 	}
 }
+
+// The light style joins its chunks as exactly as the dark one.
+func TestStreamLightStyle(t *testing.T) {
+	md := newMarkdown("light")
+	for name, reply := range streamReplies {
+		againOnce(t, func() string {
+			s := newMDStream()
+			text := ""
+			for i, piece := range chunkReply(reply, 5, 24) {
+				text += piece
+				if i%5 != 0 && len(text) < len(reply) {
+					continue
+				}
+				if d := diffLines(s.render("light", text, 56), md.render(text, 56)); d != "" {
+					return fmt.Sprintf("%s after %d bytes (%q):\n%s", name, len(text), tailOf(text), d)
+				}
+			}
+			checkIncremental(t, name, s)
+			return ""
+		})
+	}
+}
