@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/yuin/goldmark/ast"
@@ -24,6 +25,13 @@ type topBlock struct {
 	start int
 	kind  ast.NodeKind
 	level int // a heading's
+	// a list's: where each item's first line starts (-1: unknown), and
+	// the number it starts at when ordered
+	items   []int
+	ordered bool
+	num     int
+	// nested says which items end with a list of their own
+	nested []bool
 }
 
 var (
@@ -32,8 +40,9 @@ var (
 	opensKey        = parser.NewContextKey()
 )
 
-// opens records where each top-level block was opened, by node: the line
-// a fenced code block's fence is on, which its content lines do not show.
+// opens records where each top-level block and each item of a top-level
+// list was opened, by node: the line a fenced code block's fence is on,
+// which its content lines do not show.
 type opens map[ast.Node]int
 
 // recorder is a block parser that notes where it opens top-level blocks.
@@ -42,7 +51,7 @@ type recorder struct{ parser.BlockParser }
 func (r recorder) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	_, seg := reader.PeekLine()
 	node, st := r.BlockParser.Open(parent, reader, pc)
-	if node != nil && parent.Kind() == ast.KindDocument {
+	if node != nil && (parent.Kind() == ast.KindDocument || parent.Kind() == ast.KindList && parent.Parent() != nil && parent.Parent().Kind() == ast.KindDocument) {
 		if o, ok := pc.Get(opensKey).(opens); ok {
 			o[node] = lineStart(reader.Source(), seg.Start)
 		}
@@ -73,22 +82,36 @@ func topBlocks(src []byte) (blocks []topBlock, refs bool) {
 	pc.Set(opensKey, o)
 	doc := blockStructureParser().Parse(text.NewReader(src), parser.WithContext(pc))
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		start, ok := o[n]
-		if !ok {
-			start = -1
-		}
-		if s := firstSegment(n); s >= 0 {
-			if s = lineStart(src, s); start < 0 || s < start {
-				start = s
+		b := topBlock{start: o.start(src, n), kind: n.Kind()}
+		switch n := n.(type) {
+		case *ast.Heading:
+			b.level = n.Level
+		case *ast.List:
+			b.ordered, b.num = n.IsOrdered(), n.Start
+			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+				b.items = append(b.items, o.start(src, it))
+				b.nested = append(b.nested, it.LastChild() != nil && it.LastChild().Kind() == ast.KindList)
 			}
-		}
-		b := topBlock{start: start, kind: n.Kind()}
-		if h, ok := n.(*ast.Heading); ok {
-			b.level = h.Level
 		}
 		blocks = append(blocks, b)
 	}
 	return blocks, len(pc.References()) > 0
+}
+
+// start is where n's first line starts: where it was opened or where its
+// first text is, whichever is first (a setext heading is opened on its
+// underline); -1 when neither is known.
+func (o opens) start(src []byte, n ast.Node) int {
+	start, ok := o[n]
+	if !ok {
+		start = -1
+	}
+	if s := firstSegment(n); s >= 0 {
+		if s = lineStart(src, s); start < 0 || s < start {
+			start = s
+		}
+	}
+	return start
 }
 
 // firstSegment is where the first line of text under n starts, or -1.
@@ -133,4 +156,60 @@ func splitAt(src []byte, blocks []topBlock) int {
 		return j
 	}
 	return 0
+}
+
+// listSplit is where a top-level list b, the last block of src, may be
+// cut so its finished items are drawn once, and how many items come
+// before the cut: before its last item (still open) or, for an ordered
+// list, the last item whose number can be written as it must be drawn
+// (first plus the items before it) in the digits its marker has. A
+// continuation is drawn as a list of its own with its first marker
+// renumbered, and a wider number would move that item's content column.
+// 0 when the list cannot be cut.
+func listSplit(src []byte, b topBlock, first int) (cut, before int) {
+	if b.kind != ast.KindList {
+		return 0, 0
+	}
+	for i := len(b.items) - 1; i >= 1; i-- {
+		cut := b.items[i]
+		if cut <= b.start {
+			return 0, 0
+		}
+		if b.ordered {
+			_, digits, ok := orderedMarker(string(src[cut:]))
+			if !ok || len(digits) != len(strconv.Itoa(first+i)) {
+				continue
+			}
+		}
+		return cut, i
+	}
+	return 0, 0
+}
+
+// orderedMarker splits an ordered list item's first line into the
+// indentation before its number, and the number's digits.
+func orderedMarker(line string) (indent, digits string, ok bool) {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(line) || line[j] != '.' && line[j] != ')' {
+		return "", "", false
+	}
+	return line[:i], line[i:j], true
+}
+
+// renumber writes n as the number of the ordered list item src starts
+// with, in as many digits as it has (listSplit has checked they fit).
+func renumber(src string, n int) string {
+	indent, digits, ok := orderedMarker(src)
+	num := strconv.Itoa(n)
+	if !ok || len(num) != len(digits) {
+		return src
+	}
+	return indent + num + src[len(indent)+len(digits):]
 }

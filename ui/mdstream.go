@@ -59,11 +59,28 @@ type mdChunk struct {
 	// lines is the chunk drawn at mdStream.w (nil after a width change);
 	// the first replaces the open line before it, the last is left open.
 	lines []string
+	// cont is set when the chunk ends inside a list: what follows starts
+	// with the list's next item.
+	cont *listCont
+}
+
+// listCont is a top-level list cut between two items.
+type listCont struct {
+	ordered bool
+	next    int // the number the next item is drawn with
+	// nested says the item before the cut ends with a list of its own.
+	// Glamour ends an item with a newline unless it ends with a list, and
+	// ends a list with one: cut after such an item, the list drew a blank
+	// line the whole list does not have.
+	nested bool
 }
 
 // maxSelfSentinel bounds a block or chunk used itself as the sentinel for
 // what follows it, since the tail is drawn after it on every call.
 const maxSelfSentinel = 4 << 10
+
+// sentinel is the paragraph sentinel: a block that ends its last line.
+const sentinel = "x"
 
 // maxSentinels bounds the sentinels a chunk keeps.
 const maxSentinels = 6
@@ -160,7 +177,7 @@ func (s *mdStream) redraw() {
 		if i > 0 {
 			prev = &s.chunks[i-1]
 		}
-		c.lines = s.body(s.src[c.from:c.to], prev)
+		c.lines = s.chunkLines(c, prev)
 		s.addDone(c.lines)
 	}
 }
@@ -190,33 +207,72 @@ func (s *mdStream) advance() {
 		return
 	}
 	j := splitAt(seg, blocks)
-	if j <= 0 {
+	if j > 0 {
+		s.addChunk(seg, blocks[j].start, s.sentinelsAfter(seg, blocks, j), nil)
+		if s.whole {
+			return
+		}
+		seg, blocks = seg[blocks[j].start:], shift(blocks[j:], blocks[j].start)
+	}
+	// The tail may be a long list: its finished items are drawn once too.
+	if len(blocks) != 1 {
 		return
 	}
-	c := mdChunk{from: s.done, to: s.done + blocks[j].start}
-	c.next = []string{sentinelFor(seg, blocks[j-1])}
-	if b := blocks[j-1]; b.start >= 0 && blocks[j].start-b.start <= maxSelfSentinel {
-		c.next = append(c.next, strings.TrimRight(string(seg[b.start:blocks[j].start]), "\n"))
+	b := blocks[0]
+	first := b.num
+	if p := s.last(); p != nil && p.cont != nil {
+		first = p.cont.next // the list goes on from the chunk before
 	}
-	if c.to-c.from <= maxSelfSentinel {
-		// a block that draws nothing (an HTML comment) leaves open the
-		// line of the block before it
-		c.next = append(c.next, strings.TrimRight(s.src[c.from:c.to], "\n"))
+	if cut, n := listSplit(seg, b, first); cut > 0 {
+		s.addChunk(seg, cut, []string{sentinel}, &listCont{ordered: b.ordered, next: first + n, nested: b.nested[n-1]})
 	}
-	if p := s.last(); p != nil {
-		// and, when it draws nothing at all, the line before stays open
-		for _, n := range p.next {
-			if len(c.next) < maxSentinels && !slices.Contains(c.next, n) {
-				c.next = append(c.next, n)
-			}
+}
+
+// shift makes the starts of blocks relative to off.
+func shift(blocks []topBlock, off int) []topBlock {
+	out := make([]topBlock, len(blocks))
+	for i, b := range blocks {
+		b.start -= off
+		b.items = slices.Clone(b.items)
+		for k := range b.items {
+			b.items[k] -= off
 		}
+		out[i] = b
 	}
-	if c.lines = s.body(s.src[c.from:c.to], s.last()); s.whole {
+	return out
+}
+
+// addChunk finishes seg[:to] (seg starting at s.done) as a chunk.
+func (s *mdStream) addChunk(seg []byte, to int, next []string, cont *listCont) {
+	c := mdChunk{from: s.done, to: s.done + to, next: next, cont: cont}
+	if c.lines = s.chunkLines(&c, s.last()); s.whole {
 		return
 	}
 	s.chunks = append(s.chunks, c)
 	s.addDone(c.lines)
 	s.done = c.to
+}
+
+// sentinelsAfter are the sentinels for what follows blocks[:j] of seg,
+// tried in turn: a one-word block like the last, the last block itself,
+// all of them; then those of the chunk before, since blocks that draw
+// nothing (an HTML comment) leave open the line before them.
+func (s *mdStream) sentinelsAfter(seg []byte, blocks []topBlock, j int) []string {
+	next := []string{sentinelFor(seg, blocks[j-1])}
+	if b := blocks[j-1]; b.start >= 0 && blocks[j].start-b.start <= maxSelfSentinel {
+		next = append(next, strings.TrimRight(string(seg[b.start:blocks[j].start]), "\n"))
+	}
+	if blocks[j].start <= maxSelfSentinel {
+		next = append(next, strings.TrimRight(string(seg[:blocks[j].start]), "\n"))
+	}
+	if p := s.last(); p != nil {
+		for _, n := range p.next {
+			if len(next) < maxSentinels && !slices.Contains(next, n) {
+				next = append(next, n)
+			}
+		}
+	}
+	return next
 }
 
 // body is the lines src adds to a whole render: drawn as the document's
@@ -241,6 +297,9 @@ func (s *mdStream) body(src string, prev *mdChunk) []string {
 		return nil
 	}
 	open := prev.lines[len(prev.lines)-1]
+	if prev.cont != nil {
+		return s.contBody(src, prev.cont, open)
+	}
 	for _, sent := range prev.next {
 		alone := s.sentinel(sent)
 		k := len(alone) - 2 // the sentinel's open line
@@ -257,6 +316,44 @@ func (s *mdStream) body(src string, prev *mdChunk) []string {
 	}
 	s.whole, s.why = true, fmt.Sprintf("no sentinel ends its line as %q does", prev.next)
 	return nil
+}
+
+// chunkLines draws chunk c, which follows prev.
+func (s *mdStream) chunkLines(c, prev *mdChunk) []string {
+	lines := s.body(s.src[c.from:c.to], prev)
+	if c.cont != nil && c.cont.nested && !s.whole {
+		// drop the blank line before the open one
+		if n := len(lines); n >= 2 && isBlankLine(lines[n-2]) {
+			return append(lines[:n-2:n-2], lines[n-1])
+		}
+		s.whole, s.why = true, "a list cut after a nested list drew no blank line"
+		return nil
+	}
+	return lines
+}
+
+// contBody is the lines of src, the rest of a list cut after an item,
+// drawn as it is within the whole list. It is rendered as a list of its
+// own after the paragraph sentinel, its first item renumbered; in the
+// whole list no blank line stands between the items, so the line the
+// list opened with (a blank one) is dropped as well as the sentinel's.
+func (s *mdStream) contBody(src string, c *listCont, open string) []string {
+	alone := s.sentinel(sentinel)
+	k := len(alone) - 2
+	if k < 0 || alone[k] != open {
+		s.whole, s.why = true, "a list cut where the paragraph sentinel does not end its line"
+		return nil
+	}
+	if c.ordered {
+		src = renumber(src, c.next)
+	}
+	out, err := s.r.Render(sentinel + "\n\n" + src)
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) < k+3 || lines[len(lines)-1] != "" || !equalLines(lines[:k], alone[:k]) || !isBlankLine(lines[k]) {
+		s.whole, s.why = true, "a list continuation drawn unlike a list"
+		return nil
+	}
+	return lines[k+1 : len(lines)-1]
 }
 
 // sentinel is a sentinel's render, split in lines, kept per width.
@@ -297,7 +394,7 @@ func sentinelFor(src []byte, b topBlock) string {
 		}
 		return fence + "\nx\n" + fence[:n]
 	}
-	return "x"
+	return sentinel
 }
 
 func equalLines(a, b []string) bool {

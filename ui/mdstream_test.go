@@ -144,6 +144,7 @@ func TestStreamEveryByte(t *testing.T) {
 		"Apple\n\n: a fruit\n\nPear\n:x not a definition\n\nPlum\n\n:  a stone fruit\n",
 		"Title\n-\n\nOther\n===\n\n- a\n\n  b\n\nc\n\n1) one\n2) two\n",
 		"> quote\n>\n> ```\n> in quote\n\nlazy\n\n    code\n\n---\n",
+		"1. a\n   - n\n2. b\n\n   para\n3. c\n   ```\n   x\n   ```\n4. d\n- e\n- f\n  - g\n- h\n",
 	} {
 		s := newMDStream()
 		for n := 1; n <= len(reply); n++ {
@@ -246,6 +247,49 @@ func TestStreamLightStyle(t *testing.T) {
 				}
 			}
 			checkIncremental(t, name, s)
+			return ""
+		})
+	}
+}
+
+// A long list is cut between its items, so its finished items are drawn
+// once too; the cut list draws as the whole list does, numbering, nested
+// lists, loose items and code in items included. A list numbered "1." on
+// every item is cut only among its first nine: item 10 drawn as "10."
+// has a wider marker than its "1.".
+func TestStreamLongLists(t *testing.T) {
+	var seq, ones, bullets strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&seq, "%d. item %d with **bold** text that is long enough to wrap\n", i, i)
+		fmt.Fprintf(&ones, "1. step %d\n", i)
+		fmt.Fprintf(&bullets, "- point %d\n", i)
+		switch i % 7 {
+		case 2:
+			fmt.Fprintf(&seq, "   - nested %d\n   - nested more\n", i)
+			bullets.WriteString("  - nested\n")
+		case 4:
+			seq.WriteString("\n   a second paragraph in the item\n\n")
+			bullets.WriteString("\n  ```sh\n  echo in an item\n  ```\n\n")
+		}
+	}
+	md := newMarkdown("dark")
+	for name, reply := range map[string]string{"numbered": seq.String(), "all ones": ones.String(), "bullets": bullets.String() + "\nAfter the list.\n"} {
+		againOnce(t, func() string {
+			s := newMDStream()
+			text := ""
+			for _, piece := range chunkReply(reply, 9, 30) {
+				text += piece
+				if d := diffLines(s.render("dark", text, 44), md.render(text, 44)); d != "" {
+					return fmt.Sprintf("%s after %d bytes (%q):\n%s", name, len(text), tailOf(text), d)
+				}
+			}
+			min := 9
+			if name == "all ones" {
+				min = 1
+			}
+			if len(s.chunks) < min || s.whole {
+				return fmt.Sprintf("%s: %d chunks (whole=%v: %s), want at least %d", name, len(s.chunks), s.whole, s.why, min)
+			}
 			return ""
 		})
 	}
