@@ -128,11 +128,8 @@ func BenchmarkKeyPressWhileStreaming(b *testing.B) {
 func BenchmarkStreamRender(b *testing.B) {
 	m := streamingModel(b)
 	text := m.tr.live.text.String() + strings.Repeat("more ", 4000)
-	at := len(text) - 4000*5
-	s := newMDStream()
-	s.render("dark", text[:at], 56)
 	b.ReportAllocs()
-	benchStreamFrom(b, s, text, at, 5, 56, func() {})
+	benchStreamFrom(b, text, len(text)-4000*5, 5, 56)
 }
 
 // BenchmarkLargeResultScroll pages through a 1 MB tool result in the

@@ -72,70 +72,52 @@ func BenchmarkStream100KB(b *testing.B) {
 	}
 }
 
-// streamMark is a stream's finished part, to rewind it to.
-type streamMark struct {
-	chunks, done, lines int
-	open                string
+// streamAt is a stream that has rendered text[:at].
+func streamAt(text string, at, w int) *mdStream {
+	s := newMDStream()
+	s.render("dark", text[:at], w)
+	return s
 }
 
-func (s *mdStream) mark() streamMark {
-	m := streamMark{chunks: len(s.chunks), done: s.done, lines: len(s.doneLines)}
-	if m.lines > 0 {
-		m.open = s.doneLines[m.lines-1]
-	}
-	return m
-}
-
-func (s *mdStream) rewind(m streamMark) {
-	s.chunks, s.done, s.doneLines = s.chunks[:m.chunks], m.done, s.doneLines[:m.lines]
-	if m.lines > 0 {
-		s.doneLines[m.lines-1] = m.open // join replaced the open line
-	}
-}
-
-// benchStreamFrom renders text growing by step bytes from at, for each
-// iteration; after 40 steps the stream rewinds to at (outside the timer).
-func benchStreamFrom(b *testing.B, s *mdStream, text string, at, step, w int, each func()) {
-	m := s.mark()
+// benchStreamFrom renders text growing by step bytes from at, one step
+// per iteration; every 40 steps it starts again from a fresh stream at
+// at, outside the timer.
+func benchStreamFrom(b *testing.B, text string, at, step, w int) {
+	s := streamAt(text, at, w)
 	k := 0
 	for b.Loop() {
 		if k++; k > 40 {
 			b.StopTimer()
-			s.rewind(m)
-			k = 1
+			s, k = streamAt(text, at, w), 1
 			b.StartTimer()
 		}
 		s.render("dark", text[:at+k*step], w)
-		each()
 	}
 }
 
 // BenchmarkStreamChunk is the cost of rendering one more 100-byte chunk
 // near the start (5 KB in) and near the end (95 KB in) of a 100 KB reply,
 // each iteration one of each; end/start says how flat it stays as the
-// reply grows. ns/op is the two together.
+// reply grows. Every 40 chunks both start again where they began, so
+// both see the same kinds of blocks.
 func BenchmarkStreamChunk(b *testing.B) {
 	reply := longReply(120 << 10)
 	type pos struct {
 		s    *mdStream
 		at   int
-		m    streamMark
 		took time.Duration
 	}
 	ps := []*pos{{at: 5 << 10}, {at: 95 << 10}}
-	for _, p := range ps {
-		p.s = newMDStream()
-		p.s.render("dark", reply[:p.at], 100)
-		p.m = p.s.mark()
-	}
 	k := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		if k++; k > 40 { // 4 KB on, go back: the text at both ends stays alike
+		if k++; k > 40 || ps[0].s == nil {
+			b.StopTimer()
 			for _, p := range ps {
-				p.s.rewind(p.m)
+				p.s = streamAt(reply, p.at, 100)
 			}
 			k = 1
+			b.StartTimer()
 		}
 		for _, p := range ps {
 			t0 := time.Now()
