@@ -201,3 +201,39 @@ func BenchmarkStreamVsWholeRenders(b *testing.B) {
 	}
 	b.ReportMetric(float64(whole)/float64(stream), "whole/stream")
 }
+
+// BenchmarkStreamSecond is one second of a reply streaming at 100 tokens
+// a second (about 500 bytes), rendered on the 50 ms throttle: 20 renders
+// of 25 more bytes each, near the start (5 KB in) and near the end
+// (95 KB in) of a long reply. %core is the CPU that second costs at the
+// end, as a share of one core; end/start how flat it stays.
+func BenchmarkStreamSecond(b *testing.B) {
+	reply := longReply(140 << 10)
+	type pos struct {
+		s    *mdStream
+		at   int
+		took time.Duration
+	}
+	ps := []*pos{{at: 5 << 10}, {at: 95 << 10}}
+	k := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if k++; k > 8 || ps[0].s == nil { // 4 KB on, start again
+			b.StopTimer()
+			for _, p := range ps {
+				p.s = streamAt(reply, p.at, 100)
+			}
+			k = 1
+			b.StartTimer()
+		}
+		for _, p := range ps {
+			t0 := time.Now()
+			for tick := range 20 {
+				p.s.render("dark", reply[:p.at+(k-1)*500+(tick+1)*25], 100)
+			}
+			p.took += time.Since(t0)
+		}
+	}
+	b.ReportMetric(float64(ps[1].took)/float64(ps[0].took), "end/start")
+	b.ReportMetric(100*ps[1].took.Seconds()/float64(b.N), "%core-at-end")
+}
