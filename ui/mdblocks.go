@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"sync"
 
 	"github.com/yuin/goldmark/ast"
@@ -156,60 +155,4 @@ func splitAt(src []byte, blocks []topBlock) int {
 		return j
 	}
 	return 0
-}
-
-// listSplit is where a top-level list b, the last block of src, may be
-// cut so its finished items are drawn once, and how many items come
-// before the cut: before its last item (still open) or, for an ordered
-// list, the last item whose number can be written as it must be drawn
-// (first plus the items before it) in the digits its marker has. A
-// continuation is drawn as a list of its own with its first marker
-// renumbered, and a wider number would move that item's content column.
-// 0 when the list cannot be cut.
-func listSplit(src []byte, b topBlock, first int) (cut, before int) {
-	if b.kind != ast.KindList {
-		return 0, 0
-	}
-	for i := len(b.items) - 1; i >= 1; i-- {
-		cut := b.items[i]
-		if cut <= b.start {
-			return 0, 0
-		}
-		if b.ordered {
-			_, digits, ok := orderedMarker(string(src[cut:]))
-			if !ok || len(digits) != len(strconv.Itoa(first+i)) {
-				continue
-			}
-		}
-		return cut, i
-	}
-	return 0, 0
-}
-
-// orderedMarker splits an ordered list item's first line into the
-// indentation before its number, and the number's digits.
-func orderedMarker(line string) (indent, digits string, ok bool) {
-	i := 0
-	for i < len(line) && line[i] == ' ' {
-		i++
-	}
-	j := i
-	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-		j++
-	}
-	if j == i || j >= len(line) || line[j] != '.' && line[j] != ')' {
-		return "", "", false
-	}
-	return line[:i], line[i:j], true
-}
-
-// renumber writes n as the number of the ordered list item src starts
-// with, in as many digits as it has (listSplit has checked they fit).
-func renumber(src string, n int) string {
-	indent, digits, ok := orderedMarker(src)
-	num := strconv.Itoa(n)
-	if !ok || len(num) != len(digits) {
-		return src
-	}
-	return indent + num + src[len(indent)+len(digits):]
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // mdStream renders a Markdown reply while it grows, drawing each finished
-// run of top-level blocks (a chunk) once and only the open tail again on
-// every call. Its result equals a whole render of the same text at the
+// run of top-level blocks (a chunk; or the finished items of a list still
+// growing, see listCont) once and only the open tail again on every call. Its result equals a whole render of the same text at the
 // same width, byte for byte.
 //
 // How chunks join: glamour renders a document's top-level blocks one after
@@ -62,17 +62,6 @@ type mdChunk struct {
 	// cont is set when the chunk ends inside a list: what follows starts
 	// with the list's next item.
 	cont *listCont
-}
-
-// listCont is a top-level list cut between two items.
-type listCont struct {
-	ordered bool
-	next    int // the number the next item is drawn with
-	// nested says the item before the cut ends with a list of its own.
-	// Glamour ends an item with a newline unless it ends with a list, and
-	// ends a list with one: cut after such an item, the list drew a blank
-	// line the whole list does not have.
-	nested bool
 }
 
 // maxSelfSentinel bounds a block or chunk used itself as the sentinel for
@@ -330,30 +319,6 @@ func (s *mdStream) chunkLines(c, prev *mdChunk) []string {
 		return nil
 	}
 	return lines
-}
-
-// contBody is the lines of src, the rest of a list cut after an item,
-// drawn as it is within the whole list. It is rendered as a list of its
-// own after the paragraph sentinel, its first item renumbered; in the
-// whole list no blank line stands between the items, so the line the
-// list opened with (a blank one) is dropped as well as the sentinel's.
-func (s *mdStream) contBody(src string, c *listCont, open string) []string {
-	alone := s.sentinel(sentinel)
-	k := len(alone) - 2
-	if k < 0 || alone[k] != open {
-		s.whole, s.why = true, "a list cut where the paragraph sentinel does not end its line"
-		return nil
-	}
-	if c.ordered {
-		src = renumber(src, c.next)
-	}
-	out, err := s.r.Render(sentinel + "\n\n" + src)
-	lines := strings.Split(out, "\n")
-	if err != nil || len(lines) < k+3 || lines[len(lines)-1] != "" || !equalLines(lines[:k], alone[:k]) || !isBlankLine(lines[k]) {
-		s.whole, s.why = true, "a list continuation drawn unlike a list"
-		return nil
-	}
-	return lines[k+1 : len(lines)-1]
 }
 
 // sentinel is a sentinel's render, split in lines, kept per width.
