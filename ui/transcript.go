@@ -126,11 +126,32 @@ func (t *transcriptPane) setEntries(es []harness.Entry, firstInWindow int) {
 
 func (t *transcriptPane) addMark(m mark) {
 	t.marks = append(t.marks, m)
-	if m.after >= 0 && m.after < t.settledE {
-		t.reindex() // it stands before an entry already laid out
-		return
+	if m.after >= 0 && m.after < t.settledE && t.settledM == len(t.marks)-1 {
+		t.unsettleFrom(m.after)
 	}
 	t.rebuild()
+}
+
+// unsettleFrom makes the items from the one the new last mark stands
+// before onward unsettled, so rebuild lays them out again with the mark:
+// marks are placed in order, so it stands before entry after or, if the
+// mark before it stands later, before that one's entry; after the marks
+// already there, before the window divider.
+func (t *transcriptPane) unsettleFrom(after int) {
+	e := after
+	if n := len(t.marks); n >= 2 {
+		p := t.pos[item{itemMark, n - 2}]
+		for ; p < t.settled && t.items[p].kind != itemEntry; p++ {
+		}
+		if p < t.settled {
+			e = max(e, t.items[p].idx)
+		}
+	}
+	cut := t.pos[item{itemEntry, e}]
+	if cut > 0 && t.items[cut-1].kind == itemDivider {
+		cut--
+	}
+	t.settled, t.settledE, t.settledM = cut, e, len(t.marks)-1
 }
 
 // reindex lays out every item again.
