@@ -11,6 +11,23 @@ import (
 // enough to look live, rarely enough that key presses never wait on it.
 const liveInterval = 50 * time.Millisecond
 
+// liveBackoff spaces renders whose open tail is costly (a long code block
+// still being written is highlighted whole each time): the wait after a
+// render is at least this many times as long as the render took, so
+// streaming renders take at most a tenth of a core. The wait is capped
+// (liveMaxDelay) so a one-off costly render, such as drawing everything
+// again after a resize, does not stall the message.
+const (
+	liveBackoff  = 9
+	liveMaxDelay = time.Second
+)
+
+// liveDelay is how long to wait before rendering again after a render
+// that took took.
+func liveDelay(took time.Duration) time.Duration {
+	return min(max(liveInterval, liveBackoff*took), liveMaxDelay)
+}
+
 // liveState is the assistant message streaming in. Its Markdown is
 // rendered off the program's goroutine on a throttle, by a stream that
 // draws each finished block once; until a render lands the raw text shows.
@@ -27,6 +44,7 @@ type liveState struct {
 	plainN int
 	plainW int
 
+	took                      time.Duration // the last render
 	dirty, ticking, rendering bool
 	// done is set by the whole message (the assistant event); the live
 	// message stays until a transcript holding it arrives.
@@ -39,6 +57,7 @@ type liveTickMsg struct{ gen int }
 type liveRenderedMsg struct {
 	gen, w int
 	lines  []string
+	took   time.Duration
 }
 
 // onDelta adds streamed text and schedules a render.
@@ -69,7 +88,7 @@ func (t *transcriptPane) schedule() tea.Cmd {
 	}
 	l.ticking = true
 	gen := l.gen
-	return tea.Tick(liveInterval, func(time.Time) tea.Msg { return liveTickMsg{gen: gen} })
+	return tea.Tick(liveDelay(l.took), func(time.Time) tea.Msg { return liveTickMsg{gen: gen} })
 }
 
 // onTick starts a render of the text so far, in a command.
@@ -85,7 +104,9 @@ func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
 	l.dirty, l.rendering = false, true
 	st, style, text, w, gen := l.stream, t.md.style, l.text.String(), t.w-1, l.gen
 	return func() tea.Msg {
-		return liveRenderedMsg{gen: gen, w: w, lines: st.render(style, text, w)}
+		t0 := time.Now()
+		lines := st.render(style, text, w)
+		return liveRenderedMsg{gen: gen, w: w, lines: lines, took: time.Since(t0)}
 	}
 }
 
@@ -95,7 +116,7 @@ func (t *transcriptPane) onRendered(msg liveRenderedMsg) tea.Cmd {
 		return nil
 	}
 	l.rendering = false
-	l.lines, l.linesW = msg.lines, msg.w
+	l.lines, l.linesW, l.took = msg.lines, msg.w, msg.took
 	if l.dirty || l.linesW != t.w-1 {
 		l.dirty = true
 		return t.schedule()

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -292,5 +293,19 @@ func TestStreamLongLists(t *testing.T) {
 			}
 			return ""
 		})
+	}
+}
+
+// Renders are spaced by what the last one cost, within bounds.
+func TestLiveRenderBacksOff(t *testing.T) {
+	for _, c := range []struct{ took, want time.Duration }{
+		{0, liveInterval},
+		{time.Millisecond, liveInterval},
+		{20 * time.Millisecond, 180 * time.Millisecond},
+		{10 * time.Second, liveMaxDelay},
+	} {
+		if got := liveDelay(c.took); got != c.want {
+			t.Errorf("after a render of %v: wait %v, want %v", c.took, got, c.want)
+		}
 	}
 }
