@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"skillet/harness"
 )
 
 // streamReplies are replies whose block structure is easy to get wrong
@@ -307,5 +309,32 @@ func TestLiveRenderBacksOff(t *testing.T) {
 		if got := liveDelay(c.took); got != c.want {
 			t.Errorf("after a render of %v: wait %v, want %v", c.took, got, c.want)
 		}
+	}
+}
+
+// Through the model as the program runs it (deltas, throttle ticks, the
+// render command, its result), the streaming message shows what a whole
+// render of its text at the pane's width shows.
+func TestStreamingPaneShowsWholeRender(t *testing.T) {
+	m := loadStatic(t, newStatic(fakeEntries(4)), 120, 40)
+	view(m)
+	reply := streamReplies["mixed"] + "\n\n" + streamReplies["lists"] + "\n\n" + streamReplies["fences"]
+	for i, piece := range chunkReply(reply, 4, 40) {
+		m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 2}, Call: 1, Text: piece}})
+		if i%3 != 0 {
+			continue
+		}
+		l := m.tr.live
+		if cmd := m.tr.onTick(liveTickMsg{gen: l.gen}); cmd != nil {
+			m.Update(cmd())
+		}
+		view(m)
+		want := m.md.render(l.text.String(), m.tr.w-1)
+		if d := diffLines(l.lines, want); d != "" {
+			t.Fatalf("after %d bytes:\n%s", l.text.Len(), d)
+		}
+	}
+	if s := m.tr.live.stream; len(s.chunks) == 0 || s.whole {
+		t.Fatalf("the pane's stream kept no chunks (whole=%v: %s)", s.whole, s.why)
 	}
 }
