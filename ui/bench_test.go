@@ -124,14 +124,12 @@ func BenchmarkKeyPressWhileStreaming(b *testing.B) {
 }
 
 // BenchmarkStreamRender is the throttled background render of the 20 KB
-// streaming reply (at most once per 50 ms).
+// streaming reply (at most once per 50 ms), a word longer each time.
 func BenchmarkStreamRender(b *testing.B) {
 	m := streamingModel(b)
-	text := m.tr.live.text.String()
+	text := m.tr.live.text.String() + strings.Repeat("more ", 4000)
 	b.ReportAllocs()
-	for b.Loop() {
-		m.md.renderAsync("dark", text, 56)
-	}
+	benchStreamFrom(b, text, len(text)-4000*5, 5, 56)
 }
 
 // BenchmarkLargeResultScroll pages through a 1 MB tool result in the

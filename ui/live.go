@@ -11,21 +11,40 @@ import (
 // enough to look live, rarely enough that key presses never wait on it.
 const liveInterval = 50 * time.Millisecond
 
+// liveBackoff spaces renders whose open tail is costly (a long code block
+// still being written is highlighted whole each time): the wait after a
+// render is at least this many times as long as the render took, so
+// streaming renders take at most a tenth of a core. The wait is capped
+// (liveMaxDelay) so a one-off costly render, such as drawing everything
+// again after a resize, does not stall the message.
+const (
+	liveBackoff  = 9
+	liveMaxDelay = time.Second
+)
+
+// liveDelay is how long to wait before rendering again after a render
+// that took took.
+func liveDelay(took time.Duration) time.Duration {
+	return min(max(liveInterval, liveBackoff*took), liveMaxDelay)
+}
+
 // liveState is the assistant message streaming in. Its Markdown is
-// rendered off the program's goroutine on a throttle; until a render lands
-// the raw text shows.
+// rendered off the program's goroutine on a throttle, by a stream that
+// draws each finished block once; until a render lands the raw text shows.
 type liveState struct {
 	gen        int
 	turn, call int
 	text       strings.Builder
 	reasoning  strings.Builder
 
-	lines  []string // last Markdown render of text
+	stream *mdStream // only the render command in flight touches it
+	lines  []string  // last Markdown render of text
 	linesW int
 	plain  []string // raw text wrapped, until the first render
 	plainN int
 	plainW int
 
+	took                      time.Duration // the last render
 	dirty, ticking, rendering bool
 	// done is set by the whole message (the assistant event); the live
 	// message stays until a transcript holding it arrives.
@@ -38,6 +57,7 @@ type liveTickMsg struct{ gen int }
 type liveRenderedMsg struct {
 	gen, w int
 	lines  []string
+	took   time.Duration
 }
 
 // onDelta adds streamed text and schedules a render.
@@ -47,7 +67,7 @@ func (t *transcriptPane) onDelta(turn, call int, text string, reasoning bool) te
 		if t.live != nil {
 			gen = t.live.gen + 1
 		}
-		t.live = &liveState{gen: gen, turn: turn, call: call}
+		t.live = &liveState{gen: gen, turn: turn, call: call, stream: newMDStream()}
 		delete(t.cache, item{itemLive, 0})
 		t.rebuild()
 	}
@@ -68,7 +88,7 @@ func (t *transcriptPane) schedule() tea.Cmd {
 	}
 	l.ticking = true
 	gen := l.gen
-	return tea.Tick(liveInterval, func(time.Time) tea.Msg { return liveTickMsg{gen: gen} })
+	return tea.Tick(liveDelay(l.took), func(time.Time) tea.Msg { return liveTickMsg{gen: gen} })
 }
 
 // onTick starts a render of the text so far, in a command.
@@ -82,9 +102,11 @@ func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
 		return nil
 	}
 	l.dirty, l.rendering = false, true
-	md, style, text, w, gen := t.md, t.md.style, l.text.String(), t.w-1, l.gen
+	st, style, text, w, gen := l.stream, t.md.style, l.text.String(), t.w-1, l.gen
 	return func() tea.Msg {
-		return liveRenderedMsg{gen: gen, w: w, lines: md.renderAsync(style, text, w)}
+		t0 := time.Now()
+		lines := st.render(style, text, w)
+		return liveRenderedMsg{gen: gen, w: w, lines: lines, took: time.Since(t0)}
 	}
 }
 
@@ -94,7 +116,7 @@ func (t *transcriptPane) onRendered(msg liveRenderedMsg) tea.Cmd {
 		return nil
 	}
 	l.rendering = false
-	l.lines, l.linesW = msg.lines, msg.w
+	l.lines, l.linesW, l.took = msg.lines, msg.w, msg.took
 	if l.dirty || l.linesW != t.w-1 {
 		l.dirty = true
 		return t.schedule()

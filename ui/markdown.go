@@ -2,7 +2,6 @@ package ui
 
 import (
 	"strings"
-	"sync"
 
 	"charm.land/glamour/v2"
 	gansi "charm.land/glamour/v2/ansi"
@@ -10,37 +9,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// markdown renders messages with glamour. Renderers are made per wrap width
-// and kept. A TermRenderer is not safe for concurrent use, so the program's
-// goroutine has its own set and the streaming render (a command, in another
-// goroutine) has a second set behind a mutex.
+// markdown renders messages with glamour, on the program's goroutine (a
+// TermRenderer is not safe for concurrent use; the streaming reply has its
+// own, see mdStream). Renderers are made per wrap width and kept.
 type markdown struct {
 	style string
 	fg    map[int]*glamour.TermRenderer
-
-	mu sync.Mutex
-	bg map[int]*glamour.TermRenderer
 }
 
 func newMarkdown(style string) *markdown {
-	return &markdown{style: style, fg: map[int]*glamour.TermRenderer{}, bg: map[int]*glamour.TermRenderer{}}
+	return &markdown{style: style, fg: map[int]*glamour.TermRenderer{}}
 }
 
-// render draws text as Markdown in at most w columns; on the program's
-// goroutine only.
+// render draws text as Markdown in at most w columns.
 func (md *markdown) render(text string, w int) []string {
 	return renderWith(md.fg, md.style, text, w)
-}
-
-// renderAsync is render for commands running outside the program's
-// goroutine.
-func (md *markdown) renderAsync(style, text string, w int) []string {
-	md.mu.Lock()
-	defer md.mu.Unlock()
-	if style != md.style {
-		clear(md.bg)
-	}
-	return renderWith(md.bg, style, text, w)
 }
 
 // setStyle switches between "dark" and "light" (or any glamour standard
@@ -59,11 +42,29 @@ func renderWith(rs map[int]*glamour.TermRenderer, style, text string, w int) []s
 	r, ok := rs[ww]
 	if !ok {
 		var err error
-		r, err = glamour.NewTermRenderer(glamour.WithStyles(styleConfig(style)), glamour.WithWordWrap(ww))
-		if err != nil {
+		if r, err = newRenderer(style, ww); err != nil {
 			return wrap(text, w)
 		}
 		rs[ww] = r
+	}
+	return renderWhole(r, text, w)
+}
+
+// newRenderer is a glamour renderer for a style at wrap width ww.
+//
+// Code is highlighted in 24-bit colour, which the terminal's colour
+// profile brings down where needed. Chroma's 256-colour formatter picks
+// among equally close palette entries in map order, so the same code
+// block came out in different colours from one render to the next.
+func newRenderer(style string, ww int) (*glamour.TermRenderer, error) {
+	return glamour.NewTermRenderer(glamour.WithStyles(styleConfig(style)), glamour.WithWordWrap(ww), glamour.WithChromaFormatter("terminal16m"))
+}
+
+// renderWhole draws sanitized text with r; the fallback for an error is
+// the text wrapped plain at w.
+func renderWhole(r *glamour.TermRenderer, text string, w int) []string {
+	if strings.TrimSpace(text) == "" {
+		return nil
 	}
 	out, err := r.Render(text)
 	if err != nil {
@@ -100,12 +101,19 @@ func trimBlank(lines []string) []string {
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	isBlank := func(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }
-	for len(lines) > 0 && isBlank(lines[0]) {
+	return trimBlankEnds(lines)
+}
+
+// trimBlankEnds drops the blank lines (spaces and styles only) at both
+// ends.
+func trimBlankEnds(lines []string) []string {
+	for len(lines) > 0 && isBlankLine(lines[0]) {
 		lines = lines[1:]
 	}
-	for len(lines) > 0 && isBlank(lines[len(lines)-1]) {
+	for len(lines) > 0 && isBlankLine(lines[len(lines)-1]) {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
 }
+
+func isBlankLine(l string) bool { return strings.TrimSpace(ansi.Strip(l)) == "" }

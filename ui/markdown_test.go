@@ -24,3 +24,15 @@ func TestBlockQuotesWrapWithTheirBar(t *testing.T) {
 		}
 	}
 }
+
+// A code block draws the same every time: the 256-colour formatter chose
+// between equally close colours (a comment's grey) at random.
+func TestCodeHighlightIsStable(t *testing.T) {
+	text := "```tsx\n// BEFORE: src/components/ProductCard.tsx\nconst x = <div className=\"card\">{/* note */}</div>;\n```\n"
+	first := strings.Join(newMarkdown("dark").render(text, 60), "\n")
+	for range 30 {
+		if got := strings.Join(newMarkdown("dark").render(text, 60), "\n"); got != first {
+			t.Fatalf("two renders of one code block differ:\n%q\n%q", first, got)
+		}
+	}
+}

@@ -50,6 +50,11 @@ type transcriptPane struct {
 
 	items []item
 	pos   map[item]int
+	// items[:settled] are the entries and what stands before each: they
+	// hold still while entries are appended, so the index grows instead of
+	// being laid out again. settledE entries and settledM marks are in it.
+	settled, settledE, settledM int
+
 	cache map[item]*rendered
 	// pretty holds each tool entry's content split into lines (indented
 	// when JSON), made once.
@@ -90,18 +95,19 @@ func (t *transcriptPane) reset() {
 	t.pretty = map[int][]string{}
 	t.open = map[item]bool{}
 	t.hasSel, t.follow, t.topOff = false, true, 0
-	t.rebuild()
+	t.reindex()
 }
 
 // invalidate drops rendered items, for a theme or style change.
 func (t *transcriptPane) invalidate() { t.cache = map[item]*rendered{} }
 
-// setEntries takes a new transcript from the engine.
+// setEntries takes a new transcript from the engine. Entries only ever
+// grow within a session, so appended ones extend the index.
 func (t *transcriptPane) setEntries(es []harness.Entry, firstInWindow int) {
 	if len(es) < len(t.entries) { // a new session
 		t.reset()
 	}
-	changed := len(es) != len(t.entries) || firstInWindow != t.firstInWindow
+	grew := len(es) != len(t.entries)
 	t.entries = es
 	if firstInWindow != t.firstInWindow {
 		for k := range t.cache { // dimming moved
@@ -110,8 +116,10 @@ func (t *transcriptPane) setEntries(es []harness.Entry, firstInWindow int) {
 			}
 		}
 		t.firstInWindow = firstInWindow
+		t.reindex() // the divider moved
+		return
 	}
-	if changed {
+	if grew {
 		t.rebuild()
 	}
 }
@@ -124,41 +132,86 @@ func (t *transcriptPane) addMark(m mark) {
 	for i > 0 && m.after >= 0 && (t.marks[i-1].after < 0 || t.marks[i-1].after > m.after) {
 		i--
 	}
-	t.marks = append(t.marks, mark{})
-	copy(t.marks[i+1:], t.marks[i:])
-	t.marks[i] = m
+	if i < len(t.marks) {
+		// before marks already laid out (a resumed session's, fetched
+		// after the first live ones): their indices move, lay out anew
+		t.marks = append(t.marks, mark{})
+		copy(t.marks[i+1:], t.marks[i:])
+		t.marks[i] = m
+		t.invalidate() // rendered marks are cached by index
+		t.reindex()
+		return
+	}
+	t.marks = append(t.marks, m)
+	if m.after >= 0 && m.after < t.settledE && t.settledM == len(t.marks)-1 {
+		t.unsettleFrom(m.after)
+	}
 	t.rebuild()
 }
 
-// rebuild lays out the items: entries with marks between them, the window
-// divider, then the pending and streaming messages.
+// unsettleFrom makes the items from the one the new last mark stands
+// before onward unsettled, so rebuild lays them out again with the mark:
+// marks are placed in order, so it stands before entry after or, if the
+// mark before it stands later, before that one's entry; after the marks
+// already there, before the window divider.
+func (t *transcriptPane) unsettleFrom(after int) {
+	e := after
+	if n := len(t.marks); n >= 2 {
+		p := t.pos[item{itemMark, n - 2}]
+		for ; p < t.settled && t.items[p].kind != itemEntry; p++ {
+		}
+		if p < t.settled {
+			e = max(e, t.items[p].idx)
+		}
+	}
+	cut := t.pos[item{itemEntry, e}]
+	if cut > 0 && t.items[cut-1].kind == itemDivider {
+		cut--
+	}
+	t.settled, t.settledE, t.settledM = cut, e, len(t.marks)-1
+}
+
+// reindex lays out every item again.
+func (t *transcriptPane) reindex() {
+	t.items = t.items[:0]
+	t.pos = make(map[item]int, len(t.entries)+len(t.marks)+3)
+	t.settled, t.settledE, t.settledM = 0, 0, 0
+	t.rebuild()
+}
+
+// rebuild lays out the items after the settled ones: entries with marks
+// between them, the window divider, then the marks after the last entry
+// and the pending and streaming messages. Its cost is that of the new
+// entries and the items after them, whatever the transcript's length.
 func (t *transcriptPane) rebuild() {
-	n := len(t.entries) + len(t.marks) + 3
-	items := make([]item, 0, n)
-	mi := 0
-	for i := range t.entries {
+	for _, it := range t.items[t.settled:] {
+		delete(t.pos, it)
+	}
+	t.items = t.items[:t.settled]
+	add := func(it item) {
+		t.pos[it] = len(t.items)
+		t.items = append(t.items, it)
+	}
+	mi := t.settledM
+	for i := t.settledE; i < len(t.entries); i++ {
 		for mi < len(t.marks) && t.marks[mi].after >= 0 && t.marks[mi].after <= i {
-			items = append(items, item{itemMark, mi})
+			add(item{itemMark, mi})
 			mi++
 		}
 		if t.entries[i].Index == t.firstInWindow && i > 0 {
-			items = append(items, item{itemDivider, 0})
+			add(item{itemDivider, 0})
 		}
-		items = append(items, item{itemEntry, i})
+		add(item{itemEntry, i})
 	}
+	t.settled, t.settledE, t.settledM = len(t.items), len(t.entries), mi
 	for ; mi < len(t.marks); mi++ {
-		items = append(items, item{itemMark, mi})
+		add(item{itemMark, mi})
 	}
 	if t.pending != "" {
-		items = append(items, item{itemPending, 0})
+		add(item{itemPending, 0})
 	}
 	if t.live != nil {
-		items = append(items, item{itemLive, 0})
-	}
-	t.items = items
-	t.pos = make(map[item]int, len(items))
-	for p, it := range items {
-		t.pos[it] = p
+		add(item{itemLive, 0})
 	}
 	if _, ok := t.pos[t.top]; !ok {
 		t.follow = true
