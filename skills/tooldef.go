@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,9 +197,12 @@ func schemaJSON(v *yaml.Node) (json.RawMessage, error) {
 	if err := v.Decode(&val); err != nil {
 		return nil, fmt.Errorf("cannot be read: %v", err)
 	}
-	raw, err := json.Marshal(val)
+	// the model gets the schema in the author's order, as written
+	raw, err := orderedJSON(v, 0)
 	if err != nil {
-		return nil, fmt.Errorf("cannot be turned into JSON (keys must be strings): %v", err)
+		if raw, err = json.Marshal(val); err != nil {
+			return nil, fmt.Errorf("cannot be turned into JSON (keys must be strings): %v", err)
+		}
 	}
 	var schema jsonschema.Schema
 	if err := json.Unmarshal(raw, &schema); err != nil {
@@ -326,4 +330,60 @@ func mcpTarget(v *yaml.Node) (server, tool, msg string) {
 		return "", "", "must name both server and tool"
 	}
 	return server, tool, ""
+}
+
+// orderedJSON writes a YAML node as compact JSON with every map's keys in
+// the order the file gives them (json.Marshal of a decoded map sorts
+// them).
+func orderedJSON(n *yaml.Node, depth int) ([]byte, error) {
+	if depth > 64 {
+		return nil, errors.New("nested too deep")
+	}
+	n = deref(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := deref(n.Content[i])
+			if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" || (k.Tag != "!!str" && k.Tag != "") {
+				return nil, fmt.Errorf("key %q is not a string", k.Value)
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			key, _ := json.Marshal(k.Value)
+			b.Write(key)
+			b.WriteByte(':')
+			val, err := orderedJSON(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(val)
+		}
+		b.WriteByte('}')
+		return b.Bytes(), nil
+	case yaml.SequenceNode:
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			val, err := orderedJSON(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(val)
+		}
+		b.WriteByte(']')
+		return b.Bytes(), nil
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
+	}
+	return nil, fmt.Errorf("cannot turn %s into JSON", describe(n))
 }

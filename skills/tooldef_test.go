@@ -134,3 +134,21 @@ func TestLoadToolDirs_DuplicateNamesBothFiles(t *testing.T) {
 		t.Errorf("problems = %v", probs)
 	}
 }
+
+// The schema reaches the model in the author's order, not sorted.
+func TestToolSchemaKeepsTheAuthorsOrder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "order.yaml")
+	src := "name: order\nversion: 1\ndescription: Keeps order.\nparameters:\n  type: object\n  properties:\n    zeta: {type: string, description: first}\n    alpha: {type: integer}\n    mid:\n      type: object\n      properties:\n        y: {type: boolean}\n        b: {type: string, enum: [x, a]}\n  required: [zeta]\n  additionalProperties: false\nresponse: ok\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	def, problems := LoadToolFile(path)
+	if len(problems) > 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	want := `{"type":"object","properties":{"zeta":{"type":"string","description":"first"},"alpha":{"type":"integer"},"mid":{"type":"object","properties":{"y":{"type":"boolean"},"b":{"type":"string","enum":["x","a"]}}}},"required":["zeta"],"additionalProperties":false}`
+	if string(def.Parameters) != want {
+		t.Fatalf("parameters\n got %s\nwant %s", def.Parameters, want)
+	}
+}
