@@ -50,4 +50,10 @@ type Entry struct {
 	NoteKind    string `json:"note_kind,omitempty"`
 	Manual      bool   `json:"manual,omitempty"`
 	Interrupted bool   `json:"interrupted,omitempty"`
+	// Activated, Messages and Delivers are a profile's activation (see
+	// event.ToolResult): the skill, the user messages added after the
+	// result, and whether they carry the skill's text.
+	Activated string   `json:"activated,omitempty"`
+	Messages  []string `json:"messages,omitempty"`
+	Delivers  bool     `json:"delivers,omitempty"`
 }
