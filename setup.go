@@ -445,6 +445,10 @@ func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, 
 	if err != nil {
 		return nil, err
 	}
+	if got := s.State().Profile; c.profile != "" && c.profile != got {
+		s.Close()
+		return nil, usageError{fmt.Sprintf("--profile %s: the session runs under %s, and a reopened session keeps its profile (/profile NAME starts a new one)", c.profile, got)}
+	}
 	for _, kv := range c.sets {
 		k, v, _ := strings.Cut(kv, "=")
 		if err := s.Set(k, v); err != nil {

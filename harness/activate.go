@@ -112,6 +112,9 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 			}
 			return &ToolResult{Content: text}
 		}
+	} else if ls := s.st.FindPreload(a.name); ls != nil {
+		s.mu.Unlock()
+		return &ToolResult{Content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", a.name, ls.ExecID)}
 	} else if sk = s.sel.enabledSkill(a.name); sk == nil {
 		msg := s.unknownSkill(a.name)
 		s.mu.Unlock()

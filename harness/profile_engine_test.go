@@ -161,7 +161,6 @@ func TestClaudeCodeReminderAndBodyMessage(t *testing.T) {
 	for _, m := range msgs {
 		roles = append(roles, string(m.Role))
 	}
-	// system? no prompt: user, assistant, reminder, user, assistant(load_skill), tool, assistant(Skill), tool, body
 	last := len(msgs) - 1
 	if msgs[last].Role != chat.RoleUser || !strings.HasPrefix(msgs[last].Content, "Base directory for this skill: ") || !strings.Contains(msgs[last].Content, "ARGUMENTS: ACC-1042") {
 		t.Fatalf("last message %q (roles %v)", msgs[last].Content, roles)
