@@ -131,3 +131,71 @@ func containsAny(list []any, v string) bool {
 	}
 	return false
 }
+
+// TestRunProfileCatalogueIsWhatOfferedShows: for every agent profile, the
+// catalogue blocks `skillet offered` prints are in the session's first
+// request, each where its placement says.
+func TestRunProfileCatalogueIsWhatOfferedShows(t *testing.T) {
+	tmp := isolate(t)
+	code, out, errOut := runCmd(t, "", "offered", "--json")
+	if code != 0 {
+		t.Fatalf("offered: exit %d\n%s", code, errOut)
+	}
+	var rep struct {
+		Profiles []struct {
+			Name   string
+			Blocks []struct{ Placement, Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range rep.Profiles {
+		if p.Name == "skillet" {
+			continue
+		}
+		evFile := filepath.Join(tmp, p.Name+".jsonl")
+		if code, _, errOut := runCmd(t, "", "run", "--offline", "--profile", p.Name, "--events", evFile, "hello"); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", p.Name, code, errOut)
+		}
+		raw, err := os.ReadFile(evFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req struct {
+			Messages []struct{ Role, Content string }
+			Tools    []struct{ Function struct{ Description string } }
+		}
+		for _, e := range events(t, string(raw)) {
+			if e["type"] == "model_call" {
+				b, _ := json.Marshal(e["request"])
+				_ = json.Unmarshal(b, &req)
+				break
+			}
+		}
+		if len(p.Blocks) == 0 {
+			t.Fatalf("%s: offered shows no catalogue", p.Name)
+		}
+		for _, bl := range p.Blocks {
+			found := false
+			for j, m := range req.Messages {
+				switch bl.Placement {
+				case "system-prompt":
+					found = found || (j == 0 && m.Role == "system" && strings.Contains(m.Content, bl.Text))
+				case "developer-message":
+					found = found || (j > 0 && m.Role == "system" && m.Content == bl.Text)
+				case "reminder-message":
+					found = found || (m.Role == "user" && m.Content == bl.Text)
+				}
+			}
+			if bl.Placement == "tool-description" {
+				for _, tl := range req.Tools {
+					found = found || tl.Function.Description == bl.Text
+				}
+			}
+			if !found {
+				t.Errorf("%s (%d): the %s block of skillet offered is not in the request", p.Name, i, bl.Placement)
+			}
+		}
+	}
+}

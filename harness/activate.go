@@ -112,10 +112,19 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 			}
 			return &ToolResult{Content: text}
 		}
-	} else if ls := s.st.FindPreload(a.name); ls != nil {
+	} else {
+		sk = s.sel.byName[a.name]
+	}
+	if sk != nil && s.sel.enabledSkill(sk.Name) == nil {
+		// listed like every skill, but Skillet preloads it (R16)
+		text := fmt.Sprintf("%s is preloaded: its guidance is already in the instructions and its tools are offered.", sk.Name)
+		if ls := s.st.FindPreload(sk.Name); ls != nil {
+			text = fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", sk.Name, ls.ExecID)
+		}
 		s.mu.Unlock()
-		return &ToolResult{Content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", a.name, ls.ExecID)}
-	} else if sk = s.sel.enabledSkill(a.name); sk == nil {
+		return &ToolResult{Content: text}
+	}
+	if sk == nil {
 		msg := s.unknownSkill(a.name)
 		s.mu.Unlock()
 		return &ToolResult{Content: tool + strings.TrimPrefix(msg, "load_skill"), IsError: true, Refused: true}
@@ -177,14 +186,12 @@ func (s *Session) activationLimits(sk *skills.Skill, resident *rulebook.Loaded) 
 	return ""
 }
 
-// skillOfPath finds the enabled skill whose folder holds path, and the
-// path relative to it with "/" separators. Called with s.mu held.
+// skillOfPath finds the enabled or preloaded skill whose folder holds
+// path, and the path relative to it with "/" separators. Called with s.mu
+// held.
 func (s *Session) skillOfPath(path string) (*skills.Skill, string) {
 	path = filepath.Clean(path)
-	for _, sk := range s.sel.enabled {
-		if s.sel.enabledSkill(sk.Name) == nil {
-			continue
-		}
+	for _, sk := range append(append([]*skills.Skill{}, s.sel.preload...), s.sel.enabled...) {
 		rel, err := filepath.Rel(sk.Dir, path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

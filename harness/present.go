@@ -77,14 +77,17 @@ func checkProfileSettings(prof string, set Settings) error {
 	return nil
 }
 
-// profileInput is what a profile composes from: the enabled skills (not
-// the preloaded ones) in the engine's order. Usage is left at zero, so
-// Claude Code's least-used-first rule keeps the listing order. Called with
-// s.mu held.
+// profileInput is what a profile composes from: every enabled skill,
+// preloaded ones included (preloading is Skillet's; the agents list every
+// skill), in the catalog's order, as `skillet offered` gives them. Usage is
+// left at zero, so Claude Code's least-used-first rule keeps that order.
+// Called with s.mu held.
 func (s *Session) profileInput() profile.Input {
 	in := profile.Input{ContextWindow: s.st.ContextWindow, Roots: s.opts.Roots, Now: s.opts.Now()}
-	for _, sk := range s.sel.enabled {
-		in.Skills = append(in.Skills, profileSkill(sk))
+	for _, sk := range s.catalog.All() {
+		if picked := s.sel.byName[sk.Name]; picked != nil {
+			in.Skills = append(in.Skills, profileSkill(picked))
+		}
 	}
 	return in
 }
