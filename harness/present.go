@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"skillet/harness/chat"
@@ -219,6 +220,13 @@ func (s *Session) profileHistory(c *composition, lifecycle bool, reminder []stri
 		if k == latest {
 			at = len(out)
 		}
+		if en.Kind == EntryUser && len(en.Mentions) > 0 {
+			for _, u := range en.Mentions {
+				c.delivered = append(c.delivered, &rulebook.Loaded{Name: u.Name, Version: u.Version, ExecID: u.ExecutionID, ExecTurn: en.Turn})
+			}
+			c.parts = append(c.parts, ContextPart{Kind: "activation", Skill: en.Mentions[0].Name, Placement: "user-message", Text: strings.Join(en.Messages, "\n\n")})
+			follow = append(follow, en.Messages...)
+		}
 		if en.Kind == EntryTool && en.Activated != "" {
 			ls := s.st.FindLoaded(en.Activated)
 			if lifecycle && (ls == nil || k < ls.JoinedMsg) {
@@ -264,4 +272,34 @@ func (s *Session) activationTool(p profile.Profile) *binding {
 		return nil
 	}
 	return &binding{activation: true, info: ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: "built-in", Approval: ApproveNever}}
+}
+
+// mentionRE finds $name in a user message (Codex's explicit skill
+// mention).
+var mentionRE = regexp.MustCompile(`\$([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+
+// mentions are the skills a user message names as $name under a profile
+// that injects them (Codex), with the messages it adds, each once, in the
+// order named. Called with s.mu held.
+func (s *Session) mentions(text string, turn int) ([]Use, []string) {
+	p := s.agentProfile()
+	if p == nil || p.Name() != "codex" {
+		return nil, nil
+	}
+	var uses []Use
+	var msgs []string
+	seen := map[string]bool{}
+	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
+		sk := s.sel.byName[strings.TrimRight(m[1], ".")]
+		if sk == nil || seen[sk.Name] {
+			continue
+		}
+		seen[sk.Name] = true
+		act := p.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
+		for _, msg := range act.Messages {
+			msgs = append(msgs, msg.Text)
+		}
+		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", turn)})
+	}
+	return uses, msgs
 }

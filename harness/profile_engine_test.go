@@ -386,3 +386,34 @@ func TestProfileFileToolStaysInsideSkills(t *testing.T) {
 		t.Errorf("codex shell: %+v", r)
 	}
 }
+
+// TestCodexMentionInjectsTheSkill: under codex, $name in the user's
+// message adds Codex's <skill> message after it; the skill is Delivered,
+// not Loaded, and the message stays in the history.
+func TestCodexMentionInjectsTheSkill(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := openProfile(t, w, "codex", "")
+	end := f.turn("use $alpha and $nosuch on ACC-1042, then $alpha again", say("done"))
+	if !has(end.Delivered, "alpha") || len(end.Loaded) != 0 || len(end.Delivered) != 1 {
+		t.Fatalf("delivered %v loaded %v, want alpha delivered only", end.Delivered, end.Loaded)
+	}
+	msgs := f.model.last().Messages
+	n := len(msgs)
+	want := "<skill>\n<name>alpha</name>\n<path>" + filepath.Join(w.root, "alpha", "SKILL.md") + "</path>\n"
+	if msgs[n-2].Content != "use $alpha and $nosuch on ACC-1042, then $alpha again" || !strings.HasPrefix(msgs[n-1].Content, want) || !strings.Contains(msgs[n-1].Content, "Alpha instructions.") {
+		t.Fatalf("last messages %q / %q", msgs[n-2].Content, msgs[n-1].Content)
+	}
+	end = f.turn("next", say("ok"))
+	if body := mustBody(t, f.model.last()); strings.Count(body, "<name>alpha</name>") != 1 {
+		t.Errorf("the injected message should stay in the history once")
+	}
+	if !has(end.Delivered, "alpha") {
+		t.Errorf("delivered %v: the text is still in the request", end.Delivered)
+	}
+	// the same under another profile is plain text
+	g := openProfile(t, w, "gemini-cli", "")
+	if end := g.turn("use $alpha", say("ok")); len(end.Delivered) != 0 {
+		t.Errorf("gemini-cli delivered %v for a $mention", end.Delivered)
+	}
+}

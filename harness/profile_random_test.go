@@ -75,7 +75,11 @@ func TestRandomProfileSessions(t *testing.T) {
 		for op := 0; op < 6; op++ {
 			switch r := rng.Intn(10); {
 			case r < 6:
-				_, _ = s.Turn(context.Background(), fmt.Sprintf("message %d about %s", op, randomSkills[rng.Intn(len(randomSkills))]))
+				mention := ""
+				if rng.Intn(4) == 0 {
+					mention = "$" // Codex injects a mentioned skill
+				}
+				_, _ = s.Turn(context.Background(), fmt.Sprintf("message %d about %s%s", op, mention, randomSkills[rng.Intn(len(randomSkills))]))
 			case r < 7:
 				_ = s.LoadSkill(randomSkills[rng.Intn(len(randomSkills))])
 			case r < 8:

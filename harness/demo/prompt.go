@@ -246,7 +246,8 @@ func reminderList(text string) []listedSkill {
 }
 
 // profileMessage reports whether a user message is one a profile adds
-// (Claude Code's listing, or an activated skill's body), not the user's.
+// (Claude Code's listing or an activated skill's body, Codex's mentioned
+// skill), not the user's.
 func profileMessage(text string) bool {
-	return strings.HasPrefix(text, "<system-reminder>") || strings.HasPrefix(text, "Base directory for this skill: ")
+	return strings.HasPrefix(text, "<system-reminder>") || strings.HasPrefix(text, "Base directory for this skill: ") || strings.HasPrefix(text, "<skill>\n<name>")
 }

@@ -65,6 +65,11 @@ type SessionStart struct {
 type TurnStart struct {
 	Header
 	Text string `json:"text"`
+	// Mentions are the skills the message names as $name under the codex
+	// profile, and Messages what the profile adds after the message for
+	// them (Codex's <skill> injection): Delivered, not Loaded.
+	Mentions []Use    `json:"mentions,omitempty"`
+	Messages []string `json:"messages,omitempty"`
 }
 
 // SkillPreload records a preload (R16), before the turn's first model call.

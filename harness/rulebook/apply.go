@@ -35,7 +35,7 @@ func (st *State) Apply(e event.Event) {
 		st.Running = true
 		st.Cur = NewTurnState()
 		st.Preloads = nil // last turn's preloads end with it
-		st.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text}, chat.Message{Role: chat.RoleUser, Content: e.Text})
+		st.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text, Messages: e.Messages, Mentions: e.Mentions}, chat.Message{Role: chat.RoleUser, Content: e.Text})
 		st.Cur.UserText = e.Text
 		st.Cur.UserMsg = len(st.Msgs) - 1
 	case *event.SkillPreload:

@@ -56,4 +56,7 @@ type Entry struct {
 	Activated string   `json:"activated,omitempty"`
 	Messages  []string `json:"messages,omitempty"`
 	Delivers  bool     `json:"delivers,omitempty"`
+	// Mentions are the skills a user message names as $name (Codex), whose
+	// text Messages carry after it.
+	Mentions []event.Use `json:"mentions,omitempty"`
 }
