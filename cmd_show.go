@@ -87,7 +87,14 @@ func writeStateJSON(w, stderr io.Writer, v *harness.StateView) int {
 
 // printState prints a state view for people.
 func printState(w io.Writer, v *harness.StateView) {
-	fmt.Fprintf(w, "session %s · model %s · turn %d\n", v.SessionID, v.Model, v.Turn)
+	fmt.Fprintf(w, "session %s · model %s · profile %s · turn %d\n", v.SessionID, v.Model, v.Profile, v.Turn)
+	if v.Profile != harness.DefaultProfile {
+		life := "off: activated text stays in the history"
+		if v.Lifecycle {
+			life = "on"
+		}
+		fmt.Fprintf(w, "context window %d tokens · lifecycle %s\n", v.ContextWindow, life)
+	}
 	fmt.Fprintf(w, "\nloaded (most recent first, max %d):\n", v.Limits.MaxLoadedSkills)
 	if len(v.Loaded) == 0 {
 		fmt.Fprintln(w, "  (none)")

@@ -17,6 +17,7 @@ import (
 	"skillet/harness/demo"
 	"skillet/harness/llm"
 	"skillet/harness/tools"
+	"skillet/harness/profile"
 	"skillet/skills"
 )
 
@@ -37,6 +38,8 @@ type common struct {
 	sessionDir string
 	resume     string
 	tape       tapeFlags
+	profile    string
+	window     positiveInt
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -48,6 +51,10 @@ func (c *common) register(fs *flag.FlagSet) {
 		"these set, the offline demo model answers")
 	fs.BoolVar(&c.offline, "offline", false, "use the built-in offline demo model (not an LLM), even with a key set")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable): "+strings.Join(harness.SettingKeys(), ", "))
+	fs.StringVar(&c.profile, "profile", "", "how skills reach the model: the `NAME` of a profile ("+strings.Join(profile.Names(), ", ")+");\n"+
+		"default: skillet.toml profile, else skillet")
+	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS`, the input of a profile's listing budget\n"+
+		"(default: skillet.toml context_window, else the profile's own)")
 	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` for session journals (default $XDG_STATE_HOME/skillet/sessions)")
 	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
 		"its skills folders and config are used again unless --skills or --config is given")
@@ -202,6 +209,14 @@ func wireSkills(c *common) (*wiring, error) {
 		if err := setPair(&cfg.Session, kv); err != nil {
 			return nil, err
 		}
+	}
+	if c.profile != "" {
+		if _, err := profile.Get(c.profile); err != nil {
+			return nil, usageError{"--profile: " + err.Error()}
+		}
+	}
+	if c.window.set && c.window.n <= 0 {
+		return nil, usageError{fmt.Sprintf("--context-window %d: want a positive number of tokens, such as 200000", c.window.n)}
 	}
 	w.cfg = cfg
 	w.catalog = skills.NewCatalog(roots, cfg.ToolsDirs)
@@ -456,12 +471,17 @@ func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, 
 			return res
 		}
 	}
+	opts.Profile, opts.ContextWindow = c.profile, c.window.n
 	if w.journal == "" {
 		return harness.New(opts)
 	}
 	s, err := harness.Open(w.journal, opts)
 	if err != nil {
 		return nil, err
+	}
+	if got := s.State().Profile; c.profile != "" && c.profile != got {
+		s.Close()
+		return nil, usageError{fmt.Sprintf("--profile %s: the session runs under %s, and a reopened session keeps its profile (/profile NAME starts a new one)", c.profile, got)}
 	}
 	for _, kv := range c.sets {
 		k, v, _ := strings.Cut(kv, "=")

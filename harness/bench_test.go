@@ -4,11 +4,19 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"skillet/harness/profile"
 )
 
 // benchSession builds a session with n enabled skills, 3 of them loaded,
 // and a transcript of msgs chat messages.
 func benchSession(b *testing.B, n, msgs int) *Session {
+	b.Helper()
+	return benchSessionUnder(b, "", n, msgs)
+}
+
+// benchSessionUnder is benchSession under a profile ("" for skillet).
+func benchSessionUnder(b *testing.B, prof string, n, msgs int) *Session {
 	b.Helper()
 	w := &workspace{t: &testing.T{}, root: b.TempDir()}
 	words := []string{"account", "review", "release", "incident", "query", "report", "billing", "refund", "deploy", "audit", "invoice", "latency"}
@@ -16,7 +24,7 @@ func benchSession(b *testing.B, n, msgs int) *Session {
 		desc := fmt.Sprintf("Skill %d handles %s and %s work. Use when the user asks about %s.", i, words[i%len(words)], words[(i/3)%len(words)], words[(i/7)%len(words)])
 		w.skill(fmt.Sprintf("skill-%04d", i), desc, strings.Repeat("Follow these steps carefully.\n", 40), "")
 	}
-	f := w.open("[session]\nlist_size = 30\n", func(o *Options) { o.Dir = "" })
+	f := w.open("[session]\nlist_size = 30\n", func(o *Options) { o.Dir, o.Profile = "", prof })
 	s := f.s
 	for _, name := range []string{"skill-0001", "skill-0002", "skill-0003"} {
 		if err := s.LoadSkill(name); err != nil {
@@ -92,5 +100,33 @@ func BenchmarkCompose10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s.ranker.last = nil // a new message: rank again
 		s.compose()
+	}
+}
+
+// BenchmarkComposeProfile composes the same session under every profile:
+// 1,000 enabled skills and a 10,000-message transcript, which profiles
+// without the lifecycle rules send whole. Compare each to skillet's line
+// of the same run; claude-code+lifecycle sends only the window.
+func BenchmarkComposeProfile(b *testing.B) {
+	for _, name := range append(profile.Names(), "claude-code+lifecycle") {
+		b.Run(name, func(b *testing.B) {
+			prof, lifecycle := strings.CutSuffix(name, "+lifecycle")
+			s := benchSessionUnder(b, prof, 1000, 10000)
+			if lifecycle {
+				if err := s.Set("lifecycle", "true"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c := s.compose()
+				if _, err := c.req.Body(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

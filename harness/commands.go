@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"skillet/harness/profile"
 	"skillet/skills"
 )
 
@@ -22,10 +23,14 @@ func (s *Session) Set(key, value string) error {
 		s.mu.Unlock()
 		return fmt.Errorf("set %w", err)
 	}
+	if err := checkProfileSettings(s.profileName(), probe); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("set %s: %w", strings.TrimSpace(key), err)
+	}
 	key = strings.TrimSpace(key)
 	v, _ := probe.Get(key)
 	var evict []string
-	for i := probe.MaxLoadedSkills; i < len(s.st.Loaded); i++ {
+	for i := probe.MaxLoadedSkills; lifecycleOf(s.profileName(), probe) && i < len(s.st.Loaded); i++ {
 		evict = append(evict, s.st.Loaded[i].Name)
 	}
 	if key == "freeze_prompt" || key == "list_size" {
@@ -60,14 +65,32 @@ func (s *Session) SetModel(name string) error {
 	return s.syncJournal()
 }
 
-// Clear starts a new session with the same skills, config and model; the
-// old session's journal stays on disk.
+// Clear starts a new session with the same skills, config, model and
+// profile; the old session's journal stays on disk.
 func (s *Session) Clear() error {
 	if err := s.acquire(); err != nil {
 		return err
 	}
 	defer s.release()
-	return s.start("")
+	s.mu.Lock()
+	prof, win := s.profileName(), s.st.ContextWindow
+	s.mu.Unlock()
+	return s.start("", prof, win)
+}
+
+// SwitchProfile starts a new session like Clear, under another profile
+// (/profile NAME). The context window given for the session carries over;
+// without one, the new profile's default applies.
+func (s *Session) SwitchProfile(name string) error {
+	name = strings.TrimSpace(name)
+	if _, err := profile.Get(name); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	return s.start("", name, s.opts.ContextWindow)
 }
 
 // Reload re-reads skills from disk now (/reload); turns do this anyway.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"skillet/harness/chat"
+	"skillet/harness/profile"
 	"skillet/skills"
 )
 
@@ -31,27 +32,25 @@ type composition struct {
 	// outOfWindow are tool-result loads whose result left the window (R11).
 	outOfWindow []*rulebook.Loaded
 	infos       []ToolInfo
+	// msgs are the window's messages as the request carries them.
+	msgs []chat.Message
+	// catalogue is the profile's, nil under skillet; warnings are its
+	// warnings, given once a turn.
+	catalogue *profile.Catalogue
+	warnings  []string
 }
 
 // compose builds the next request from the session's state (R8–R11, R14,
 // R16, R22, R23). Called with s.mu held; it contacts nothing and changes
 // nothing.
 func (s *Session) compose() *composition {
+	if p := s.agentProfile(); p != nil {
+		return s.composeProfile(p)
+	}
 	c := &composition{}
 	set := s.st.Settings
 	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.cfg.Agent.Prompt})
-
-	preloads := s.st.Preloads
-	if preloads == nil {
-		preloads = s.pendingPreloads()
-	}
-	var pre []string
-	for _, ls := range preloads {
-		el := skillElement(ls.Name, ls.Version, ls.ExecID, false, "", ls.Body.Text)
-		pre = append(pre, el)
-		c.parts = append(c.parts, ContextPart{Kind: "preload", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
-		c.delivered = append(c.delivered, ls)
-	}
+	pre := s.composePreloads(c)
 
 	var list []*skills.Skill
 	if set.LoadSkillTool {
@@ -98,9 +97,27 @@ func (s *Session) compose() *composition {
 	if c.instructions != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.instructions})
 	}
-	msgs = append(msgs, s.st.Msgs[c.win.Start:c.win.N]...)
+	c.msgs = s.st.Msgs[c.win.Start:c.win.N:c.win.N]
+	msgs = append(msgs, c.msgs...)
 	c.req = &chat.Request{Model: s.st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
+}
+
+// composePreloads renders this turn's preloads (R16) for the
+// instructions and counts them as delivered.
+func (s *Session) composePreloads(c *composition) []string {
+	preloads := s.st.Preloads
+	if preloads == nil {
+		preloads = s.pendingPreloads()
+	}
+	var pre []string
+	for _, ls := range preloads {
+		el := skillElement(ls.Name, ls.Version, ls.ExecID, false, "", ls.Body.Text)
+		pre = append(pre, el)
+		c.parts = append(c.parts, ContextPart{Kind: "preload", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
+		c.delivered = append(c.delivered, ls)
+	}
+	return pre
 }
 
 // applyFrozen puts the frozen instructions and tools in a composition: its
@@ -236,9 +253,10 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	}
 	p.reusedUses = s.reusedTools(c.win)
 	var warns []string
-	if w := s.leftOffWarning(c.leftOff); w != "" {
+	if w := s.leftOffWarning(c.leftOff); w != "" && c.catalogue == nil {
 		warns = append(warns, unwarned(cur, []string{w})...)
 	}
+	warns = append(warns, unwarned(cur, c.warnings)...)
 	var gone []*Warning
 	for _, ls := range c.outOfWindow {
 		if !s.st.OutOfWindow[ls.Name] {
@@ -284,7 +302,7 @@ func (s *Session) reusedTools(w rulebook.Window) []Use {
 	var out []Use
 	for k := w.Start; k < w.N; k++ {
 		en := &s.st.Entries[s.st.MsgEntry[k]]
-		if en.Kind != EntryTool || en.Turn >= s.st.Turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || s.st.Cur.Reused[en.ToolCallID] {
+		if en.Kind != EntryTool || en.Turn >= s.st.Turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || en.Activated != "" || s.st.Cur.Reused[en.ToolCallID] {
 			continue
 		}
 		v := ""

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"skillet/harness/profile"
 	"skillet/skills"
 )
 
@@ -33,6 +34,11 @@ type Config struct {
 	Session   Settings          `toml:"session"`
 	Skills    []SkillRef        `toml:"skills"`
 	MCP       MCPConfig         `toml:"mcp"`
+	// Profile is how skills reach the model (package profile), "" for
+	// skillet; ContextWindow the model's window in tokens, 0 for the
+	// profile's default. --profile and --context-window win over both.
+	Profile       string `toml:"profile"`
+	ContextWindow int    `toml:"context_window"`
 }
 
 // ModelConfig is the [model] table. The API key never comes from a file.
@@ -129,6 +135,14 @@ func ParseConfig(data []byte, path string) (*Config, error) {
 	}
 	if err := cfg.check(); err != nil {
 		errs = append(errs, err)
+	}
+	if cfg.Profile != "" {
+		if _, err := profile.Get(cfg.Profile); err != nil {
+			errs = append(errs, fmt.Errorf("profile: %w", err))
+		}
+	}
+	if md.IsDefined("context_window") && cfg.ContextWindow <= 0 {
+		errs = append(errs, fmt.Errorf("context_window: want a number of tokens above 0, got %d", cfg.ContextWindow))
 	}
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("config %s: %w", path, errors.Join(errs...))

@@ -36,15 +36,21 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 	}
 	start := time.Now()
 	var res *ToolResult
-	switch name {
-	case ToolLoadSkill:
+	switch {
+	case b.activation:
+		if manual {
+			res = &ToolResult{Content: name + " is the model's; use /load NAME", IsError: true, Refused: true}
+			break
+		}
+		res = s.modelActivate(ctx, tc, b)
+	case name == ToolLoadSkill:
 		if manual {
 			res = &ToolResult{Content: "load_skill is the model's; use /load NAME", IsError: true, Refused: true}
 			break
 		}
 		out := s.modelLoad(ctx, tc)
 		res = &ToolResult{Content: out.content, IsError: out.isError, Refused: out.refused}
-	case ToolReadResource:
+	case name == ToolReadResource:
 		res = s.readResource(tc)
 	default:
 		res = s.runTool(ctx, tc, b, manual)
@@ -274,7 +280,7 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 	if live.byName[name] == nil {
 		return nil, fmt.Errorf("call %s: not a tool of the next request (tools: %s)", name, strings.Join(toolNames(live), ", "))
 	}
-	if name == ToolLoadSkill {
+	if name == ToolLoadSkill || live.byName[name].activation {
 		return nil, fmt.Errorf("call %s: use /load NAME to load a skill by hand", name)
 	}
 	if strings.TrimSpace(args) == "" {

@@ -43,8 +43,8 @@ func (s *Session) ledger(c *composition, count func(string) int) Ledger {
 	}
 	sum := 0
 	for _, p := range c.parts {
-		if p.Text == "" {
-			continue
+		if p.Text == "" || inMessages(p) {
+			continue // counted with the messages or the tools
 		}
 		n := p.Tokens
 		if n == 0 || p.Kind == "preload" || p.Kind == "skill" || p.Kind == "paste" {
@@ -59,8 +59,7 @@ func (s *Session) ledger(c *composition, count func(string) int) Ledger {
 	}
 	msgs := 0
 	copies := 0
-	for k := c.win.Start; k < c.win.N; k++ {
-		m := s.st.Msgs[k]
+	for _, m := range c.msgs {
 		msgs += count(m.Content)
 		for _, tc := range m.ToolCalls {
 			msgs += count(tc.Function.Name) + count(tc.Function.Arguments)
@@ -112,4 +111,14 @@ func skillCopies(m chat.Message) string {
 		}
 	}
 	return b.String()
+}
+
+// inMessages reports whether a part of a profile's request is inside the
+// window's messages or the tools rather than beside them.
+func inMessages(p ContextPart) bool {
+	switch p.Placement {
+	case "reminder-message", "tool-description", "tool-result", "user-message":
+		return true
+	}
+	return false
 }

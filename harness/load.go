@@ -111,7 +111,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 // s.mu held.
 func (s *Session) victims(resident *rulebook.Loaded) map[string]bool {
 	out := map[string]bool{}
-	if resident != nil {
+	if resident != nil || !s.lifecycle() {
 		return out
 	}
 	for i := len(s.st.Loaded) - 1; i >= 0 && i >= s.st.Settings.MaxLoadedSkills-1; i-- {
@@ -144,7 +144,7 @@ func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec string, by 
 	s.render(ls, sk, by == ByModel || by == ByPaste)
 	var evicted []string
 	keep := s.st.Loaded
-	for len(keep) >= s.st.Settings.MaxLoadedSkills && len(keep) > 0 {
+	for s.lifecycle() && len(keep) >= s.st.Settings.MaxLoadedSkills && len(keep) > 0 {
 		evicted = append(evicted, keep[len(keep)-1].Name)
 		keep = keep[:len(keep)-1]
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"skillet/harness/chat"
+	"skillet/harness/profile"
 	"skillet/harness/tools"
 	"skillet/skills"
 )
@@ -58,6 +59,13 @@ type Options struct {
 	// Roots are the skill folders the catalog reads, recorded in the
 	// session_start event for --resume.
 	Roots []string
+	// Profile names how skills reach the model (package profile): ""
+	// takes the config's, else skillet. ContextWindow is the model's
+	// window in tokens, the input of a profile's listing budget: 0 takes
+	// the config's, else the profile's default; below 0 is refused. A
+	// reopened session keeps the ones its journal recorded.
+	Profile       string
+	ContextWindow int
 	// Now and NewID make tests deterministic.
 	Now   func() time.Time
 	NewID func() string
@@ -127,7 +135,7 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.start(""); err != nil {
+	if err := s.start("", s.opts.Profile, s.opts.ContextWindow); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -142,6 +150,21 @@ func newSession(opts Options) (*Session, error) {
 	}
 	if opts.Config == nil {
 		opts.Config = DefaultConfig()
+	}
+	if opts.ContextWindow < 0 {
+		return nil, fmt.Errorf("new session: context window %d: want a number of tokens above 0", opts.ContextWindow)
+	}
+	if opts.Profile == "" {
+		opts.Profile = opts.Config.Profile
+	}
+	if opts.Profile == "" {
+		opts.Profile = DefaultProfile
+	}
+	if _, err := profile.Get(opts.Profile); err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
+	if opts.ContextWindow == 0 {
+		opts.ContextWindow = opts.Config.ContextWindow
 	}
 	if opts.Tokenizer == nil {
 		opts.Tokenizer = defaultTokenizer
@@ -207,9 +230,19 @@ func mcpServers(c *Config) map[string]tools.MCPServer {
 	return out
 }
 
-// start resets the session's state to a fresh conversation with a new id.
-// id "" makes one.
-func (s *Session) start(id string) error {
+// start resets the session's state to a fresh conversation with a new id
+// ("" makes one) under a profile; window 0 is the profile's default.
+func (s *Session) start(id, prof string, window int) error {
+	p, err := profile.Get(prof)
+	if err != nil {
+		return err
+	}
+	if window <= 0 {
+		window = p.DefaultWindow()
+	}
+	if err := checkProfileSettings(prof, s.cfg.Session); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	if id == "" {
 		id = s.opts.NewID()
@@ -221,7 +254,7 @@ func (s *Session) start(id string) error {
 	}
 	s.mu.Unlock()
 	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.cfg.Agent.Prompt,
-		Config: s.cfg.Path, Roots: s.opts.Roots})
+		Config: s.cfg.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window})
 	return s.syncJournal()
 }
 

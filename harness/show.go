@@ -15,6 +15,12 @@ type StateView struct {
 	Demo   bool     `json:"demo"`
 	Turn   int      `json:"turn"`
 	Limits Settings `json:"limits"`
+	// Profile is how skills reach the model; ContextWindow the window its
+	// listing budget derives from; Lifecycle whether Skillet's LRU, load
+	// limits and window apply.
+	Profile       string `json:"profile"`
+	ContextWindow int    `json:"context_window,omitempty"`
+	Lifecycle     bool   `json:"lifecycle"`
 	// Loaded is the loaded set in LRU order, the active skill first.
 	Loaded    []LoadedSkill `json:"loaded"`
 	Preloaded []LoadedSkill `json:"preloaded"`
@@ -55,6 +61,7 @@ type TurnView struct {
 func (s *Session) State() *StateView {
 	snap := s.snapshot(true) // the state is exact, whatever the tables
 	v := &StateView{SessionID: snap.SessionID, Model: snap.Model, Demo: snap.Demo, Turn: snap.Turn, Limits: snap.Limits,
+		Profile: snap.Profile, ContextWindow: snap.ContextWindow, Lifecycle: snap.Lifecycle,
 		Loaded: nonNilLoaded(snap.Loaded), Preloaded: nonNilLoaded(snap.Preloaded), Context: snap.Context, Window: snap.Window,
 		Ledger: snap.Ledger, Tools: []ToolView{}, Turns: []TurnView{}, Stores: map[string]json.RawMessage{}}
 	for _, t := range snap.Tools {

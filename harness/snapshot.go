@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 
+	"skillet/harness/profile"
 	"skillet/skills"
 )
 
@@ -31,8 +32,14 @@ type LoadedSkill struct {
 
 // ContextPart is one part of the next request's instructions, with its size.
 type ContextPart struct {
-	// Kind is "prompt", "preload", "list", "skill" or "paste".
+	// Kind is "prompt", "preload", "list", "skill", "paste" or, under a
+	// profile, "activation" (an activated skill's text in the history).
 	Kind string `json:"kind"`
+	// Placement says where a profile's part reaches the model:
+	// "system-prompt", "developer-message", "reminder-message",
+	// "tool-description", "tool-result" or "user-message"; "" under
+	// skillet, whose parts are all in the instructions.
+	Placement string `json:"placement,omitempty"`
 	// Skill names the skill of a preload, skill or paste part.
 	Skill  string `json:"skill,omitempty"`
 	Text   string `json:"text"`
@@ -79,6 +86,16 @@ type Snapshot struct {
 	Turn    int      `json:"turn"`
 	Running bool     `json:"running"`
 	Limits  Settings `json:"limits"`
+	// Profile is how skills reach the model; ContextWindow the window its
+	// listing budget derives from (0 when it has none); Lifecycle whether
+	// Skillet's LRU, load limits and window apply.
+	Profile       string `json:"profile"`
+	ContextWindow int    `json:"context_window,omitempty"`
+	Lifecycle     bool   `json:"lifecycle"`
+	// Catalogue is the profile's catalogue of the next request, with the
+	// state of every enabled skill; nil under skillet (see Skills and
+	// LeftOff).
+	Catalogue *profile.Catalogue `json:"catalogue,omitempty"`
 
 	// Loaded is the loaded set, most recent first; the first is active.
 	Loaded    []LoadedSkill `json:"loaded"`

@@ -35,6 +35,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		Turn: s.st.Turn, Running: s.st.Running, Limits: s.st.Settings,
 		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: s.st.Last,
 		Notices: append([]string(nil), s.notices...),
+		Profile: s.profileName(), ContextWindow: s.st.ContextWindow, Lifecycle: s.lifecycle(), Catalogue: c.catalogue,
 	}
 	for i, ls := range s.st.Loaded {
 		snap.Loaded = append(snap.Loaded, s.loadedInfo(ls, i == 0, c.win))

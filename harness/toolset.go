@@ -30,6 +30,9 @@ type binding struct {
 	def   *skills.ToolDef  // nil for built-ins
 	owner *rulebook.Loaded // the skill whose reference won; nil otherwise
 	agent *AgentRef        // the agent's own reference, when it is one
+	// activation marks the profile's activation tool, which replaces
+	// load_skill under a profile other than skillet.
+	activation bool
 }
 
 // toolset is the tools of one request, in order, and by name.
@@ -143,7 +146,11 @@ func (s *Session) buildTools() *toolset {
 // skills (loaded most recent first).
 func (s *Session) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	ts := &toolset{byName: map[string]*binding{}}
-	if s.st.Settings.LoadSkillTool {
+	if p := s.agentProfile(); p != nil {
+		if b := s.activationTool(p); b != nil {
+			ts.add(b)
+		}
+	} else if s.st.Settings.LoadSkillTool {
 		ts.add(&binding{info: ToolInfo{Name: ToolLoadSkill, Description: "Load a skill from <available_skills>: its instructions and tools join the conversation.", Parameters: loadSkillSchema, Source: "built-in", Approval: ApproveNever}})
 	}
 	if len(s.sel.byName) > 0 {

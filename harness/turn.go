@@ -34,7 +34,11 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	turn := s.st.Turn + 1
 	s.mu.Unlock()
 
-	s.emit(&TurnStart{Header: Header{Turn: turn}, Text: text})
+	start := &TurnStart{Header: Header{Turn: turn}, Text: text}
+	s.mu.Lock()
+	start.Mentions, start.Messages = s.mentions(text, turn)
+	s.mu.Unlock()
+	s.emit(start)
 	s.syncSkills()
 	s.preloadSkills()
 	if !s.settingsNow().LoadSkillTool {

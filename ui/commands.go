@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness"
+	"skillet/harness/profile"
 )
 
 // command is one slash command.
@@ -36,6 +37,7 @@ func commandList() []command {
 		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
 		{name: "export", args: "FILE", help: "write the transcript as Markdown", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
+		{name: "profile", args: "NAME", help: "start a new session under a profile: " + strings.Join(profile.Names(), ", "), between: true, run: (*model).cmdProfile, complete: func(*model) []string { return profile.Names() }},
 		{name: "help", help: "commands and keys (?)", run: (*model).cmdHelp},
 		{name: "quit", help: "leave skillet", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
 	}
@@ -255,6 +257,19 @@ type clearedMsg struct{ err error }
 func (m *model) cmdClear(string) tea.Cmd {
 	eng := m.eng
 	return func() tea.Msg { return clearedMsg{err: eng.Clear()} }
+}
+
+// cmdProfile starts a new session under another profile, as /clear does,
+// when the engine can (harness.Session.SwitchProfile).
+func (m *model) cmdProfile(args string) tea.Cmd {
+	sw, ok := m.eng.(interface{ SwitchProfile(string) error })
+	if !ok {
+		return m.flashErr(fmt.Errorf("profile: this engine has no profiles"))
+	}
+	if args == "" {
+		return m.flashErr(fmt.Errorf("profile: give a profile name: %s", strings.Join(profile.Names(), ", ")))
+	}
+	return func() tea.Msg { return clearedMsg{err: sw.SwitchProfile(args)} }
 }
 
 func (m *model) cmdSkills(string) tea.Cmd {

@@ -101,6 +101,9 @@ func (p *contextPane) build(w int) {
 		if part.Skill != "" {
 			label += " " + part.Skill
 		}
+		if part.Placement != "" {
+			label += " → " + part.Placement // where a profile put it
+		}
 		n := thousands(part.Tokens)
 		lw := max(1, w-2-width(n)-1)
 		out = append(out, "  "+fit(sanitize(label), lw)+" "+th.accent.Render(n))

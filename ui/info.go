@@ -162,6 +162,9 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []string {
 	} else {
 		parts = append(parts, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
 	}
+	if s.Profile != "" && s.Profile != harness.DefaultProfile {
+		parts = append(parts, th.status.Render(pick("profile ", "")+s.Profile))
+	}
 	win := fmt.Sprintf(pick("window %d/%d", "win %d/%d"), s.Window.InWindow, s.Window.Cap)
 	winSt := th.status
 	if s.Window.CapExceeded {

@@ -83,7 +83,11 @@ func (p *lruPane) build(w int) {
 	all := p.skills()
 	p.sel = max(0, min(p.sel, len(all)-1))
 	limit := s.Limits.MaxLoadedSkills
-	add(th.bold.Render(clip(fmt.Sprintf("Loaded %d/%d", len(s.Loaded), limit), w)))
+	head := fmt.Sprintf("Loaded %d/%d", len(s.Loaded), limit)
+	if !s.Lifecycle && s.Profile != "" && s.Profile != harness.DefaultProfile {
+		head = fmt.Sprintf("Activated %d (%s keeps them all: lifecycle off)", len(s.Loaded), s.Profile)
+	}
+	add(th.bold.Render(clip(head, w)))
 	if len(s.Loaded) == 0 {
 		add(th.faint.Render(clip("  none — the model loads with load_skill, you with /load", w)))
 	}

@@ -146,7 +146,7 @@ func newView(req *chat.Request) *view {
 	at := -1
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		m := req.Messages[i]
-		if m.Role != chat.RoleUser {
+		if m.Role != chat.RoleUser || profileMessage(m.Content) {
 			continue
 		}
 		if at < 0 {
@@ -265,7 +265,8 @@ func (v *view) decideCall() (name, args string, ok bool) {
 		return name, args, true
 	}
 	if name, ok := v.skillToLoad(); ok {
-		return toolLoadSkill, encode(map[string]string{"name": name}), true
+		tool, key := v.activationTool()
+		return tool, encode(map[string]string{key: name}), true
 	}
 	return v.matchingTool()
 }
@@ -304,11 +305,12 @@ func (v *view) rememberedTool() (name, args string, ok bool) {
 // skillToLoad picks the listed skill that best matches U (bestListed),
 // once per turn.
 func (v *view) skillToLoad() (string, bool) {
-	if !v.offered[toolLoadSkill] {
+	tool, _ := v.activationTool()
+	if !v.offered[tool] {
 		return "", false
 	}
 	for _, c := range v.turn {
-		if c.Name == toolLoadSkill {
+		if c.Name == tool {
 			return "", false
 		}
 	}
@@ -327,6 +329,21 @@ func (v *view) skillToLoad() (string, bool) {
 		return s.Name, true // read again to make it active (R3)
 	}
 	return "", false
+}
+
+// activationTool is the tool that loads a skill by name, and its
+// argument: load_skill, or the activation tool of an agent's profile
+// (Claude Code's Skill, Gemini CLI's activate_skill, opencode's skill).
+func (v *view) activationTool() (name, key string) {
+	switch {
+	case v.offered["Skill"] && !v.offered[toolLoadSkill]:
+		return "Skill", "skill"
+	case v.offered["activate_skill"] && !v.offered[toolLoadSkill]:
+		return "activate_skill", "name"
+	case v.offered["skill"] && !v.offered[toolLoadSkill]:
+		return "skill", "name"
+	}
+	return toolLoadSkill, "name"
 }
 
 // matchingTool picks the offered tool (other than the built-ins) whose name

@@ -40,12 +40,15 @@ var tagRE = regexp.MustCompile(`^<(name|description)>(.*?)(</(?:name|description
 // and a skill's own text cannot open another block.
 func parsePrompt(msgs []chat.Message) prompt {
 	var sys []string
+	var p prompt
 	for _, m := range msgs {
 		if m.Role == chat.RoleSystem {
 			sys = append(sys, m.Content)
 		}
+		if m.Role == chat.RoleUser && strings.HasPrefix(m.Content, claudeListing) {
+			p.listed = append(p.listed, reminderList(m.Content)...)
+		}
 	}
-	var p prompt
 	const (
 		top = iota
 		inPreloaded
@@ -224,4 +227,27 @@ func firstSentence(s string, n int) string {
 		}
 	}
 	return clip(s, n)
+}
+
+// claudeListing opens Claude Code's skill listing, a user message of
+// "- name: description" lines (the claude-code profile).
+const claudeListing = "<system-reminder>\nThe following skills are available for use with the Skill tool:"
+
+// reminderList reads the entries of Claude Code's listing.
+func reminderList(text string) []listedSkill {
+	var out []listedSkill
+	for _, line := range strings.Split(text, "\n") {
+		if item, ok := strings.CutPrefix(line, "- "); ok {
+			name, desc, _ := strings.Cut(item, ": ")
+			out = append(out, listedSkill{Name: name, Description: desc})
+		}
+	}
+	return out
+}
+
+// profileMessage reports whether a user message is one a profile adds
+// (Claude Code's listing or an activated skill's body, Codex's mentioned
+// skill), not the user's.
+func profileMessage(text string) bool {
+	return strings.HasPrefix(text, "<system-reminder>") || strings.HasPrefix(text, "Base directory for this skill: ") || strings.HasPrefix(text, "<skill>\n<name>")
 }

@@ -54,12 +54,23 @@ type SessionStart struct {
 	// reopened session can find them again.
 	Config string   `json:"config,omitempty"`
 	Roots  []string `json:"roots,omitempty"`
+	// Profile is how skills reach the model (package profile); "" is
+	// Skillet's own rule book, as in journals written before profiles.
+	// ContextWindow is the window in tokens the profile's listing budget
+	// derives from, 0 when it has none.
+	Profile       string `json:"profile,omitempty"`
+	ContextWindow int    `json:"context_window,omitempty"`
 }
 
 // TurnStart records the user's message that starts a turn.
 type TurnStart struct {
 	Header
 	Text string `json:"text"`
+	// Mentions are the skills the message names as $name under the codex
+	// profile, and Messages what the profile adds after the message for
+	// them (Codex's <skill> injection): Delivered, not Loaded.
+	Mentions []Use    `json:"mentions,omitempty"`
+	Messages []string `json:"messages,omitempty"`
 }
 
 // SkillPreload records a preload (R16), before the turn's first model call.
@@ -207,6 +218,13 @@ type ToolResult struct {
 	// Manual marks the result of a call the user made by hand.
 	Manual     bool  `json:"manual,omitempty"`
 	DurationMS int64 `json:"duration_ms"`
+	// Activated names the skill a call of a profile's activation tool
+	// activated; Messages are the user messages the profile adds after
+	// the result (Claude Code's skill body); Delivers says the result or
+	// those messages carry the skill's text, not only a note.
+	Activated string   `json:"activated,omitempty"`
+	Messages  []string `json:"messages,omitempty"`
+	Delivers  bool     `json:"delivers,omitempty"`
 }
 
 // SkillLoaded records a skill joining the loaded set.

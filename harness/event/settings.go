@@ -21,7 +21,14 @@ type Settings struct {
 	Delivery              Delivery `toml:"delivery" json:"delivery"`
 	LoadSkillTool         bool     `toml:"load_skill_tool" json:"load_skill_tool"`
 	FreezePrompt          bool     `toml:"freeze_prompt" json:"freeze_prompt"`
+	// Lifecycle switches Skillet's own lifecycle rules (LRU eviction, load
+	// limits, the transcript window) under a profile other than skillet;
+	// nil means the profile's default (on only for skillet).
+	Lifecycle *bool `toml:"lifecycle" json:"lifecycle,omitempty"`
 }
+
+// LifecycleDefault is the text of an unset lifecycle: the profile decides.
+const LifecycleDefault = "default"
 
 // DefaultSettings are the rule book's defaults.
 func DefaultSettings() Settings {
@@ -99,6 +106,28 @@ var settingsTable = map[string]setting{
 	},
 	"load_skill_tool": boolSetting("R22: false pastes skills instead of offering load_skill", func(s *Settings) *bool { return &s.LoadSkillTool }),
 	"freeze_prompt":   boolSetting("R23: keep the first request's instructions and tools", func(s *Settings) *bool { return &s.FreezePrompt }),
+	"lifecycle": {
+		doc: "R2-R4, R9, R12 under a profile: true, false or default (on only for skillet)",
+		get: func(s *Settings) string {
+			if s.Lifecycle == nil {
+				return LifecycleDefault
+			}
+			return strconv.FormatBool(*s.Lifecycle)
+		},
+		set: func(s *Settings, v string) error {
+			v = strings.TrimSpace(v)
+			if v == LifecycleDefault {
+				s.Lifecycle = nil
+				return nil
+			}
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("want true, false or %s, got %q", LifecycleDefault, v)
+			}
+			s.Lifecycle = &b
+			return nil
+		},
+	},
 }
 
 // SettingKeys lists the keys Set accepts, sorted.

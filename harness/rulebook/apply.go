@@ -28,12 +28,14 @@ func (st *State) Apply(e event.Event) {
 		st.Model = e.Model
 		st.Demo = e.Demo
 		st.Settings = e.Limits
+		st.Profile = e.Profile
+		st.ContextWindow = e.ContextWindow
 	case *event.TurnStart:
 		st.Turn = e.Turn
 		st.Running = true
 		st.Cur = NewTurnState()
 		st.Preloads = nil // last turn's preloads end with it
-		st.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text}, chat.Message{Role: chat.RoleUser, Content: e.Text})
+		st.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text, Messages: e.Messages, Mentions: e.Mentions}, chat.Message{Role: chat.RoleUser, Content: e.Text})
 		st.Cur.UserText = e.Text
 		st.Cur.UserMsg = len(st.Msgs) - 1
 	case *event.SkillPreload:
@@ -93,7 +95,7 @@ func (st *State) Apply(e event.Event) {
 			if !e.OverLimit {
 				cur.Usage.ToolCalls++
 			}
-			if !e.IsError && !e.Refused && e.Name != ToolLoadSkill {
+			if !e.IsError && !e.Refused && e.Name != ToolLoadSkill && e.Activated == "" {
 				v := ""
 				if e.Version > 0 {
 					v = strconv.Itoa(e.Version)
@@ -101,12 +103,13 @@ func (st *State) Apply(e event.Event) {
 				cur.ToolUses = append(cur.ToolUses, event.Use{Role: "TOOL", Name: e.Name, Version: v, ExecutionID: e.ToolCallID})
 			}
 		}
-		st.addMessage(Entry{Kind: EntryTool, Turn: e.Turn, Text: e.Content, ToolCallID: e.ToolCallID, ToolName: e.Name, ToolVersion: e.Version, IsError: e.IsError, Stderr: e.Stderr, Refused: e.Refused},
+		st.addMessage(Entry{Kind: EntryTool, Turn: e.Turn, Text: e.Content, ToolCallID: e.ToolCallID, ToolName: e.Name, ToolVersion: e.Version, IsError: e.IsError, Stderr: e.Stderr, Refused: e.Refused,
+			Activated: e.Activated, Messages: e.Messages, Delivers: e.Delivers},
 			chat.Message{Role: chat.RoleTool, Content: e.Content, ToolCallID: e.ToolCallID})
 	case *event.SkillLoaded:
 		st.bumpExec(e.ExecutionID)
 		ls := &Loaded{Name: e.Skill, Version: e.Version, ExecID: e.ExecutionID, LoadExec: e.ExecutionID, ExecTurn: e.Turn, LoadedTurn: e.Turn, By: e.By,
-			Body: e.Body, Tokens: e.Tokens, Tools: e.Tools, Delivery: e.Delivery, ResultMsg: -1}
+			Body: e.Body, Tokens: e.Tokens, Tools: e.Tools, Delivery: e.Delivery, ResultMsg: -1, JoinedMsg: len(st.Msgs)}
 		if e.By == event.ByModel {
 			// the load's result is the next message recorded
 			ls.ResultMsg = len(st.Msgs)

@@ -50,4 +50,13 @@ type Entry struct {
 	NoteKind    string `json:"note_kind,omitempty"`
 	Manual      bool   `json:"manual,omitempty"`
 	Interrupted bool   `json:"interrupted,omitempty"`
+	// Activated, Messages and Delivers are a profile's activation (see
+	// event.ToolResult): the skill, the user messages added after the
+	// result, and whether they carry the skill's text.
+	Activated string   `json:"activated,omitempty"`
+	Messages  []string `json:"messages,omitempty"`
+	Delivers  bool     `json:"delivers,omitempty"`
+	// Mentions are the skills a user message names as $name (Codex), whose
+	// text Messages carry after it.
+	Mentions []event.Use `json:"mentions,omitempty"`
 }

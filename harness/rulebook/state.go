@@ -18,6 +18,10 @@ type State struct {
 	// Demo marks a session started on the offline demo model.
 	Demo     bool
 	Settings event.Settings
+	// Profile is how skills reach the model, "" for Skillet's own rule
+	// book; ContextWindow the tokens its listing budget derives from.
+	Profile       string
+	ContextWindow int
 
 	// Entries is the transcript; Msgs the chat messages among them, with
 	// MsgEntry the entry of each message and UserMsgs the positions of the
@@ -87,6 +91,10 @@ type Loaded struct {
 	// ResultMsg is the message holding the result of the model's last
 	// read, which carries the text in tool-result delivery; -1 if none.
 	ResultMsg int
+	// JoinedMsg is how many chat messages the transcript held when the
+	// skill joined the loaded set: under a profile, activation results
+	// before it belong to an earlier load.
+	JoinedMsg int
 	// State is the per-load state last recorded (R26).
 	State json.RawMessage
 }

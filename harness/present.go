@@ -1,0 +1,305 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"skillet/harness/chat"
+	"skillet/harness/profile"
+	"skillet/harness/rulebook"
+	"skillet/harness/tools"
+	"skillet/skills"
+)
+
+// DefaultProfile is the profile of a session that names none: Skillet's
+// own rule book, composed by compose.
+const DefaultProfile = "skillet"
+
+func isSkilletProfile(name string) bool { return name == "" || name == DefaultProfile }
+
+// profileName is the session's profile. Called with s.mu held.
+func (s *Session) profileName() string {
+	if isSkilletProfile(s.st.Profile) {
+		return DefaultProfile
+	}
+	return s.st.Profile
+}
+
+// agentProfile is the session's profile when it is another agent's, nil
+// for skillet. A journal naming a profile this build does not know is
+// composed as skillet rather than not at all. Called with s.mu held.
+func (s *Session) agentProfile() profile.Profile {
+	if isSkilletProfile(s.st.Profile) {
+		return nil
+	}
+	p, err := profile.Get(s.st.Profile)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// lifecycle reports whether Skillet's own lifecycle rules apply: LRU
+// eviction (R2–R4), the per-turn load limits (R12) and the transcript
+// window (R9). Always under skillet; under another profile as the
+// lifecycle setting says, by default as the profile says (off). Called
+// with s.mu held.
+func (s *Session) lifecycle() bool { return lifecycleOf(s.profileName(), s.st.Settings) }
+
+func lifecycleOf(prof string, set Settings) bool {
+	if isSkilletProfile(prof) {
+		return true
+	}
+	if set.Lifecycle != nil {
+		return *set.Lifecycle
+	}
+	p, err := profile.Get(prof)
+	return err == nil && p.Persistence().Lifecycle
+}
+
+// checkProfileSettings refuses settings that mean nothing under a profile:
+// freeze_prompt and pasting are Skillet's composition, and the skillet
+// profile is Skillet's lifecycle, so it cannot be switched off there.
+func checkProfileSettings(prof string, set Settings) error {
+	if isSkilletProfile(prof) {
+		if set.Lifecycle != nil && !*set.Lifecycle {
+			return errors.New("lifecycle=false needs a profile other than skillet: the skillet profile is Skillet's own lifecycle")
+		}
+		return nil
+	}
+	if set.FreezePrompt {
+		return fmt.Errorf("freeze_prompt applies to the skillet profile only, not %s", prof)
+	}
+	if !set.LoadSkillTool {
+		return fmt.Errorf("load_skill_tool=false applies to the skillet profile only: %s activates skills with its own tool", prof)
+	}
+	return nil
+}
+
+// profileInput is what a profile composes from: every enabled skill,
+// preloaded ones included (preloading is Skillet's; the agents list every
+// skill), in the catalog's order, as `skillet offered` gives them. Usage is
+// left at zero, so Claude Code's least-used-first rule keeps that order.
+// Called with s.mu held.
+func (s *Session) profileInput() profile.Input {
+	in := profile.Input{ContextWindow: s.st.ContextWindow, Roots: s.opts.Roots, Now: s.opts.Now()}
+	for _, sk := range s.catalog.All() {
+		if picked := s.sel.byName[sk.Name]; picked != nil {
+			in.Skills = append(in.Skills, profileSkill(picked))
+		}
+	}
+	return in
+}
+
+// profileSkill is a parsed skill as a profile sees it, without the file
+// contents only an activation needs (see withFiles).
+func profileSkill(sk *skills.Skill) profile.Skill {
+	return profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
+		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
+		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body}
+}
+
+// withFiles adds what an activation shows: the SKILL.md file as a file
+// read returns it and the folder's files, both read inside the skill's
+// folder as read_skill_resource reads.
+func withFiles(ps profile.Skill) profile.Skill {
+	if src, err := tools.ReadResource(ps.Dir, "SKILL.md", maxResourceBytes); err == nil {
+		ps.Source = src
+	}
+	if files, err := tools.ListResources(ps.Dir); err == nil {
+		ps.Files = files
+	}
+	return ps
+}
+
+// composeProfile builds the next request under another agent's profile:
+// the catalogue goes where the profile places it (system prompt, a second
+// system message for Codex's developer message, Claude Code's reminder
+// before the latest user message, the activation tool's description), the
+// activation tool replaces load_skill, and activated text stays in the
+// history unless the lifecycle rules unloaded its skill. Called with s.mu
+// held; like compose, it changes nothing.
+func (s *Session) composeProfile(p profile.Profile) *composition {
+	c := &composition{}
+	set := s.st.Settings
+	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.cfg.Agent.Prompt})
+	pre := s.composePreloads(c)
+
+	cat := p.Catalogue(s.profileInput())
+	c.catalogue = &cat
+	for _, e := range cat.Entries {
+		switch e.State {
+		case profile.Full, profile.Truncated:
+			c.offered = append(c.offered, e.Name)
+		case profile.Omitted:
+			c.leftOff = append(c.leftOff, e.Name)
+		}
+	}
+	c.warnings = cat.Warnings
+	var system, developer, reminder []string
+	for _, b := range cat.Blocks {
+		c.parts = append(c.parts, ContextPart{Kind: "list", Placement: string(b.Placement), Text: b.Text})
+		switch b.Placement {
+		case profile.SystemPrompt:
+			system = append(system, b.Text)
+		case profile.DeveloperMessage:
+			developer = append(developer, b.Text)
+		case profile.ReminderMessage:
+			reminder = append(reminder, b.Text)
+		}
+		// a ToolDescription block is the activation tool's description,
+		// which buildTools declares
+	}
+
+	lifecycle := s.lifecycle()
+	limit := set.MaxTranscriptMessages
+	if !lifecycle {
+		limit = 0 // the whole history
+	}
+	c.win = rulebook.ComputeWindow(len(s.st.Msgs), limit, s.st.UserMsgs)
+	var ctxElems []string
+	for i, ls := range s.st.Loaded {
+		if ls.Delivery == DeliveryToolResult {
+			continue // its text is in the history
+		}
+		// a /load by the user: the profile has no place for it, so it
+		// goes where Skillet puts it
+		el := skillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
+		ctxElems = append(ctxElems, el)
+		c.parts = append(c.parts, ContextPart{Kind: "skill", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
+		c.delivered = append(c.delivered, ls)
+	}
+	c.context = wrapBlock("current_context", ctxElems)
+	c.instructions = joinBlocks(append(append([]string{s.cfg.Agent.Prompt, wrapBlock("preloaded_skills", pre)}, system...), c.context)...)
+
+	c.live = s.buildTools()
+	c.infos = c.live.infos()
+
+	var msgs []chat.Message
+	if c.instructions != "" {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.instructions})
+	}
+	for _, d := range developer {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: d})
+	}
+	c.msgs = s.profileHistory(c, lifecycle, reminder)
+	msgs = append(msgs, c.msgs...)
+	c.req = &chat.Request{Model: s.st.Model, Messages: msgs, Tools: chatTools(c.live), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
+	return c
+}
+
+// profileHistory is the window's messages as a profile sends them: after
+// each run of tool results, the user messages its activations add; the
+// reminder before the latest user message (or last, before a turn). With
+// the lifecycle rules on, the text of an activation whose skill has since
+// unloaded is replaced by a line saying so. The skills whose text the
+// history carries are Delivered. Called with s.mu held.
+func (s *Session) profileHistory(c *composition, lifecycle bool, reminder []string) []chat.Message {
+	out := make([]chat.Message, 0, c.win.Kept()+len(reminder)+2)
+	var follow []string
+	flush := func() {
+		for _, t := range follow {
+			out = append(out, chat.Message{Role: chat.RoleUser, Content: t})
+		}
+		follow = nil
+	}
+	latest := -1
+	if n := len(s.st.UserMsgs); n > 0 {
+		latest = s.st.UserMsgs[n-1]
+	}
+	at := -1
+	seen := map[string]bool{}
+	for k := c.win.Start; k < c.win.N; k++ {
+		m := s.st.Msgs[k]
+		en := &s.st.Entries[s.st.MsgEntry[k]]
+		if m.Role != chat.RoleTool {
+			flush()
+		}
+		if k == latest {
+			at = len(out)
+		}
+		if en.Kind == EntryUser && len(en.Mentions) > 0 {
+			for _, u := range en.Mentions {
+				c.delivered = append(c.delivered, &rulebook.Loaded{Name: u.Name, Version: u.Version, ExecID: u.ExecutionID, ExecTurn: en.Turn})
+			}
+			c.parts = append(c.parts, ContextPart{Kind: "activation", Skill: en.Mentions[0].Name, Placement: "user-message", Text: strings.Join(en.Messages, "\n\n")})
+			follow = append(follow, en.Messages...)
+		}
+		if en.Kind == EntryTool && en.Activated != "" {
+			ls := s.st.FindLoaded(en.Activated)
+			if lifecycle && (ls == nil || k < ls.JoinedMsg) {
+				m.Content = fmt.Sprintf("[skill %s is no longer loaded (max_loaded_skills is %d, least recently used first): the text this call returned has left the conversation]", en.Activated, s.st.Settings.MaxLoadedSkills)
+				out = append(out, m)
+				continue
+			}
+			if en.Delivers && ls != nil && !seen[ls.Name] {
+				seen[ls.Name] = true
+				c.delivered = append(c.delivered, ls)
+			}
+			if en.Delivers {
+				place := "tool-result"
+				text := en.Text
+				if len(en.Messages) > 0 {
+					place, text = "user-message", strings.Join(en.Messages, "\n\n")
+				}
+				c.parts = append(c.parts, ContextPart{Kind: "activation", Skill: en.Activated, Placement: place, Text: text})
+			}
+			follow = append(follow, en.Messages...)
+		}
+		out = append(out, m)
+	}
+	flush()
+	if len(reminder) == 0 {
+		return out
+	}
+	if at < 0 {
+		at = len(out)
+	}
+	rem := make([]chat.Message, len(reminder))
+	for i, r := range reminder {
+		rem[i] = chat.Message{Role: chat.RoleUser, Content: r}
+	}
+	return append(out[:at:at], append(rem, out[at:]...)...)
+}
+
+// activationTool is the profile's activation tool as a binding. Called
+// with s.mu held.
+func (s *Session) activationTool(p profile.Profile) *binding {
+	t := p.Tool(s.profileInput())
+	if t == nil {
+		return nil
+	}
+	return &binding{activation: true, info: ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: "built-in", Approval: ApproveNever}}
+}
+
+// mentionRE finds $name in a user message (Codex's explicit skill
+// mention).
+var mentionRE = regexp.MustCompile(`\$([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+
+// mentions are the skills a user message names as $name under a profile
+// that injects them (Codex), with the messages it adds, each once, in the
+// order named. Called with s.mu held.
+func (s *Session) mentions(text string, turn int) ([]Use, []string) {
+	p := s.agentProfile()
+	if p == nil || p.Name() != "codex" {
+		return nil, nil
+	}
+	var uses []Use
+	var msgs []string
+	seen := map[string]bool{}
+	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
+		sk := s.sel.byName[strings.TrimRight(m[1], ".")]
+		if sk == nil || seen[sk.Name] {
+			continue
+		}
+		seen[sk.Name] = true
+		act := p.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
+		for _, msg := range act.Messages {
+			msgs = append(msgs, msg.Text)
+		}
+		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", turn)})
+	}
+	return uses, msgs
+}
