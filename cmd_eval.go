@@ -410,7 +410,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 }
 
 // sessionFunc opens each run's session as `skillet run` opens one, with
-// the run's catalogue order and, for --routing-only, no agent tools.
+// the run's catalogue order and, for --routing-only, the load tool alone.
 func sessionFunc(c *common, w *wiring) eval.SessionFunc {
 	return func(spec eval.RunSpec, onEvent func(harness.Event)) (*harness.Session, error) {
 		cfg := *w.cfg
@@ -422,7 +422,7 @@ func sessionFunc(c *common, w *wiring) eval.SessionFunc {
 		rw.cfg = &cfg
 		rc := *c
 		rc.sessionDir, rc.resume = spec.Dir, ""
-		return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }})
+		return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }, RoutingOnly: spec.RoutingOnly})
 	}
 }
 

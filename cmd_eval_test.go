@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"skillet/harness"
 	"skillet/harness/eval"
 	"skillet/harness/eval/evaltest"
 	"skillet/harness/eval/report"
@@ -444,5 +445,53 @@ func TestEvalKeepsCredentialsOutOfItsFolder(t *testing.T) {
 	}
 	if strings.Contains(stdout+stderr, pass) || strings.Contains(stdout+stderr, key) {
 		t.Error("a credential reached the output")
+	}
+}
+
+// --routing-only offers load_skill and nothing else: the recorded request
+// of every run carries that one tool.
+func TestEvalRoutingOnlyOffersTheLoadToolAlone(t *testing.T) {
+	isolate(t)
+	qs := writeQueries(t, "q.json", `[{"query": "review account ACC-1042 for anomalies", "should_trigger": true, "skill": "account-review"}]`)
+	code, stdout, stderr := runCmd(t, "", "eval", "--offline", "--routing-only", "--queries", qs, "--runs", "3", "--out", "ev")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	journals, _ := filepath.Glob(filepath.Join("ev", "sessions", "*", "journal.jsonl"))
+	if len(journals) != 3 {
+		t.Fatalf("journals: %v", journals)
+	}
+	for _, j := range journals {
+		f, err := os.Open(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, _, err := harness.ReadJournal(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		for _, e := range events {
+			mc, ok := e.(*harness.ModelCall)
+			if !ok {
+				continue
+			}
+			calls++
+			var req struct {
+				Tools []struct {
+					Function struct{ Name string } `json:"function"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal(mc.Request, &req); err != nil {
+				t.Fatal(err)
+			}
+			if len(req.Tools) != 1 || req.Tools[0].Function.Name != "load_skill" {
+				t.Fatalf("%s: the request offers %+v", j, req.Tools)
+			}
+		}
+		if calls == 0 {
+			t.Fatalf("%s: no model call", j)
+		}
 	}
 }

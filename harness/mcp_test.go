@@ -154,3 +154,35 @@ func TestMCPURLCredentialsNeverReachTheJournal(t *testing.T) {
 		}
 	}
 }
+
+// A tool the server answered it does not have is left out, with a
+// harness.log line naming what it has; one it has stays.
+func TestMCPToolTheServerDoesNotHaveIsLeftOut(t *testing.T) {
+	w := newWorkspace(t)
+	w.skill("ledger-review", "Reads balances from the ledger.", "Use the ledger.", "tools:\n  - name: ledger/balance\n  - name: ledger/transfer\n")
+	f := w.open(mcpConfig("stdio"), nil)
+	f.turn("balance please", load("ledger-review"), say("ok"))
+	names := toolNamesOf(f.model.last())
+	if !has(names, "ledger__balance") || has(names, "ledger__transfer") {
+		t.Fatalf("the request should offer what the server lists: %v", names)
+	}
+	if !strings.Contains(f.rec.warnings(), `has no tool "transfer"`) {
+		t.Fatalf("no line says the server lacks the tool: %q", f.rec.warnings())
+	}
+}
+
+// A failing server is said once per change of its state, not at every
+// model call while it backs off.
+func TestMCPFailingServerIsSaidOncePerStateChange(t *testing.T) {
+	w := newWorkspace(t)
+	w.skill("ledger-review", "Reads balances from the ledger.", "Use the ledger.", "tools:\n  - name: ledger/balance\n")
+	f := w.open(mcpConfig("die"), nil)
+	f.turn("one", load("ledger-review"), say("a"))
+	for _, m := range []string{"two", "three", "four"} {
+		f.turn(m, say("b"))
+	}
+	n := strings.Count(f.rec.warnings(), "locked")
+	if n == 0 || n > 2 {
+		t.Fatalf("the server's failure was said %d times in 4 turns: %q", n, f.rec.warnings())
+	}
+}

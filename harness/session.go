@@ -37,6 +37,9 @@ type Options struct {
 	BaseURL string
 	// Demo marks the built-in offline demo model.
 	Demo bool
+	// RoutingOnly offers the tool that loads (activates) skills and no
+	// other, for measuring which skill the model reaches for.
+	RoutingOnly bool
 	// RunTool, when set, answers tool calls instead of the runner: a
 	// replay serves the recorded results so (--replay-tools).
 	RunTool func(ctx context.Context, call tools.Call) tools.Result
@@ -120,7 +123,9 @@ type Session struct {
 	agentDefs map[string]*skills.ToolDef
 	mcpDefs   map[string]*skills.ToolDef
 	mcpErrs   map[string]error
-	notices   []string
+	// mcpSaid holds the MCP failures reported, per tool and server state.
+	mcpSaid map[string]bool
+	notices []string
 	// tokCache remembers token counts of recent texts.
 	tokCache map[string]int
 	// secrets hides credentials of the config's MCP servers in what the
@@ -266,6 +271,7 @@ func (s *Session) reset(id string) {
 	s.execHigh = 0
 	s.mcpDefs = map[string]*skills.ToolDef{}
 	s.mcpErrs = map[string]error{}
+	s.mcpSaid = map[string]bool{}
 }
 
 // openDir makes the session's folder and opens its journal.

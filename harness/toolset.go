@@ -3,9 +3,12 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"skillet/harness/rulebook"
+	"skillet/harness/tools"
 	"sort"
+	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -110,10 +113,16 @@ func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 	for _, name := range refs {
 		server, tool, _ := strings.Cut(name, "/")
 		d, err := s.opts.Runner.MCPTool(ctx, server, tool)
+		st, _ := s.opts.Runner.MCPStatus(server)
 		s.mu.Lock()
 		if err != nil {
 			s.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
-			failures = append(failures, s.mcpErrs[name].Error())
+			// said once per change of the server's state, not at every
+			// call while it backs off
+			if key := name + "@" + strconv.FormatUint(st.Change, 10); !s.mcpSaid[key] {
+				s.mcpSaid[key] = true
+				failures = append(failures, s.mcpErrs[name].Error())
+			}
 		} else {
 			cp := *d
 			cp.Name = modelToolName(name)
@@ -152,6 +161,9 @@ func (s *Session) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 		}
 	} else if s.st.Settings.LoadSkillTool {
 		ts.add(&binding{info: ToolInfo{Name: ToolLoadSkill, Description: "Load a skill from <available_skills>: its instructions and tools join the conversation.", Parameters: loadSkillSchema, Source: "built-in", Approval: ApproveNever}})
+	}
+	if s.opts.RoutingOnly {
+		return ts // the skill's routing alone: no other tool to reach for
 	}
 	if len(s.sel.byName) > 0 {
 		ts.add(&binding{info: ToolInfo{Name: ToolReadResource, Description: "Read a file of a loaded skill's folder (references/, assets/, ...), or list its files.", Parameters: readResourceSchema, Source: "built-in", Approval: ApproveNever}})
@@ -196,7 +208,8 @@ func (s *Session) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.Too
 	def, err := s.resolveRef(s.ownerOf(ls), ref)
 	if err != nil {
 		server, tool, isMCP := strings.Cut(ref.Name, "/")
-		if !isMCP {
+		if !isMCP || errors.Is(err, tools.ErrNoMCPTool) {
+			// the server answered and does not have it: offer what it lists
 			ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: %v", name, ls.Name, err))
 			return
 		}
