@@ -16,8 +16,8 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
-	"skillet/harness/tools"
 	"skillet/harness/profile"
+	"skillet/harness/tools"
 	"skillet/skills"
 )
 

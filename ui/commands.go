@@ -149,6 +149,10 @@ func (m *model) settingsLines() []string {
 
 func (m *model) cmdModel(args string) tea.Cmd {
 	eng := m.eng
+	if args != "" && m.snap != nil && m.snap.Demo {
+		// as --model does: the offline demo model answers whatever the name
+		return m.flashErr(fmt.Errorf("/model %s is ignored: the offline demo model answers (set OPENAI_API_KEY or --base-url for a real model)", args))
+	}
 	if args != "" {
 		return m.engineCmd("model is now "+args, func() error {
 			return prefixed("model "+args, eng.SetModel(args))

@@ -425,3 +425,19 @@ func TestMouseWheelScrollsPaneUnderPointer(t *testing.T) {
 		t.Fatalf("click: focus = %v", d.m.focus)
 	}
 }
+
+// /model on the offline demo model says the name is ignored, as --model
+// does, and changes nothing.
+func TestModelCommandOnTheDemoModelIsIgnored(t *testing.T) {
+	eng := uitest.Sample()
+	d := newDriver(t, eng, 120, 40)
+	d.m.snap.Demo = true
+	before := d.m.snap.Model
+	d.send("/model gpt-4o")
+	if !strings.Contains(d.screen(), "is ignored: the offline demo model answers") {
+		t.Fatalf("no message that the name is ignored:\n%s", d.screen())
+	}
+	if d.m.snap.Model != before {
+		t.Fatalf("the model changed to %q", d.m.snap.Model)
+	}
+}

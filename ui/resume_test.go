@@ -34,7 +34,7 @@ func realSession(t *testing.T, sink *Sink, dir, journal string) *harness.Session
 	if _, err := cat.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	opts := harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Demo: true, Dir: dir,
+	opts := harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Dir: dir, // not marked demo, so /model switches
 		OnEvent: sink.OnEvent, ApproveAll: true}
 	var s *harness.Session
 	if journal == "" {
