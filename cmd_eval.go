@@ -71,7 +71,7 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.runs, "runs", "auto", "runs per query: auto (at least 3, more until the verdict is decided, at most --max-runs) or `N`")
 	fs.IntVar(&f.maxRuns, "max-runs", 10, "most runs per query with --runs auto")
 	fs.Int64Var(&f.seed, "seed", 1, "`N` seeding the catalogue order of every run")
-	fs.BoolVar(&f.routingOnly, "routing-only", false, "offer load_skill without the agent's tools and stop after the first model call")
+	fs.BoolVar(&f.routingOnly, "routing-only", false, "offer the tool that loads skills and no other, and stop after the first model call")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "most model calls per run (default the turn's own limits)")
 	fs.BoolVar(&f.aa, "aa", false, "run every query in two identical arms, A and B, to show the noise floor")
 	fs.IntVar(&f.workers, "workers", 3, "runs at once")
