@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -128,5 +129,70 @@ func BenchmarkComposeProfile(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkMemoryGrowth drives one journaled session to 10,000 messages
+// and reports the live heap at 2,000 and at 10,000 messages: memory holds
+// the window, the transcript and the latest calls, not every request.
+// Run it with -benchtime 1x.
+func BenchmarkMemoryGrowth(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		w := &workspace{t: b, root: b.TempDir()}
+		basicSkills(w)
+		f := w.open("", nil)
+		heap := func() float64 {
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			return float64(m.HeapInuse) / (1 << 20)
+		}
+		var at2k float64
+		for turn := 0; ; turn++ {
+			f.s.mu.Lock()
+			n := len(f.s.st.Msgs)
+			f.s.mu.Unlock()
+			if n >= 2000 && at2k == 0 {
+				at2k = heap()
+			}
+			if n >= 10000 {
+				break
+			}
+			f.turn(fmt.Sprintf("review account %d for anomalies", turn), call("alpha_tool", fmt.Sprintf(`{"q":"%d"}`, turn)), say(strings.Repeat("The account looks fine. ", 20)))
+			// the test's model and recorder keep everything: not the session's memory
+			f.model.mu.Lock()
+			f.model.reqs = nil
+			f.model.mu.Unlock()
+			f.rec.mu.Lock()
+			f.rec.events = nil
+			f.rec.mu.Unlock()
+		}
+		at10k := heap()
+		b.ReportMetric(at2k, "MiB@2k")
+		b.ReportMetric(at10k, "MiB@10k")
+		b.ReportMetric(at10k/at2k, "growth")
+		f.s.Close()
+	}
+}
+
+// BenchmarkReopen10k reopens a journal of 10,000 messages: read, repair,
+// fold and sync.
+func BenchmarkReopen10k(b *testing.B) {
+	w := &workspace{t: b, root: b.TempDir()}
+	basicSkills(w)
+	f := w.open("", nil)
+	for turn := 0; len(f.s.st.Msgs) < 10000; turn++ {
+		f.turn(fmt.Sprintf("review account %d for anomalies", turn), call("alpha_tool", fmt.Sprintf(`{"q":"%d"}`, turn)), say(strings.Repeat("The account looks fine. ", 20)))
+	}
+	dir := f.s.Dir()
+	f.s.Close()
+	cat := w.catalog()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := Open(dir, Options{Catalog: cat, Model: &scripted{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
 	}
 }

@@ -30,6 +30,9 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 	if codec == nil {
 		codec = newJournalCodec()
 	}
+	for h := range codec.blobs {
+		codec.blobs[h] = nil // what reading learned: only which blobs exist
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -103,14 +106,58 @@ func (j *journal) close() error {
 // line after a crash, say) is skipped and named in the returned problems;
 // everything else is kept. Lines have no length limit.
 func ReadJournal(r io.Reader) ([]Event, []string, error) {
-	events, problems, _, err := readJournal(r)
+	events, problems, _, err := readJournal(r, false)
 	return events, problems, err
 }
 
-func readJournal(r io.Reader) ([]Event, []string, *journalCodec, error) {
+// readJournal reads a journal; lazy puts together the request bodies and
+// raw replies of only the calls whose bodies the state keeps
+// (rulebook.KeepCallBodies, and the first), which is what reopening needs.
+func readJournal(r io.Reader, lazy bool) ([]Event, []string, *journalCodec, error) {
+	events, problems, codec, err := readLines(r, lazy)
+	if lazy {
+		problems = append(problems, resolveRecent(events, codec)...)
+	}
+	return events, problems, codec, err
+}
+
+// resolveRecent puts together the bodies a fold keeps.
+func resolveRecent(events []Event, codec *journalCodec) []string {
+	var problems []string
+	calls := 0
+	for _, e := range events {
+		if _, ok := e.(*ModelCall); ok {
+			calls++
+		}
+	}
+	k := 0
+	for _, e := range events {
+		switch e := e.(type) {
+		case *ModelCall:
+			k++
+			if k == 1 || k > calls-rulebook.KeepCallBodies {
+				if err := codec.resolve(e); err != nil {
+					problems = append(problems, err.Error())
+				}
+			}
+			e.Ref = nil
+		case *Assistant:
+			if k > calls-rulebook.KeepCallBodies || e.Manual {
+				if err := unzip(e); err != nil {
+					problems = append(problems, err.Error())
+				}
+			}
+			e.RawGzip = ""
+		}
+	}
+	return problems
+}
+
+func readLines(r io.Reader, lazy bool) ([]Event, []string, *journalCodec, error) {
 	var events []Event
 	var problems []string
 	codec := newJournalCodec()
+	codec.lazy = lazy
 	br := bufio.NewReaderSize(r, 1<<20)
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
@@ -158,7 +205,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
-	events, problems, codec, err := readJournal(f)
+	events, problems, codec, err := readJournal(f, true)
 	f.Close()
 	if err != nil {
 		return nil, problems, fmt.Errorf("reopen session %s: %w", path, err)

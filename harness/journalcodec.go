@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"skillet/harness/event"
 	"slices"
 )
 
@@ -44,6 +45,9 @@ func blobHash(b []byte) string {
 // the reader keep the same memory: the blobs seen and the last left-off
 // list.
 type journalCodec struct {
+	// lazy leaves request bodies and compressed replies for resolve and
+	// unzip to put together, for the calls that need them.
+	lazy        bool
 	blobs       map[string][]byte
 	lastLeftOff []string
 	// lastMsgs are the blob refs of the last request's messages.
@@ -72,7 +76,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if err != nil {
 			return "", err
 		}
-		c.blobs[h] = slices.Clone(b)
+		c.blobs[h] = nil // a writer only needs to know it is written
 		lines = append(lines, line)
 		return h, nil
 	}
@@ -156,13 +160,17 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 // decode reads one journal line: a blob (event nil) or an event with
 // everything it references put back.
 func (c *journalCodec) decode(line []byte) (Event, error) {
-	var head struct {
-		Type string `json:"type"`
+	typ, ok := event.TypeOf(line)
+	if !ok {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return nil, fmt.Errorf("decode event: %w", err)
+		}
+		typ = head.Type
 	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return nil, fmt.Errorf("decode event: %w", err)
-	}
-	if head.Type == typeBlob {
+	if typ == typeBlob {
 		var bl blobLine
 		if err := json.Unmarshal(line, &bl); err != nil {
 			return nil, fmt.Errorf("decode blob: %w", err)
@@ -199,29 +207,14 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 				return nil, fmt.Errorf("model_call %d: it keeps messages %d–%d of a request that had %d", e.Call, r.Keep[0], r.Keep[1], len(c.lastMsgs))
 			}
 			refs := append(append(append([]string{}, r.First...), c.lastMsgs[r.Keep[0]:r.Keep[1]]...), r.Last...)
-			var buf bytes.Buffer
-			buf.WriteString(r.Head)
-			for i, h := range refs {
-				b, ok := c.blobs[h]
-				if !ok {
-					return nil, fmt.Errorf("model_call %d: request blob %s is missing", e.Call, h)
-				}
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				buf.Write(b)
-			}
-			buf.WriteString(r.Mid)
-			if r.Tools != "" {
-				b, ok := c.blobs[r.Tools]
-				if !ok {
-					return nil, fmt.Errorf("model_call %d: tools blob %s is missing", e.Call, r.Tools)
-				}
-				buf.Write(b)
-			}
-			buf.WriteString(r.Tail)
 			c.lastMsgs = refs
-			e.Request, e.Ref = buf.Bytes(), nil
+			// the whole list, so the body can be put together later
+			e.Ref = &RequestRef{Head: r.Head, First: refs, Mid: r.Mid, Tools: r.Tools, Tail: r.Tail}
+			if !c.lazy {
+				if err := c.resolve(e); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if e.LeftOffDelta != nil {
 			e.LeftOff = e.LeftOffDelta.Apply(c.lastLeftOff)
@@ -239,7 +232,7 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	case *SkillChanged:
 		err = text(&e.Body)
 	case *Assistant:
-		if e.RawGzip != "" {
+		if e.RawGzip != "" && !c.lazy {
 			raw, gerr := gunzipBase64(e.RawGzip)
 			if gerr != nil {
 				return nil, fmt.Errorf("assistant reply of call %d: %w", e.Call, gerr)
@@ -412,4 +405,49 @@ func gunzipBase64(s string) (string, error) {
 	}
 	out, err := io.ReadAll(zr)
 	return string(out), err
+}
+
+// resolve puts a decoded model_call's request body together from its
+// blobs.
+func (c *journalCodec) resolve(e *ModelCall) error {
+	r := e.Ref
+	if r == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	buf.WriteString(r.Head)
+	for i, h := range r.First {
+		b, ok := c.blobs[h]
+		if !ok {
+			return fmt.Errorf("model_call %d: request blob %s is missing", e.Call, h)
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(b)
+	}
+	buf.WriteString(r.Mid)
+	if r.Tools != "" {
+		b, ok := c.blobs[r.Tools]
+		if !ok {
+			return fmt.Errorf("model_call %d: tools blob %s is missing", e.Call, r.Tools)
+		}
+		buf.Write(b)
+	}
+	buf.WriteString(r.Tail)
+	e.Request, e.Ref = buf.Bytes(), nil
+	return nil
+}
+
+// unzip puts back a compressed raw reply.
+func unzip(e *Assistant) error {
+	if e.RawGzip == "" {
+		return nil
+	}
+	raw, err := gunzipBase64(e.RawGzip)
+	if err != nil {
+		return fmt.Errorf("assistant reply of call %d: %w", e.Call, err)
+	}
+	e.Raw, e.RawGzip = raw, ""
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -182,3 +183,32 @@ func TestJournalMissingBlobIsNamed(t *testing.T) {
 		t.Fatalf("the missing blob is not named: %v", problems)
 	}
 }
+
+// Memory keeps the bodies of the latest calls only; the inspector still
+// gets every call's exact request and reply, read back from the journal.
+func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", nil)
+	for i := 0; i < rulebookKeep()+6; i++ {
+		f.turn(fmt.Sprintf("message %d", i), say(fmt.Sprintf("answer %d", i)))
+	}
+	f.s.mu.Lock()
+	first := f.s.st.Calls[0].Request
+	f.s.mu.Unlock()
+	if first != nil {
+		t.Fatal("the first call's body is still held in memory")
+	}
+	calls := f.s.ModelCalls()
+	live := f.rec.ofType(TypeModelCall)
+	if len(calls) != len(live) {
+		t.Fatalf("%d calls, %d model_call events", len(calls), len(live))
+	}
+	for i, c := range calls {
+		if !bytes.Equal(c.Request, live[i].(*ModelCall).Request) {
+			t.Fatalf("call %d does not come back whole (request %d bytes)", i+1, len(c.Request))
+		}
+	}
+}
+
+func rulebookKeep() int { return rulebook.KeepCallBodies }

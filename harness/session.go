@@ -410,10 +410,53 @@ func (s *Session) Marks() []Event {
 }
 
 // ModelCalls returns every model call of the session, for the inspector.
+// The bodies of older calls, which memory does not keep, are read back
+// from the journal.
 func (s *Session) ModelCalls() []CallRecord {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]CallRecord(nil), s.st.Calls...)
+	calls := append([]CallRecord(nil), s.st.Calls...)
+	path := ""
+	if s.journal != nil || s.readOnly {
+		path = filepath.Join(s.dir, JournalFile)
+	}
+	s.mu.Unlock()
+	missing := false
+	for _, c := range calls {
+		if c.Request == nil {
+			missing = true
+			break
+		}
+	}
+	if missing && path != "" {
+		fillCallBodies(path, calls)
+	}
+	return calls
+}
+
+// fillCallBodies puts back the request and raw reply of the calls that
+// have none from the journal at path: the k-th model_call line is the
+// k-th call.
+func fillCallBodies(path string, calls []CallRecord) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	events, _, _ := ReadJournal(f)
+	k := -1
+	for _, e := range events {
+		switch e := e.(type) {
+		case *ModelCall:
+			k++
+			if k < len(calls) && calls[k].Request == nil {
+				calls[k].Request = e.Request
+			}
+		case *Assistant:
+			if !e.Manual && k >= 0 && k < len(calls) && calls[k].Reply == "" {
+				calls[k].Reply = e.Raw
+			}
+		}
+	}
 }
 
 // Models lists the models the endpoint offers, when the model can say.

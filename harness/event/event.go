@@ -478,19 +478,38 @@ func Marshal(e Event) ([]byte, error) {
 
 // Unmarshal decodes one JSON object written by Marshal.
 func Unmarshal(b []byte) (Event, error) {
-	var h Header
-	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, fmt.Errorf("decode event: %w", err)
-	}
-	mk, ok := eventFactories[h.Type]
+	typ, ok := TypeOf(b)
 	if !ok {
-		return nil, fmt.Errorf("decode event: unknown type %q", h.Type)
+		var h Header
+		if err := json.Unmarshal(b, &h); err != nil {
+			return nil, fmt.Errorf("decode event: %w", err)
+		}
+		typ = h.Type
+	}
+	mk, ok := eventFactories[typ]
+	if !ok {
+		return nil, fmt.Errorf("decode event: unknown type %q", typ)
 	}
 	e := mk()
 	if err := json.Unmarshal(b, e); err != nil {
-		return nil, fmt.Errorf("decode %s event: %w", h.Type, err)
+		return nil, fmt.Errorf("decode %s event: %w", typ, err)
 	}
 	return e, nil
+}
+
+// TypeOf reads the type of a line Marshal wrote, which starts with it,
+// without decoding the rest; ok is false for a line laid out otherwise.
+func TypeOf(b []byte) (string, bool) {
+	const prefix = `{"type":"`
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return "", false
+	}
+	rest := b[len(prefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return "", false
+	}
+	return string(rest[:end]), true
 }
 
 // Journaled reports whether an event goes to the journal; streaming deltas

@@ -14,6 +14,11 @@ import (
 // ToolLoadSkill is the built-in tool the model loads skills with (R11).
 const ToolLoadSkill = "load_skill"
 
+// KeepCallBodies is how many of the latest model calls keep their request
+// and raw reply in the state; older ones are read from the journal when
+// asked for, so memory stays flat as a session grows.
+const KeepCallBodies = 16
+
 // Apply changes the state for one event. It is the only writer of State and
 // reads nothing but the event and the state — no catalog, no files, no
 // clock — so the same events give the same state, live or from a journal.
@@ -53,6 +58,10 @@ func (st *State) Apply(e event.Event) {
 		}
 	case *event.ModelCall:
 		st.Calls = append(st.Calls, CallRecord{Turn: e.Turn, Call: e.Call, Request: e.Request})
+		if n := len(st.Calls) - KeepCallBodies - 1; n >= 0 {
+			// memory holds the recent calls' bodies; the journal has all
+			st.Calls[n].Request, st.Calls[n].Reply = nil, ""
+		}
 		if st.Settings.FreezePrompt && st.Frozen == nil {
 			// journals from before prompt_frozen: the first request is the
 			// frozen one

@@ -175,7 +175,8 @@ type GoneTool struct {
 	LeftTurn int
 }
 
-// CallRecord is one model call of the session, for the inspector.
+// CallRecord is one model call of the session, for the inspector. Only the
+// latest KeepCallBodies keep Request and Reply.
 type CallRecord struct {
 	Turn    int             `json:"turn"`
 	Call    int             `json:"call"`
