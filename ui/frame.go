@@ -42,8 +42,12 @@ func clip(s string, w int) string {
 	return ansi.Truncate(s, w, "…") + reset
 }
 
+// nbHyphen stands in for "-" while a line is wrapped: one column wide, and
+// not a place to break.
+const nbHyphen = "\u2011"
+
 // wrap breaks s (which may hold escape codes) into lines of at most w
-// columns, breaking words only when they do not fit.
+// columns, breaking words — never at a hyphen — only when they do not fit.
 func wrap(s string, w int) []string {
 	if w < 1 {
 		w = 1
@@ -54,7 +58,16 @@ func wrap(s string, w int) []string {
 			out = append(out, line)
 			continue
 		}
+		// ansi.Wrap breaks after a hyphen: names like account-review
+		// would be cut in two, so hyphens are hidden from it
+		hide := strings.Contains(line, "-") && !strings.Contains(line, nbHyphen)
+		if hide {
+			line = strings.ReplaceAll(line, "-", nbHyphen)
+		}
 		for _, l := range strings.Split(ansi.Wrap(line, w, ""), "\n") {
+			if hide {
+				l = strings.ReplaceAll(l, nbHyphen, "-")
+			}
 			if width(l) > w { // a grapheme wider than the pane
 				l = ansi.Truncate(l, w, "")
 			}

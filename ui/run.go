@@ -24,6 +24,10 @@ type Options struct {
 	// Resumed is the journal a reopened session came from; the transcript
 	// says so on its first line.
 	Resumed string
+	// Present starts in presenter mode: a clean chrome without rule
+	// numbers, call ids or cache paths, suggested prompts on the first
+	// screen and large marks for loads and evictions (f2 toggles it).
+	Present bool
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
