@@ -187,6 +187,43 @@ func place(bg, fg []string, x, y, w int) []string {
 	return out
 }
 
+// cover draws a dialog over bg so that nothing of what is under it shows
+// at its edges: a blank cell frames it, and a dialog that takes most of
+// the screen gets a blank backdrop (the status bar, the last line, stays).
+func cover(bg, fg []string, x, y, w int) []string {
+	if len(fg) == 0 {
+		return bg
+	}
+	fw := 0
+	for _, l := range fg {
+		fw = max(fw, width(l))
+	}
+	out := append([]string(nil), bg...)
+	if 10*fw*len(fg) >= 7*w*len(bg) {
+		for i := 0; i < len(out)-1; i++ {
+			out[i] = fit("", w)
+		}
+		return place(out, fg, x, y, w)
+	}
+	left, right := min(1, x), min(1, max(0, w-x-fw))
+	blank := strings.Repeat(" ", left+fw+right)
+	framed := make([]string, 0, len(fg)+2)
+	if y > 0 {
+		framed = append(framed, blank)
+	}
+	for _, l := range fg {
+		framed = append(framed, strings.Repeat(" ", left)+fit(l, fw)+strings.Repeat(" ", right))
+	}
+	if y+len(fg) < len(bg) {
+		framed = append(framed, blank)
+	}
+	top := y
+	if y > 0 {
+		top--
+	}
+	return place(out, framed, x-left, top, w)
+}
+
 // hjoin puts equally tall columns of lines side by side.
 func hjoin(cols ...[]string) []string {
 	if len(cols) == 0 {

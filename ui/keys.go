@@ -82,7 +82,8 @@ func printable(msg tea.KeyPressMsg) bool {
 
 // ShortHelp is the hint line under the input.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.FocusNext, k.Cancel, k.Zoom, k.Search, k.Inspector, k.Help, k.Quit}
+	return []key.Binding{hint(k.Send, "send"), k.Newline, hint(k.FocusNext, "panes"), hint(k.Cancel, "cancel"),
+		hint(k.Zoom, "zoom"), hint(k.Search, "find"), hint(k.Inspector, "inspector"), hint(k.Help, "keys"), k.Quit}
 }
 
 // hint rewords a binding for the hint line of one pane.

@@ -137,24 +137,34 @@ func promptFrom(desc string) string {
 	s = regexp.MustCompile(`\s*\([^)]*\)`).ReplaceAllString(s, "")
 	const most = 60
 	if len([]rune(s)) > most {
-		cut := -1
-		for _, sep := range []string{", ", " and ", " with ", " for ", " before ", " to "} {
-			for i := 0; i >= 0 && i < len(s); {
-				j := strings.Index(s[i:], sep)
-				if j < 0 {
-					break
-				}
-				if at := i + j; at <= most && at > cut && at > 15 {
-					cut = at
-				}
-				i += j + 1
+		// the purpose first: "with …" asides go before a second clause
+		for _, group := range [][]string{{" with "}, {" and ", ", "}, {" for ", " before "}} {
+			if cut := lastCut(s, group, most); cut > 0 {
+				s = s[:cut]
+				break
 			}
-		}
-		if cut > 0 {
-			s = s[:cut]
 		}
 	}
 	return strings.TrimSpace(s)
+}
+
+// lastCut is the last place at most bytes into s where one of seps
+// starts, past the first few words; 0 if none.
+func lastCut(s string, seps []string, most int) int {
+	cut := 0
+	for _, sep := range seps {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], sep)
+			if j < 0 {
+				break
+			}
+			if at := i + j; at <= most && at > 15 && at > cut {
+				cut = at
+			}
+			i += j + 1
+		}
+	}
+	return cut
 }
 
 // welcomeLines is the first screen in presenter mode: what the session
@@ -173,11 +183,11 @@ func (m *model) welcomeLines(w int) []string {
 	}
 	ps := m.suggestedPrompts()
 	if len(ps) > 0 {
-		out = append(out, "", th.bold.Render(clip("  Try one of these", w)), "")
+		out = append(out, "", th.bold.Render(clip("  Try one of these (alt+1…3 puts one in the input)", w)), "")
 	}
 	for i, p := range ps {
 		out = append(out, indentStyled(th.user, fmt.Sprintf("  %d  ", i+1), "“"+p.text+"”", w)...)
-		out = append(out, th.faint.Render(clip("       uses "+p.skill+" · alt+"+strconv.Itoa(i+1)+" puts it in the input", w)), "")
+		out = append(out, th.faint.Render(clip("     alt+"+strconv.Itoa(i+1)+" · "+p.skill, w)), "")
 	}
 	return out
 }

@@ -57,17 +57,16 @@ func (m *model) render() string {
 	screen = screen[:m.h]
 	if menu := m.menuView(m.w); menu != nil && m.overlay == nil && len(m.approvals) == 0 {
 		y := lay.panes[paneInput].y - len(menu)
-		screen = place(screen, menu, 0, max(0, y), m.w)
+		screen = cover(screen, menu, 0, max(0, y), m.w)
 	}
 	if m.overlay != nil {
 		lines, x, y := m.overlay.view(m.w, m.h)
-		lines = m.noteInside(lines)
-		screen = place(screen, lines, x, y, m.w)
+		screen = cover(screen, m.noteInside(lines), x, y, m.w)
 	}
 	if len(m.approvals) > 0 {
 		d := m.approvals[0]
 		lines, x, y := d.view(m.w, m.h, d.armed(m.now()))
-		screen = place(screen, lines, x, y, m.w)
+		screen = cover(screen, lines, x, y, m.w)
 	}
 	return strings.Join(screen, "\n")
 }
