@@ -333,8 +333,8 @@ func TestWrapKeepsNamesWhole(t *testing.T) {
 func TestPromptFromDescription(t *testing.T) {
 	for desc, want := range map[string]string{
 		"Triage suspicious transactions and decide whether to escalate them to the fraud team, clear them, or ask the customer. Use when…": "Triage suspicious transactions",
-		"Write a blameless incident postmortem with a timeline, impact, root cause and action items. Use after an outage.":              "Write a blameless incident postmortem",
-		"Run pre-release checks before tagging a release (version tag format, changelog entry, tests) and say whether it can go out.":    "Run pre-release checks before tagging a release",
+		"Write a blameless incident postmortem with a timeline, impact, root cause and action items. Use after an outage.":                 "Write a blameless incident postmortem",
+		"Run pre-release checks before tagging a release (version tag format, changelog entry, tests) and say whether it can go out.":      "Run pre-release checks before tagging a release",
 		"Fill and read PDF forms.": "Fill and read PDF forms",
 	} {
 		if got := promptFrom(desc); got != want {
