@@ -23,16 +23,19 @@ var (
 	ruleTail = regexp.MustCompile(`,\s*R\d+\)`)
 	// "(/home/me/.cache/skillet/sample-skills/d11dd…)"
 	pathRef = regexp.MustCompile(`\s*\((?:/|~/)[^)]*\)`)
+	// "(execution x-1)", "(x-4)"
+	execRef = regexp.MustCompile(`\s*\((?:execution )?[a-z]-\d+\)`)
 )
 
 // clean leaves rule numbers and paths out of s in presenter mode. Lines
 // are cleaned before they are fitted to their pane, so borders stay put.
 func (th *theme) clean(s string) string {
-	if !th.present || !strings.ContainsAny(s, "R(") {
+	if !th.present || !strings.Contains(s, "(") {
 		return s
 	}
 	s = ruleTail.ReplaceAllString(s, ")")
 	s = ruleRef.ReplaceAllString(s, "")
+	s = execRef.ReplaceAllString(s, "")
 	return pathRef.ReplaceAllString(s, "")
 }
 
@@ -71,7 +74,8 @@ func (mk mark) shown(present bool) string {
 		return mk.big
 	}
 	t := ruleTail.ReplaceAllString(mk.full, ")")
-	return pathRef.ReplaceAllString(ruleRef.ReplaceAllString(t, ""), "")
+	t = execRef.ReplaceAllString(ruleRef.ReplaceAllString(t, ""), "")
+	return pathRef.ReplaceAllString(t, "")
 }
 
 // bigText is the large form of a load or eviction mark, for an audience;
