@@ -19,7 +19,9 @@ import (
 // whatever pane has the focus, a pane zooms, messages typed during a turn
 // wait in a queue, and presenter mode shows no rule numbers.
 
-func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", "t"}, keys...)...) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "t"}, keys...)...)
+}
 
 func (s *tmuxSession) typeText(text string) { s.run("send-keys", "-t", "t", "-l", text) }
 

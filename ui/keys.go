@@ -114,7 +114,7 @@ func (k keyMap) paneHelp(p pane, narrow bool) []key.Binding {
 		return append(b, typing, hint(k.Zoom, "zoom"), hint(k.FocusNext, "next pane"))
 	}
 	if narrow {
-		return []key.Binding{k.Send, hint(k.FocusNext, "panes"), hint(k.Cancel, "cancel"), hint(k.Zoom, "zoom"), hint(k.Help, "keys")}
+		return []key.Binding{hint(k.Send, "send"), hint(k.FocusNext, "panes"), hint(k.Cancel, "cancel"), hint(k.Zoom, "zoom"), hint(k.Help, "keys")}
 	}
 	return k.ShortHelp()
 }

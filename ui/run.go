@@ -64,9 +64,6 @@ func IsMarkdownStyle(name string) bool {
 	return ok
 }
 
-// errTurnRunning refuses a second message while a turn runs.
-var errTurnRunning = errors.New("a turn is running: wait for it, or esc cancels it")
-
 // Run shows the interface for eng until the user quits or ctx is
 // cancelled. sink must be the one whose OnEvent and approver (NewApprover)
 // the engine was given; events it queued before Run show once the program

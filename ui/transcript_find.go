@@ -206,7 +206,7 @@ func (m *model) findLine(w int) string {
 	case f.missing:
 		state = "no more matches that way"
 	default:
-		state = fmt.Sprintf("%d items match · enter/↑ older · ↓ newer · esc closes", m.tr.countMatches(q))
+		state = fmt.Sprintf("%d match(es) · enter/↑ older · ↓ newer · esc closes", m.tr.countMatches(q))
 	}
 	st := m.th.faint
 	if f.missing {
