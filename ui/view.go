@@ -56,7 +56,8 @@ func (m *model) render() string {
 	}
 	screen = screen[:m.h]
 	if menu := m.menuView(m.w); menu != nil && m.overlay == nil && len(m.approvals) == 0 {
-		y := lay.panes[paneInput].y - len(menu)
+		// the message line under it is the blank that frames it
+		y := lay.panes[paneInput].y - 1 - len(menu)
 		screen = cover(screen, menu, 0, max(0, y), m.w)
 	}
 	if m.overlay != nil {
