@@ -188,9 +188,10 @@ func place(bg, fg []string, x, y, w int) []string {
 }
 
 // cover draws a dialog over bg so that nothing of what is under it shows
-// at its edges: a blank cell frames it, and a dialog that takes most of
-// the screen gets a blank backdrop (the status bar, the last line, stays).
-func cover(bg, fg []string, x, y, w int) []string {
+// at its edges: a blank cell frames it, what stays visible around it is
+// drawn in dim (when dim is given), and a dialog that takes most of the
+// screen gets a blank backdrop. The status bar, the last line, stays.
+func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
 	if len(fg) == 0 {
 		return bg
 	}
@@ -204,6 +205,11 @@ func cover(bg, fg []string, x, y, w int) []string {
 			out[i] = fit("", w)
 		}
 		return place(out, fg, x, y, w)
+	}
+	if dim != nil {
+		for i := 0; i < len(out)-1; i++ {
+			out[i] = dim(out[i])
+		}
 	}
 	left, right := min(1, x), min(1, max(0, w-x-fw))
 	blank := strings.Repeat(" ", left+fw+right)

@@ -88,10 +88,7 @@ func bigText(ev harness.Event) string {
 		if len(e.Tools) > 0 {
 			fmt.Fprintf(&b, "\nbrings the tools %s", strings.Join(e.Tools, ", "))
 		}
-		if len(e.Evicted) > 0 {
-			fmt.Fprintf(&b, "\n▼ evicted %s — the least recently used", strings.Join(e.Evicted, ", "))
-		}
-		return b.String()
+		return b.String() // an eviction has its own mark
 	case *harness.SkillUnloaded:
 		why := map[harness.UnloadReason]string{
 			"lru": "evicted: the least recently used", "user": "unloaded by hand", "clear": "the session was cleared",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // layout places everything for the current size.
@@ -58,16 +59,16 @@ func (m *model) render() string {
 	if menu := m.menuView(m.w); menu != nil && m.overlay == nil && len(m.approvals) == 0 {
 		// the message line under it is the blank that frames it
 		y := lay.panes[paneInput].y - 1 - len(menu)
-		screen = cover(screen, menu, 0, max(0, y), m.w)
+		screen = cover(screen, menu, 0, max(0, y), m.w, nil)
 	}
 	if m.overlay != nil {
 		lines, x, y := m.overlay.view(m.w, m.h)
-		screen = cover(screen, m.noteInside(lines), x, y, m.w)
+		screen = cover(screen, m.noteInside(lines), x, y, m.w, m.dimmed)
 	}
 	if len(m.approvals) > 0 {
 		d := m.approvals[0]
 		lines, x, y := d.view(m.w, m.h, d.armed(m.now()))
-		screen = cover(screen, lines, x, y, m.w)
+		screen = cover(screen, lines, x, y, m.w, m.dimmed)
 	}
 	return strings.Join(screen, "\n")
 }
@@ -114,6 +115,11 @@ func (m *model) paneBox(p pane, r rect) []string {
 		title += " · zoomed — ctrl+z or esc restores"
 	}
 	return box(m.th, title, m.th.cleanLines(lines), r.w, r.h, m.focus == p, footer)
+}
+
+// dimmed redraws a line of what is under a dialog in the dim colour.
+func (m *model) dimmed(line string) string {
+	return fit(style(m.th.dim, ansi.Strip(line)), width(line))
 }
 
 // newBelow is the cue that output arrived below a transcript scrolled up,
