@@ -70,6 +70,16 @@ func TestTUITypingReachesTheInputInEveryPane(t *testing.T) {
 	tm.shows("┏━ Loaded skills (LRU)")
 	tm.keys("M-u")
 	tm.shows("unloaded account-review")
+	// or, in pane mode (ctrl+p … esc), the plain letter
+	tm.keys("Escape")
+	tm.shows("┏━ Message")
+	tm.typeText("/load fraud-triage")
+	tm.keys("Enter")
+	tm.shows("★ fraud-triage")
+	tm.keys("Tab", "Tab", "C-p")
+	tm.shows("[pane keys · esc]")
+	tm.keys("u")
+	tm.shows("unloaded fraud-triage")
 }
 
 func TestTUIZoom(t *testing.T) {

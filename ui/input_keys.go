@@ -54,7 +54,24 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.menuKey(msg); ok {
 		return cmd
 	}
+	if m.paneMode {
+		if m.focus == paneInput {
+			m.paneMode = false
+		} else if key.Matches(msg, k.Cancel) {
+			m.paneMode = false
+			return nil
+		} else if printable(msg) {
+			// a letter is the pane's alt+letter
+			return m.paneKey(tea.KeyPressMsg{Code: msg.Code, Mod: tea.ModAlt})
+		}
+	}
 	switch {
+	case key.Matches(msg, k.PaneMode):
+		if m.focus == paneInput {
+			m.setFocus(m.shown)
+		}
+		m.paneMode = true
+		return nil
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.running:
@@ -225,6 +242,9 @@ func (m *model) nextPane(d int) pane {
 
 func (m *model) setFocus(p pane) tea.Cmd {
 	m.focus = p
+	if p == paneInput {
+		m.paneMode = false
+	}
 	if p != paneInput {
 		m.shown = p
 		if m.zoom != paneInput {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -18,6 +20,7 @@ type keyMap struct {
 	Cancel, Quit, Inspector, Help    key.Binding
 	Zoom, Search, PrevTurn, NextTurn key.Binding
 	Present, Suggest, Unqueue        key.Binding
+	PaneMode                         key.Binding
 
 	Up, Down, PageUp, PageDown key.Binding
 	Top, Bottom, Fold          key.Binding
@@ -50,6 +53,7 @@ func newKeyMap() keyMap {
 		Present:   b("f2", "presenter mode", "f2"),
 		Suggest:   b("alt+1…3", "take a suggested prompt", "alt+1", "alt+2", "alt+3"),
 		Unqueue:   b("ctrl+x", "drop the last queued message", "ctrl+x"),
+		PaneMode:  b("ctrl+p", "pane keys: plain letters act on the pane until esc", "ctrl+p"),
 
 		Up:       b("↑", "previous item / scroll", "up"),
 		Down:     b("↓", "next item / scroll", "down"),
@@ -108,10 +112,18 @@ func (k keyMap) paneBindings(p pane) []key.Binding {
 }
 
 // paneHelp is the hint line: the focused pane's own keys, or the input's.
-func (k keyMap) paneHelp(p pane, narrow bool) []key.Binding {
+// In pane mode the pane's alt keys are plain letters.
+func (k keyMap) paneHelp(p pane, narrow, paneMode bool) []key.Binding {
 	if b := k.paneBindings(p); b != nil {
+		if paneMode {
+			for i, kb := range b {
+				h := kb.Help()
+				b[i] = key.NewBinding(key.WithKeys(kb.Keys()...), key.WithHelp(strings.TrimPrefix(h.Key, "alt+"), h.Desc))
+			}
+			return append(b, hint(k.Cancel, "typing again"), hint(k.Zoom, "zoom"))
+		}
 		typing := key.NewBinding(key.WithKeys("a"), key.WithHelp("typing", "goes to the input"))
-		return append(b, typing, hint(k.Zoom, "zoom"), hint(k.FocusNext, "next pane"))
+		return append(b, typing, hint(k.PaneMode, "pane keys"), hint(k.Zoom, "zoom"), hint(k.FocusNext, "next pane"))
 	}
 	if narrow {
 		return []key.Binding{hint(k.Send, "send"), hint(k.FocusNext, "panes"), hint(k.Cancel, "cancel"), hint(k.Zoom, "zoom"), hint(k.Help, "keys")}
@@ -123,7 +135,7 @@ func (k keyMap) paneHelp(p pane, narrow bool) []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Complete, k.History, k.Unqueue, k.Suggest},
-		{k.FocusNext, k.FocusPrev, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.Inspector, k.Present, k.Help, k.Quit},
+		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.Present, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Call, k.JumpContext},
 	}

@@ -75,6 +75,9 @@ type model struct {
 	// text menuFor; -1 or another text: no choice.
 	menuSel int
 	menuFor string
+	// paneMode makes plain letters the focused pane's keys (as with alt)
+	// until esc; for terminals whose alt key types characters.
+	paneMode bool
 	// present is presenter mode: a clean chrome for an audience.
 	present bool
 	// seenBelow is what the transcript held when the view left its

@@ -62,6 +62,26 @@ func TestAltKeysActOnTheFocusedPane(t *testing.T) {
 	if len(d.m.snap.Loaded) != 0 {
 		t.Fatalf("alt+u did not unload: %+v", d.m.snap.Loaded)
 	}
+	// pane mode, for terminals whose alt types characters: plain letters
+	// act on the pane until esc
+	d.send("/load account-review")
+	d.m.setFocus(paneLRU)
+	d.key("ctrl+p")
+	d.m.flash = ""
+	if s := d.screen(); !strings.Contains(s, "[pane keys · esc]") || !strings.Contains(s, "u unload") {
+		t.Fatalf("pane mode not shown:\n%s", s)
+	}
+	d.key("u")
+	d.settle()
+	if len(d.m.snap.Loaded) != 0 || d.m.in.value() != "" {
+		t.Fatalf("u in pane mode: loaded %+v, input %q", d.m.snap.Loaded, d.m.in.value())
+	}
+	d.key("esc")
+	d.typeText("use it")
+	if d.m.in.value() != "use it" || d.m.paneMode {
+		t.Fatalf("after esc, typing gave %q (pane mode %v)", d.m.in.value(), d.m.paneMode)
+	}
+	d.m.in.take()
 	// the hint line says so: it is drawn from the same key map
 	d.m.setFocus(paneLRU)
 	d.m.flash = ""

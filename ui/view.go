@@ -95,9 +95,10 @@ func (m *model) paneBox(p pane, r rect) []string {
 		lines = m.tr.view(iw, ih)
 		footer = m.tr.footer()
 		if cue := m.newBelow(); cue != "" {
-			footer = cue
 			if len(lines) >= ih && ih > 2 {
 				lines[ih-1] = m.th.accent.Bold(true).Render(centerRule(" "+cue+" ", iw))
+			} else {
+				footer = cue
 			}
 		}
 	case paneLRU:
@@ -111,6 +112,9 @@ func (m *model) paneBox(p pane, r rect) []string {
 		footer = m.tools.footer(ih)
 	}
 	title := p.title()
+	if m.paneMode && focused {
+		title = "[pane keys · esc] " + title
+	}
 	if m.zoom == p {
 		title += " · zoomed — ctrl+z or esc restores"
 	}
@@ -250,5 +254,5 @@ func (m *model) messageLine(w int) string {
 		return fit(m.th.info.Render(" "+sanitize(m.flash)), w)
 	}
 	m.help.SetWidth(max(0, w-1))
-	return fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100))), w)
+	return fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100, m.paneMode))), w)
 }
