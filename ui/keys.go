@@ -20,7 +20,7 @@ type keyMap struct {
 	Cancel, Quit, Inspector, Help    key.Binding
 	Zoom, Search, PrevTurn, NextTurn key.Binding
 	Present, Suggest, Unqueue        key.Binding
-	PaneMode                         key.Binding
+	PaneMode, Command                key.Binding
 
 	Up, Down, PageUp, PageDown key.Binding
 	Top, Bottom, Fold          key.Binding
@@ -53,6 +53,7 @@ func newKeyMap() keyMap {
 		Present:   b("f2", "presenter mode", "f2"),
 		Suggest:   b("alt+1…3", "take a suggested prompt", "alt+1", "alt+2", "alt+3"),
 		Unqueue:   b("ctrl+x", "drop the last queued message", "ctrl+x"),
+		Command:   b("/", "command menu: ↑/↓ choose, tab completes, enter runs", "/"),
 		PaneMode:  b("ctrl+p", "pane keys: plain letters act on the pane until esc", "ctrl+p"),
 
 		Up:       b("↑", "previous item / scroll", "up"),
@@ -134,7 +135,7 @@ func (k keyMap) paneHelp(p pane, narrow, paneMode bool) []key.Binding {
 // FullHelp groups every key by where it works.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline, k.Complete, k.History, k.Unqueue, k.Suggest},
+		{k.Send, k.Newline, k.Command, k.Complete, k.History, k.Unqueue, k.Suggest},
 		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.Present, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Call, k.JumpContext},
