@@ -196,7 +196,7 @@ func (m *model) findGo(from, dir int) {
 // findLine is the search bar.
 func (m *model) findLine(w int) string {
 	f := m.find
-	f.in.SetWidth(max(1, w/2))
+	f.in.SetWidth(max(12, min(w/3, width(f.in.Value())+1)))
 	state := ""
 	switch q := f.in.Value(); {
 	case q == "":
