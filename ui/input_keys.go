@@ -171,10 +171,10 @@ func (m *model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		if m.in.browse(up) {
 			return nil
 		}
-	case msg.String() == "pgup":
+	case key.Matches(msg, k.ScrollUp):
 		m.tr.pageUp()
 		return nil
-	case msg.String() == "pgdown":
+	case key.Matches(msg, k.ScrollDown):
 		m.tr.pageDown()
 		return nil
 	}
