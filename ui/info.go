@@ -98,8 +98,7 @@ func (m *model) helpLines() []string {
 	}
 	out = append(out, "", th.faint.Render("  * changes the session: between turns only"))
 	out = append(out, "", th.bold.Render("Keys"), "",
-		"  Text always goes to the message box, whatever pane has the focus: a pane's own",
-		"  keys are arrows, enter and alt with a letter (or, after ctrl+p, the letter alone).", "")
+		"  Text always goes to the message box, whatever pane has the focus: a pane's own keys are arrows, enter and alt with a letter (or, after ctrl+p, the letter alone).", "")
 	for _, group := range m.keys.FullHelp() {
 		for _, b := range group {
 			h := b.Help()
