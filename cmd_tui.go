@@ -32,8 +32,10 @@ Flags of the terminal UI:
 func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c common
 	var style string
+	var present bool
 	fs := flag.NewFlagSet("skillet", flag.ContinueOnError)
 	c.register(fs)
+	fs.BoolVar(&present, "present", false, "presenter mode: a clean chrome without rule numbers, call ids or paths, suggested prompts on the first screen, large marks for loads and evictions (f2 toggles it)")
 	fs.StringVar(&style, "style", "", "Markdown `STYLE` of messages: "+strings.Join(ui.MarkdownStyles(), ", ")+" (default: follows the terminal)")
 	if code, done := parseFlags(fs, args, tuiUsage, stdout, stderr); done {
 		return code
@@ -76,7 +78,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// terminal closed) end it from here, the same way.
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	err = ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal})
+	err = ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal, Present: present})
 	// The UI cancels a running turn as it quits; the turn still has to
 	// stop its tools and close itself in the journal before the session
 	// closes.

@@ -102,7 +102,7 @@ func (d *approvalDialog) view(w, h int, armed bool) ([]string, int, int) {
 	}
 	var head []string
 	head = append(head, indentStyled(th.bold, " ", "Run "+sanitize(d.req.Name)+"?", iw)...)
-	head = append(head, indentStyled(th.faint, " ", fmt.Sprintf("%s · %s · policy ask (R15: a skill grants nothing)", orDash(d.req.Kind), from), iw)...)
+	head = append(head, indentStyled(th.faint, " ", th.clean(fmt.Sprintf("%s · %s · policy ask (R15: a skill grants nothing)", orDash(d.req.Kind), from)), iw)...)
 	head = append(head, th.faint.Render(" arguments"))
 
 	var btns []string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness"
@@ -30,30 +31,21 @@ func (p *contextPane) setSnapshot(s *harness.Snapshot) {
 	p.snap, p.dirty = s, true
 }
 
-func (p *contextPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
+func (p *contextPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
 	n := len(p.lines)
-	switch msg.String() {
-	case "up", "k":
-		p.sc.by(-1, n, h)
-	case "down", "j":
-		p.sc.by(1, n, h)
-	case "pgdown", "ctrl+d", "space":
-		p.sc.by(max(1, h-2), n, h)
-	case "pgup", "ctrl+u":
-		p.sc.by(-max(1, h-2), n, h)
-	case "home", "g":
-		p.sc.off = 0
-	case "end", "G":
-		p.sc.by(n, n, h)
-	case "y":
+	if scrollKey(&p.sc, k, msg, n, h) {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Copy):
 		if p.snap != nil {
 			return copyText(p.snap.Instructions, "the instructions")
 		}
-	case "v":
+	case key.Matches(msg, k.View):
 		if p.snap != nil {
 			return openViewer("instructions of the next request", p.snap.Instructions)
 		}
-	case "c":
+	case key.Matches(msg, k.JumpContext):
 		if p.snap != nil {
 			if i := p.contextLine(); i >= 0 {
 				p.sc.show(i, i, n, h)

@@ -102,5 +102,7 @@ func (m *model) mark(ev harness.Event) {
 	}
 	m.marked[ev] = true
 	mk.after = ev.Head().Entry
+	mk.full, mk.big = mk.text, bigText(ev)
+	mk.text = mk.shown(m.present)
 	m.tr.addMark(mk)
 }

@@ -42,8 +42,12 @@ func clip(s string, w int) string {
 	return ansi.Truncate(s, w, "…") + reset
 }
 
+// nbHyphen stands in for "-" while a line is wrapped: one column wide, and
+// not a place to break.
+const nbHyphen = "\u2011"
+
 // wrap breaks s (which may hold escape codes) into lines of at most w
-// columns, breaking words only when they do not fit.
+// columns, breaking words — never at a hyphen — only when they do not fit.
 func wrap(s string, w int) []string {
 	if w < 1 {
 		w = 1
@@ -54,7 +58,16 @@ func wrap(s string, w int) []string {
 			out = append(out, line)
 			continue
 		}
+		// ansi.Wrap breaks after a hyphen: names like account-review
+		// would be cut in two, so hyphens are hidden from it
+		hide := strings.Contains(line, "-") && !strings.Contains(line, nbHyphen)
+		if hide {
+			line = strings.ReplaceAll(line, "-", nbHyphen)
+		}
 		for _, l := range strings.Split(ansi.Wrap(line, w, ""), "\n") {
+			if hide {
+				l = strings.ReplaceAll(l, nbHyphen, "-")
+			}
 			if width(l) > w { // a grapheme wider than the pane
 				l = ansi.Truncate(l, w, "")
 			}
@@ -172,6 +185,49 @@ func place(bg, fg []string, x, y, w int) []string {
 		out[row] = fit(left+reset+l+reset+right, w)
 	}
 	return out
+}
+
+// cover draws a dialog over bg so that nothing of what is under it shows
+// at its edges: a blank cell frames it, what stays visible around it is
+// drawn in dim (when dim is given), and a dialog that takes most of the
+// screen gets a blank backdrop. The status bar, the last line, stays.
+func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
+	if len(fg) == 0 {
+		return bg
+	}
+	fw := 0
+	for _, l := range fg {
+		fw = max(fw, width(l))
+	}
+	out := append([]string(nil), bg...)
+	if 10*fw*len(fg) >= 7*w*len(bg) {
+		for i := 0; i < len(out)-1; i++ {
+			out[i] = fit("", w)
+		}
+		return place(out, fg, x, y, w)
+	}
+	if dim != nil {
+		for i := 0; i < len(out)-1; i++ {
+			out[i] = dim(out[i])
+		}
+	}
+	left, right := min(1, x), min(1, max(0, w-x-fw))
+	blank := strings.Repeat(" ", left+fw+right)
+	framed := make([]string, 0, len(fg)+2)
+	if y > 0 {
+		framed = append(framed, blank)
+	}
+	for _, l := range fg {
+		framed = append(framed, strings.Repeat(" ", left)+fit(l, fw)+strings.Repeat(" ", right))
+	}
+	if y+len(fg) < len(bg) {
+		framed = append(framed, blank)
+	}
+	top := y
+	if y > 0 {
+		top--
+	}
+	return place(out, framed, x-left, top, w)
 }
 
 // hjoin puts equally tall columns of lines side by side.

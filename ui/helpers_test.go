@@ -210,9 +210,17 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
+	case "f2":
+		return tea.KeyPressMsg{Code: tea.KeyF2}
 	}
-	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
-		return tea.KeyPressMsg{Code: []rune(c)[0], Mod: tea.ModCtrl}
+	for prefix, mod := range map[string]tea.KeyMod{"ctrl+": tea.ModCtrl, "alt+": tea.ModAlt} {
+		if c, ok := strings.CutPrefix(k, prefix); ok {
+			msg := keyMsg(c)
+			msg.Mod, msg.Text = mod, ""
+			return msg
+		}
 	}
 	r := []rune(k)
 	return tea.KeyPressMsg{Code: r[0], Text: k}

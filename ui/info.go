@@ -97,7 +97,8 @@ func (m *model) helpLines() []string {
 		out = append(out, th.key.Render(fmt.Sprintf("  %-21s", usage))+mark+" "+c.help)
 	}
 	out = append(out, "", th.faint.Render("  * changes the session: between turns only"))
-	out = append(out, "", th.bold.Render("Keys"), "")
+	out = append(out, "", th.bold.Render("Keys"), "",
+		"  Text always goes to the message box, whatever pane has the focus: a pane's own keys are arrows, enter and alt with a letter (or, after ctrl+p, the letter alone).", "")
 	for _, group := range m.keys.FullHelp() {
 		for _, b := range group {
 			h := b.Help()
@@ -118,12 +119,14 @@ func (m *model) helpLines() []string {
 		"  "+th.good.Render(iconApproved+" approved")+"  "+th.refused.Render(iconRefused+" refused / denied")+"  "+th.bad.Render(iconError+" error"),
 		"  "+th.dim.Render("dimmed")+": out of the model's window (R9) — the model no longer sees it",
 	)
-	return out
+	return th.cleanLines(out)
 }
 
 // statusLine is the bar at the bottom: what runs, the model, the turn,
 // the window and the turn's use of each limit. When the long form does not
-// fit, a compact one is used, then it is cut.
+// fit, a compact one is used; when that does not fit either, the least
+// important figures are left out, so the model, the size of the next
+// request and the window stay longest.
 func (m *model) statusLine(w int) string {
 	th := m.th
 	sep := th.faint.Render(" │ ")
@@ -140,15 +143,37 @@ func (m *model) statusLine(w int) string {
 		lead = append(lead, th.faint.Render("connecting to the engine…"))
 		return clip(" "+strings.Join(lead, sep), w)
 	}
-	long, short := m.statusParts(s, false), m.statusParts(s, true)
-	line := " " + strings.Join(append(lead, long...), sep)
+	join := func(parts []statusPart, drop int) string {
+		all := append([]string(nil), lead...)
+		for _, p := range parts {
+			if p.rank < drop {
+				all = append(all, p.text)
+			}
+		}
+		return " " + strings.Join(all, sep)
+	}
+	line := join(m.statusParts(s, false), rankAll)
 	if width(line) > w {
-		line = " " + strings.Join(append(lead, short...), sep)
+		short := m.statusParts(s, true)
+		for drop := rankAll; drop > 0; drop-- {
+			if line = join(short, drop); width(line) <= w {
+				break
+			}
+		}
 	}
 	return clip(line, w)
 }
 
-func (m *model) statusParts(s *harness.Snapshot, short bool) []string {
+// statusPart is one figure of the status bar; the lower its rank, the
+// longer it stays on a narrow screen.
+type statusPart struct {
+	text string
+	rank int
+}
+
+const rankAll = 9
+
+func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
 	th := m.th
 	pick := func(long, brief string) string {
 		if short {
@@ -156,14 +181,15 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []string {
 		}
 		return long
 	}
-	var parts []string
+	var parts []statusPart
+	add := func(rank int, text string) { parts = append(parts, statusPart{text, rank}) }
 	if s.Demo {
-		parts = append(parts, th.statusDemo.Render(pick("offline demo model — not an LLM", "demo model — not an LLM")))
+		add(0, th.statusDemo.Render(pick("offline demo model — not an LLM", "demo model — not an LLM")))
 	} else {
-		parts = append(parts, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
+		add(0, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
 	}
 	if s.Profile != "" && s.Profile != harness.DefaultProfile {
-		parts = append(parts, th.status.Render(pick("profile ", "")+s.Profile))
+		add(2, th.status.Render(pick("profile ", "")+s.Profile))
 	}
 	win := fmt.Sprintf(pick("window %d/%d", "win %d/%d"), s.Window.InWindow, s.Window.Cap)
 	winSt := th.status
@@ -172,22 +198,23 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []string {
 		winSt = th.warn
 	}
 	lim := s.Limits
-	parts = append(parts,
-		th.status.Render(fmt.Sprintf("turn %d", s.Turn)),
-		winSt.Render(win),
-		th.status.Render(fmt.Sprintf("loads %d/%d", s.Usage.Loads, lim.MaxLoadsPerTurn)),
-		th.status.Render(fmt.Sprintf(pick("load tok %s/%s", "ltok %s/%s"), thousands(s.Usage.LoadTokens), thousands(lim.LoadTokenBudget))),
-		th.status.Render(fmt.Sprintf(pick("tool calls %d/%d", "calls %d/%d"), s.Usage.ToolCalls, lim.MaxToolCalls)),
-		th.status.Render(fmt.Sprintf(pick("next request %s tok", "next %s tok"), thousands(s.RequestTokens))),
-	)
+	add(3, th.status.Render(fmt.Sprintf("turn %d", s.Turn)))
+	add(2, winSt.Render(win))
+	add(4, th.status.Render(fmt.Sprintf("loads %d/%d", s.Usage.Loads, lim.MaxLoadsPerTurn)))
+	add(6, th.status.Render(fmt.Sprintf(pick("load tok %s/%s", "ltok %s/%s"), thousands(s.Usage.LoadTokens), thousands(lim.LoadTokenBudget))))
+	add(5, th.status.Render(fmt.Sprintf(pick("tool calls %d/%d", "calls %d/%d"), s.Usage.ToolCalls, lim.MaxToolCalls)))
+	add(1, th.status.Render(fmt.Sprintf(pick("next request %s tok", "next %s tok"), thousands(s.RequestTokens))))
 	if lim.Delivery == harness.DeliveryToolResult {
-		parts = append(parts, th.info.Render(pick("delivery tool-result", "tool-result")))
+		add(7, th.info.Render(pick("delivery tool-result", "tool-result")))
 	}
 	if !lim.LoadSkillTool {
-		parts = append(parts, th.info.Render(pick("paste mode", "paste")))
+		add(7, th.info.Render(pick("paste mode", "paste")))
 	}
 	if lim.FreezePrompt {
-		parts = append(parts, th.info.Render(pick("frozen prompt", "frozen")))
+		add(7, th.info.Render(pick("frozen prompt", "frozen")))
+	}
+	if m.present {
+		add(8, th.accent.Render(pick("presenter mode (f2)", "present")))
 	}
 	return parts
 }

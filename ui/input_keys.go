@@ -4,15 +4,17 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
 // onKey routes a key press: quitting first, then the approval dialog (the
-// engine waits on it), an open overlay, the keys that work everywhere, and
-// last the focused pane or the input.
+// engine waits on it), an open overlay, the command menu and the search
+// bar, the keys that work everywhere, then text — which always goes to
+// the input — and last the focused pane's own keys.
 func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	s := msg.String()
-	if s == "ctrl+c" {
+	k := m.keys
+	if key.Matches(msg, k.Quit) {
 		return m.quitKey()
 	}
 	if m.quitArmed {
@@ -46,16 +48,42 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return cmd
 	}
-	switch s {
-	case "esc":
-		if m.running {
-			return m.cancelTurn()
+	if m.find != nil {
+		return m.findKey(msg)
+	}
+	if cmd, ok := m.menuKey(msg); ok {
+		return cmd
+	}
+	if m.paneMode {
+		if m.focus == paneInput {
+			m.paneMode = false
+		} else if key.Matches(msg, k.Cancel) {
+			m.paneMode = false
+			return nil
+		} else if printable(msg) {
+			// a letter is the pane's alt+letter
+			return m.paneKey(tea.KeyPressMsg{Code: msg.Code, Mod: tea.ModAlt})
 		}
-		if m.focus != paneInput {
+	}
+	switch {
+	case key.Matches(msg, k.PaneMode):
+		if m.focus == paneInput {
+			m.setFocus(m.shown)
+		}
+		m.paneMode = true
+		return nil
+	case key.Matches(msg, k.Cancel):
+		switch {
+		case m.running:
+			return m.cancelTurn()
+		case m.zoom != paneInput:
+			m.zoom = paneInput
+			return nil
+		case m.focus != paneInput:
 			return m.setFocus(paneInput)
 		}
 		return nil
-	case "tab":
+	case key.Matches(msg, k.FocusNext):
 		if m.focus == paneInput {
 			if text, cands := m.complete(m.in.value()); text != m.in.value() || cands != nil {
 				m.in.set(text)
@@ -66,12 +94,37 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return m.setFocus(m.nextPane(1))
-	case "shift+tab":
+	case key.Matches(msg, k.FocusPrev):
 		return m.setFocus(m.nextPane(-1))
-	case "ctrl+o":
+	case key.Matches(msg, k.Inspector):
 		return m.openInspector(m.tr.selectedTurn())
-	case "f1":
+	case key.Matches(msg, k.Help):
 		return m.cmdHelp("")
+	case key.Matches(msg, k.Zoom):
+		m.toggleZoom()
+		return nil
+	case key.Matches(msg, k.Search):
+		return m.openFind()
+	case key.Matches(msg, k.PrevTurn):
+		m.jumpTurn(-1)
+		return nil
+	case key.Matches(msg, k.NextTurn):
+		m.jumpTurn(1)
+		return nil
+	case key.Matches(msg, k.Present):
+		m.setPresent(!m.present)
+		return nil
+	case key.Matches(msg, k.Suggest):
+		return m.takeSuggestion(msg.String())
+	case key.Matches(msg, k.Unqueue):
+		return m.unqueue()
+	}
+	if printable(msg) {
+		if msg.Text == "?" && m.in.value() == "" {
+			return m.cmdHelp("")
+		}
+		cmd := m.setFocus(paneInput)
+		return tea.Batch(cmd, m.in.update(msg))
 	}
 	if m.focus == paneInput {
 		return m.inputKey(msg)
@@ -90,8 +143,9 @@ func (m *model) quitKey() tea.Cmd {
 }
 
 func (m *model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "enter":
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Send):
 		text := m.in.value()
 		trimmed := strings.TrimSpace(text)
 		switch {
@@ -101,89 +155,80 @@ func (m *model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.in.take()
 			return m.runLine(trimmed)
 		case m.running:
-			return m.flashErr(errTurnRunning)
+			m.in.take()
+			return m.enqueue(text)
 		}
 		m.in.take()
 		return m.send(text)
-	case "up":
-		if m.in.browse(true) {
+	case key.Matches(msg, k.History):
+		up := msg.String() == "up"
+		if up && m.in.value() == "" && len(m.queue) > 0 {
+			// the last queued message comes back to be edited or dropped
+			m.in.set(m.queue[len(m.queue)-1])
+			m.queue = m.queue[:len(m.queue)-1]
 			return nil
 		}
-	case "down":
-		if m.in.browse(false) {
+		if m.in.browse(up) {
 			return nil
 		}
-	case "pgup":
+	case key.Matches(msg, k.ScrollUp):
 		m.tr.pageUp()
 		return nil
-	case "pgdown":
+	case key.Matches(msg, k.ScrollDown):
 		m.tr.pageDown()
 		return nil
-	case "?":
-		if m.in.value() == "" {
-			return m.cmdHelp("")
-		}
 	}
 	return m.in.update(msg)
 }
 
-// paneKey handles keys for the focused pane.
+// paneKey handles the focused pane's own keys; none of them is text.
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
-	s := msg.String()
-	switch s {
-	case "?":
-		return m.cmdHelp("")
-	case "/":
-		cmd := m.setFocus(paneInput)
-		m.in.set(m.in.value() + "/")
-		return cmd
-	}
 	lay := m.layout()
 	h := max(1, lay.panes[m.focus].h-2)
 	switch m.focus {
 	case paneTranscript:
 		return m.transcriptKey(msg)
 	case paneLRU:
-		return m.lru.key(msg, h)
+		return m.lru.key(m.keys, msg, h)
 	case paneContext:
-		return m.cx.key(msg, h)
+		return m.cx.key(m.keys, msg, h)
 	case paneTools:
-		return m.tools.key(msg, h)
+		return m.tools.key(m.keys, msg, h)
 	}
 	return nil
 }
 
 func (m *model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
-	t := m.tr
-	switch msg.String() {
-	case "up", "k":
+	t, k := m.tr, m.keys
+	switch {
+	case key.Matches(msg, k.Up):
 		t.prev()
-	case "down", "j":
+	case key.Matches(msg, k.Down):
 		t.next()
-	case "pgup", "ctrl+u", "b":
+	case key.Matches(msg, k.PageUp):
 		t.pageUp()
-	case "pgdown", "ctrl+d":
+	case key.Matches(msg, k.PageDown):
 		t.pageDown()
-	case "home", "g":
+	case key.Matches(msg, k.Top):
 		t.home()
-	case "end", "G":
+	case key.Matches(msg, k.Bottom):
 		t.end()
 		t.hasSel = false
-	case "enter", "space":
+	case key.Matches(msg, k.Fold):
 		t.toggle()
-	case "e":
+	case key.Matches(msg, k.FoldAll):
 		t.toggleAll()
-	case "v":
+	case key.Matches(msg, k.View):
 		if title, text, ok := t.selectedText(); ok {
 			return openViewer(title, text)
 		}
 		return m.flashInfo("select an item first (↑/↓)")
-	case "y":
+	case key.Matches(msg, k.Copy):
 		if title, text, ok := t.selectedText(); ok {
 			return copyText(text, title)
 		}
 		return m.flashInfo("select an item first (↑/↓)")
-	case "i":
+	case key.Matches(msg, k.Inspect):
 		return m.openInspector(t.selectedTurn())
 	}
 	return nil
@@ -197,12 +242,34 @@ func (m *model) nextPane(d int) pane {
 
 func (m *model) setFocus(p pane) tea.Cmd {
 	m.focus = p
+	if p == paneInput {
+		m.paneMode = false
+	}
 	if p != paneInput {
 		m.shown = p
+		if m.zoom != paneInput {
+			m.zoom = p // tab moves the zoom from pane to pane
+		}
 		m.in.blur()
 		return nil
 	}
 	return m.in.focus()
+}
+
+// toggleZoom gives the focused pane (or, from the input, the pane last
+// shown) the whole body, or puts the layout back.
+func (m *model) toggleZoom() {
+	if m.zoom != paneInput {
+		m.zoom = paneInput
+		return
+	}
+	m.zoom = m.focus
+	if m.zoom == paneInput {
+		m.zoom = m.shown
+	}
+	if m.zoom == paneInput {
+		m.zoom = paneTranscript
+	}
 }
 
 // onWheel scrolls the pane (or overlay) under the pointer.

@@ -1,18 +1,36 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
 
-// keyMap is every key the program answers, for the help view (? and
-// /help) and the hint line.
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// keyMap is every key the program answers: dispatch matches against it
+// and the help view (? and /help) and the hint line are drawn from it, so
+// what the help says is what the keys do.
+//
+// Printable keys are text: whatever pane has the focus they go to the
+// input. A pane's own actions therefore take keys that cannot be typed
+// text — arrows, enter, and alt with a letter.
 type keyMap struct {
-	Send, Newline, Complete       key.Binding
-	FocusNext, FocusPrev          key.Binding
-	Cancel, Quit, Inspector, Help key.Binding
-	Up, Down, PageUp, PageDown    key.Binding
-	Top, Bottom, Fold, FoldAll    key.Binding
-	View, Copy, Inspect, Unload   key.Binding
-	Call, Command, JumpContext    key.Binding
-	History                       key.Binding
+	Send, Newline, Complete, History key.Binding
+	FocusNext, FocusPrev             key.Binding
+	Cancel, Quit, Inspector, Help    key.Binding
+	Zoom, Search, PrevTurn, NextTurn key.Binding
+	Present, Suggest, Unqueue        key.Binding
+	PaneMode, Command                key.Binding
+	// ScrollUp and ScrollDown page the transcript from the input.
+	ScrollUp, ScrollDown key.Binding
+
+	Up, Down, PageUp, PageDown key.Binding
+	Top, Bottom, Fold          key.Binding
+
+	FoldAll, View, Copy, Inspect key.Binding
+	Unload, Call, JumpContext    key.Binding
+
+	MenuUp, MenuDown, SearchOlder, SearchNewer key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -20,70 +38,109 @@ func newKeyMap() keyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return keyMap{
-		Send:        b("enter", "send", "enter"),
-		Newline:     b("shift/alt+enter", "new line", "shift+enter", "alt+enter", "ctrl+j"),
-		Complete:    b("tab", "complete /command", "tab"),
-		History:     b("↑/↓", "previous messages (input)", "up", "down"),
-		FocusNext:   b("tab", "next pane", "tab"),
-		FocusPrev:   b("shift+tab", "previous pane", "shift+tab"),
-		Cancel:      b("esc", "cancel the turn (R25)", "esc"),
-		Quit:        b("ctrl+c ×2", "quit", "ctrl+c"),
-		Inspector:   b("ctrl+o", "inspector: model requests", "ctrl+o"),
-		Help:        b("?", "keys", "?", "f1"),
-		Up:          b("↑/k", "previous item / scroll", "up", "k"),
-		Down:        b("↓/j", "next item / scroll", "down", "j"),
-		PageUp:      b("pgup", "page up", "pgup", "ctrl+u"),
-		PageDown:    b("pgdn", "page down", "pgdown", "ctrl+d"),
-		Top:         b("g/home", "top", "home", "g"),
-		Bottom:      b("G/end", "bottom", "end", "G"),
-		Fold:        b("enter/space", "fold / unfold", "enter", "space"),
-		FoldAll:     b("e", "unfold all (transcript)", "e"),
-		View:        b("v", "view in full", "v"),
-		Copy:        b("y", "copy (OSC 52)", "y"),
-		Inspect:     b("i", "inspect this turn's calls", "i"),
-		Unload:      b("u", "unload skill (LRU)", "u"),
-		Call:        b("c", "call tool by hand (tools)", "c"),
-		JumpContext: b("c", "jump to <current_context> (context)", "c"),
-		Command:     b("/", "type a command", "/"),
+		Send:       b("enter", "send (queued while a turn runs)", "enter"),
+		Newline:    b("shift/alt+enter", "new line", "shift+enter", "alt+enter", "ctrl+j"),
+		Complete:   b("tab", "complete /command", "tab"),
+		History:    b("↑/↓", "previous messages (input)", "up", "down"),
+		FocusNext:  b("tab", "next pane", "tab"),
+		FocusPrev:  b("shift+tab", "previous pane", "shift+tab"),
+		Cancel:     b("esc", "cancel the turn (R25) · back to the input", "esc"),
+		Quit:       b("ctrl+c ×2", "quit", "ctrl+c"),
+		Inspector:  b("ctrl+o", "inspector: model requests", "ctrl+o"),
+		Help:       b("?/f1", "keys (? on an empty input)", "f1"),
+		Zoom:       b("ctrl+z", "zoom the pane to full size", "ctrl+z"),
+		Search:     b("ctrl+f", "find in the transcript", "ctrl+f"),
+		PrevTurn:   b("ctrl+↑", "previous turn", "ctrl+up", "alt+up"),
+		NextTurn:   b("ctrl+↓", "next turn", "ctrl+down", "alt+down"),
+		Present:    b("f2", "presenter mode", "f2"),
+		Suggest:    b("alt+1…3", "take a suggested prompt", "alt+1", "alt+2", "alt+3"),
+		Unqueue:    b("ctrl+x", "drop the last queued message", "ctrl+x"),
+		ScrollUp:   b("pgup", "transcript page up (input)", "pgup"),
+		ScrollDown: b("pgdn", "transcript page down (input)", "pgdown"),
+		Command:    b("/", "command menu: ↑/↓ choose, tab completes, enter runs", "/"),
+		PaneMode:   b("ctrl+p", "pane keys: plain letters act on the pane until esc", "ctrl+p"),
+
+		Up:       b("↑", "previous item / scroll", "up"),
+		Down:     b("↓", "next item / scroll", "down"),
+		PageUp:   b("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown: b("pgdn", "page down", "pgdown", "ctrl+d"),
+		Top:      b("home", "top", "home"),
+		Bottom:   b("end", "bottom", "end"),
+		Fold:     b("enter", "fold / unfold · details", "enter"),
+
+		FoldAll:     b("alt+e", "unfold all (transcript)", "alt+e"),
+		View:        b("alt+v", "view in full", "alt+v"),
+		Copy:        b("alt+y", "copy (OSC 52)", "alt+y"),
+		Inspect:     b("alt+i", "inspect this turn's calls (transcript)", "alt+i"),
+		Unload:      b("alt+u", "unload skill (LRU)", "alt+u"),
+		Call:        b("alt+c", "call tool by hand (tools)", "alt+c"),
+		JumpContext: b("alt+c", "jump to <current_context> (context)", "alt+c"),
+
+		MenuUp:      b("↑", "previous suggestion", "up"),
+		MenuDown:    b("↓", "next suggestion", "down"),
+		SearchOlder: b("enter/↑", "older match", "enter", "up"),
+		SearchNewer: b("↓", "newer match", "down"),
 	}
+}
+
+// printable reports whether a key press is text: it has a character and
+// no modifier but shift. Such keys always go to the input.
+func printable(msg tea.KeyPressMsg) bool {
+	return msg.Text != "" && msg.Mod&^(tea.ModShift|tea.ModCapsLock|tea.ModNumLock) == 0
 }
 
 // ShortHelp is the hint line under the input.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Newline, k.FocusNext, k.Cancel, k.Inspector, k.Help, k.Quit}
+	return []key.Binding{hint(k.Send, "send"), k.Newline, hint(k.FocusNext, "panes"), hint(k.Cancel, "cancel"),
+		hint(k.Zoom, "zoom"), hint(k.Search, "find"), hint(k.Inspector, "inspector"), hint(k.Help, "keys"), k.Quit}
 }
 
-// hint is a binding for the hint line alone, worded for one pane.
-func hint(keys, desc string) key.Binding {
-	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
+// hint rewords a binding for the hint line of one pane.
+func hint(b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }
 
-// paneHelp is the hint line while a pane has the focus: its own keys.
-func (k keyMap) paneHelp(p pane, narrow bool) []key.Binding {
-	var b []key.Binding
+// paneBindings are the keys of a pane, worded for its hint line.
+func (k keyMap) paneBindings(p pane) []key.Binding {
+	updown := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "select"))
 	switch p {
 	case paneTranscript:
-		b = []key.Binding{hint("↑/↓", "select"), hint("enter", "fold"), hint("e", "unfold all"), hint("v", "view"), hint("y", "copy"), hint("i", "inspect")}
+		return []key.Binding{updown, hint(k.Fold, "fold"), hint(k.FoldAll, "unfold all"), hint(k.View, "view"), hint(k.Copy, "copy"), hint(k.Inspect, "inspect")}
 	case paneLRU:
-		b = []key.Binding{hint("↑/↓", "select"), hint("enter", "state & store"), hint("u", "unload"), hint("v", "view"), hint("y", "copy")}
+		return []key.Binding{updown, hint(k.Fold, "state & store"), hint(k.Unload, "unload"), hint(k.View, "view"), hint(k.Copy, "copy")}
 	case paneContext:
-		b = []key.Binding{hint("↑/↓", "scroll"), hint("c", "<current_context>"), hint("v", "view"), hint("y", "copy")}
+		return []key.Binding{hint(updown, "scroll"), hint(k.JumpContext, "<current_context>"), hint(k.View, "view"), hint(k.Copy, "copy")}
 	case paneTools:
-		b = []key.Binding{hint("↑/↓", "select"), hint("enter", "details"), hint("c", "call by hand"), hint("v", "view")}
-	default:
-		if narrow {
-			return []key.Binding{k.Send, k.FocusNext, k.Cancel, k.Help}
-		}
-		return k.ShortHelp()
+		return []key.Binding{updown, hint(k.Fold, "details"), hint(k.Call, "call by hand"), hint(k.View, "view")}
 	}
-	return append(b, hint("tab", "next pane"), k.Help)
+	return nil
+}
+
+// paneHelp is the hint line: the focused pane's own keys, or the input's.
+// In pane mode the pane's alt keys are plain letters.
+func (k keyMap) paneHelp(p pane, narrow, paneMode bool) []key.Binding {
+	if b := k.paneBindings(p); b != nil {
+		if paneMode {
+			for i, kb := range b {
+				h := kb.Help()
+				b[i] = key.NewBinding(key.WithKeys(kb.Keys()...), key.WithHelp(strings.TrimPrefix(h.Key, "alt+"), h.Desc))
+			}
+			return append(b, hint(k.Cancel, "typing again"), hint(k.Zoom, "zoom"))
+		}
+		typing := key.NewBinding(key.WithKeys("a"), key.WithHelp("typing", "goes to the input"))
+		return append(b, typing, hint(k.PaneMode, "pane keys"), hint(k.Zoom, "zoom"), hint(k.FocusNext, "next pane"))
+	}
+	if narrow {
+		return []key.Binding{hint(k.Send, "send"), hint(k.FocusNext, "panes"), hint(k.Cancel, "cancel"), hint(k.Zoom, "zoom"), hint(k.Help, "keys")}
+	}
+	return k.ShortHelp()
 }
 
 // FullHelp groups every key by where it works.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline, k.Complete, k.History, k.Command},
-		{k.FocusNext, k.FocusPrev, k.Cancel, k.Inspector, k.Help, k.Quit},
+		{k.Send, k.Newline, k.Command, k.Complete, k.History, k.ScrollUp, k.ScrollDown, k.Unqueue, k.Suggest},
+		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.Present, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Call, k.JumpContext},
 	}

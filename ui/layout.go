@@ -55,6 +55,7 @@ const (
 	layoutWide   layoutMode = iota // four panes side by side (≥ 160 columns)
 	layoutMedium                   // the transcript beside a stack of three (100–159)
 	layoutNarrow                   // one pane at a time under a tab bar (< 100)
+	layoutZoom                     // one pane over the whole body (ctrl+z)
 )
 
 // layout is where everything goes on a w×h screen. Hidden panes have an
@@ -109,6 +110,20 @@ func computeLayout(w, h, inputLines int, shown pane) layout {
 		}
 		l.panes[shown] = rect{0, l.tabs.h, w, max(0, bodyH-l.tabs.h)}
 	}
+	return l
+}
+
+// zoomed gives pane p the whole body and hides the others.
+func (l layout) zoomed(p pane) layout {
+	if p == paneInput || p >= numPanes {
+		return l
+	}
+	in := l.panes[paneInput]
+	l.mode = layoutZoom
+	l.tabs = rect{}
+	l.panes = [numPanes]rect{}
+	l.panes[paneInput] = in
+	l.panes[p] = rect{0, 0, l.w, max(0, l.msg.y)}
 	return l
 }
 

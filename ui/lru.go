@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness"
@@ -41,24 +42,24 @@ func (p *lruPane) selected() (harness.LoadedSkill, bool) {
 	return all[p.sel], true
 }
 
-func (p *lruPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
-	if p.nav(msg.String(), len(p.skills()), h) {
+func (p *lruPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
+	if navKey(&p.builtPane, k, msg, len(p.skills()), h) {
 		return nil
 	}
-	switch msg.String() {
-	case "enter", "space":
+	switch {
+	case key.Matches(msg, k.Fold):
 		if s, ok := p.selected(); ok {
 			p.toggle(s.Name)
 		}
-	case "u":
+	case key.Matches(msg, k.Unload):
 		if s, ok := p.selected(); ok && s.By != "preload" && p.sel < len(p.snap.Loaded) {
 			return runCommand("/unload " + s.Name)
 		}
-	case "y":
+	case key.Matches(msg, k.Copy):
 		if s, ok := p.selected(); ok {
 			return copyText(fmt.Sprintf("state:\n%s\nstore:\n%s", prettyRaw(s.State), prettyRaw(s.Store)), "state and store of "+s.Name)
 		}
-	case "v":
+	case key.Matches(msg, k.View):
 		if s, ok := p.selected(); ok {
 			return openViewer("state and store of "+s.Name, fmt.Sprintf("state (this load, R26):\n%s\n\nstore (the session, R26):\n%s", prettyRaw(s.State), prettyRaw(s.Store)))
 		}
@@ -125,6 +126,9 @@ func (p *lruPane) skillLines(out *[]string, sk harness.LoadedSkill, i, w int) {
 	}
 	*out = append(*out, cursor+clip(name, w-2))
 	meta := fmt.Sprintf("%s · %s tok · by %s · turn %d", orDash(sk.ExecutionID), thousands(sk.Tokens), orDash(sk.By), sk.LoadedTurn)
+	if th.present { // an audience has no use for execution ids
+		meta = fmt.Sprintf("%s tok · by %s · turn %d", thousands(sk.Tokens), orDash(sk.By), sk.LoadedTurn)
+	}
 	if sk.Active {
 		meta = "active · " + meta
 	}
@@ -190,7 +194,7 @@ func (p *lruPane) lastTurnLines(w int) []string {
 				if u.Version != "" {
 					line += " v" + u.Version
 				}
-				if u.ExecutionID != "" {
+				if u.ExecutionID != "" && !th.present {
 					line += " · " + u.ExecutionID
 				}
 				if u.Reused {

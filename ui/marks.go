@@ -37,13 +37,22 @@ type mark struct {
 	// event: the mark stands just before entry number after.
 	after int
 	text  string
+	// full is the text out of presenter mode and big the large form it
+	// takes in it (loads and evictions; empty for other marks).
+	full, big string
 }
 
 func (k markKind) look(th *theme) (string, lipgloss.Style) {
 	switch k {
 	case markLoaded:
+		if th.present {
+			return iconLoaded, th.mark.Bold(true)
+		}
 		return iconLoaded, th.mark
 	case markUnloaded:
+		if th.present {
+			return iconUnloaded, th.warn.Bold(true)
+		}
 		return iconUnloaded, th.mark
 	case markActivated:
 		return iconActive, th.mark

@@ -64,6 +64,30 @@ type model struct {
 	overlay   overlay
 	approvals []*approvalDialog
 
+	// zoom is the pane shown over the whole body; paneInput when none is.
+	zoom pane
+	// queue holds messages typed while a turn ran, sent one per turn
+	// after it.
+	queue []string
+	// find is the transcript search bar while open.
+	find *finder
+	// menuSel is the chosen line of the / command menu, for the input
+	// text menuFor; -1 or another text: no choice.
+	menuSel int
+	menuFor string
+	// paneMode makes plain letters the focused pane's keys (as with alt)
+	// until esc; for terminals whose alt key types characters.
+	paneMode bool
+	// present is presenter mode: a clean chrome for an audience.
+	present bool
+	// seenBelow is what the transcript held when the view left its
+	// bottom; more than that is new output below.
+	seenBelow int
+	newOutput bool
+	// flashIn is the overlay open when the flash was set: it shows the
+	// flash inside itself.
+	flashIn overlay
+
 	// now is the clock the approval guard reads; tests set it.
 	now func() time.Time
 }
@@ -98,26 +122,33 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 	th := newTheme(style != "light")
 	md := newMarkdown(style)
 	m := &model{
-		eng:   eng,
-		opts:  opts,
-		base:  ctx,
-		keys:  newKeyMap(),
-		help:  help.New(),
-		th:    th,
-		md:    md,
-		spin:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		focus: paneInput,
-		shown: paneTranscript,
-		tr:    newTranscriptPane(th, md),
-		lru:   newLRUPane(th),
-		cx:    newContextPane(th),
-		tools: newToolsPane(th),
-		in:    newInputBox(th),
-		now:   time.Now,
+		eng:     eng,
+		opts:    opts,
+		base:    ctx,
+		keys:    newKeyMap(),
+		help:    help.New(),
+		th:      th,
+		md:      md,
+		spin:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		focus:   paneInput,
+		shown:   paneTranscript,
+		tr:      newTranscriptPane(th, md),
+		lru:     newLRUPane(th),
+		cx:      newContextPane(th),
+		tools:   newToolsPane(th),
+		in:      newInputBox(th),
+		now:     time.Now,
+		zoom:    paneInput,
+		menuSel: -1,
 	}
 	m.setTheme(th)
+	if opts.Present {
+		m.setPresent(true)
+	}
 	if opts.Resumed != "" {
-		m.tr.addMark(mark{kind: markInfo, after: 0, text: "resumed from " + opts.Resumed})
+		mk := mark{kind: markInfo, after: 0, full: "resumed from " + opts.Resumed}
+		mk.text = mk.shown(m.present)
+		m.tr.addMark(mk)
 	}
 	return m
 }
@@ -132,6 +163,7 @@ func (m *model) Init() tea.Cmd {
 
 // setTheme applies a theme to every part.
 func (m *model) setTheme(th *theme) {
+	th.present = m.present
 	m.th = th
 	m.tr.th, m.lru.th, m.cx.th, m.tools.th = th, th, th, th
 	m.lru.dirty, m.cx.dirty, m.tools.dirty = true, true, true
@@ -373,9 +405,17 @@ func (m *model) onTurnDone(msg turnDoneMsg) tea.Cmd {
 	var cmd tea.Cmd
 	switch {
 	case msg.err == nil:
+		if next := m.sendQueued(); next != nil {
+			return tea.Batch(next, m.requestRefresh())
+		}
 	case errors.Is(msg.err, context.Canceled):
 		cmd = m.flashInfo("turn cancelled")
+		if len(m.queue) > 0 {
+			cmd = m.flashInfo("turn cancelled · the queued messages are back in the input")
+		}
+		m.restoreQueue()
 	default:
+		m.restoreQueue()
 		cmd = m.flashErr(fmt.Errorf("turn: %w", msg.err))
 	}
 	return tea.Batch(cmd, m.requestRefresh())
@@ -410,6 +450,7 @@ const flashFor = 6 * time.Second
 
 func (m *model) flashInfo(s string) tea.Cmd {
 	m.flash, m.flashIsErr, m.quitArmed = s, false, false
+	m.flashIn = m.overlay
 	m.flashID++
 	id := m.flashID
 	return tea.Tick(flashFor, func(time.Time) tea.Msg { return flashExpiredMsg{id: id} })
@@ -419,6 +460,7 @@ func (m *model) flashInfo(s string) tea.Cmd {
 // are never lost to a timer.
 func (m *model) flashErr(err error) tea.Cmd {
 	m.flash, m.flashIsErr, m.quitArmed = err.Error(), true, false
+	m.flashIn = m.overlay
 	m.flashID++
 	return nil
 }

@@ -174,14 +174,14 @@ func TestContextPaneShowsInstructionsAndParts(t *testing.T) {
 			t.Errorf("context pane lacks %q", want)
 		}
 	}
-	// c jumps to <current_context>
+	// alt+c jumps to <current_context>
 	if strings.Contains(flat(paneText(m, paneContext)), "<current_context>") {
 		t.Fatal("test needs <current_context> below the fold")
 	}
 	m.focus = paneContext
-	m.Update(keyMsg("c"))
+	m.Update(keyMsg("alt+c"))
 	if s := flat(paneText(m, paneContext)); !strings.Contains(s, `<current_context> <skill name="account-review" version="2" execution="x-1" active="true">`) {
-		t.Fatalf("after c the current context is not in view:\n%s", s)
+		t.Fatalf("after alt+c the current context is not in view:\n%s", s)
 	}
 }
 
@@ -243,12 +243,12 @@ func TestToolsPaneShowsSourceVersionPolicy(t *testing.T) {
 			t.Errorf("tools pane lacks %q", want)
 		}
 	}
-	// c on a selected tool opens the call form
+	// alt+c on a selected tool opens the call form
 	d.m.setFocus(paneTools)
 	for i := 0; i < 4; i++ {
 		d.key("down")
 	}
-	d.key("c")
+	d.key("alt+c")
 	d.settle()
 	f, ok := d.m.overlay.(*callForm)
 	if !ok || f.tool.Name != "run_checks" {
@@ -323,10 +323,10 @@ func TestTranscriptFoldsReasoningAndLongResults(t *testing.T) {
 	if len(r) < 300 {
 		t.Fatalf("unfolded result has %d lines", len(r))
 	}
-	d.key("v")
+	d.key("alt+v")
 	d.settle()
 	if _, ok := d.m.overlay.(*textOverlay); !ok {
-		t.Fatalf("v opened %T", d.m.overlay)
+		t.Fatalf("alt+v opened %T", d.m.overlay)
 	}
 }
 
@@ -341,7 +341,7 @@ func TestReasoningUnfolds(t *testing.T) {
 		t.Fatalf("reasoning not folded:\n%s", d.screen())
 	}
 	d.m.setFocus(paneTranscript)
-	d.key("e") // unfold everything
+	d.key("alt+e") // unfold everything
 	d.key("home")
 	if s := flat(paneText(d.m, paneTranscript)); !strings.Contains(s, "The user asks for an account review. The account-review skill matches; load it first.") {
 		t.Fatalf("reasoning not unfolded:\n%s", s)
@@ -381,12 +381,12 @@ func TestTranscriptSelectionScrollsThroughTallItem(t *testing.T) {
 	m := loadStatic(t, newStatic(entries), 100, 30)
 	m.focus = paneTranscript
 	m.View()
-	m.Update(keyMsg("k")) // selects the last visible item
+	m.Update(keyMsg("up")) // selects the last visible item
 	m.View()
 	if m.tr.sel != (item{itemEntry, 4}) {
 		t.Fatalf("selected %+v", m.tr.sel)
 	}
-	m.Update(keyMsg("k")) // the tall answer: its end shows
+	m.Update(keyMsg("up")) // the tall answer: its end shows
 	m.View()
 	if m.tr.sel != (item{itemEntry, 3}) {
 		t.Fatalf("selected %+v", m.tr.sel)
@@ -397,7 +397,7 @@ func TestTranscriptSelectionScrollsThroughTallItem(t *testing.T) {
 	}
 	// k again scrolls up through it before moving on
 	top := m.tr.rows[0]
-	m.Update(keyMsg("k"))
+	m.Update(keyMsg("up"))
 	m.View()
 	if m.tr.sel != (item{itemEntry, 3}) || m.tr.rows[0] == top {
 		t.Fatalf("k did not scroll through the tall item: sel %+v rows[0] %+v", m.tr.sel, m.tr.rows[0])

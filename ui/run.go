@@ -24,6 +24,10 @@ type Options struct {
 	// Resumed is the journal a reopened session came from; the transcript
 	// says so on its first line.
 	Resumed string
+	// Present starts in presenter mode: a clean chrome without rule
+	// numbers, call ids or cache paths, suggested prompts on the first
+	// screen and large marks for loads and evictions (f2 toggles it).
+	Present bool
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
@@ -59,9 +63,6 @@ func IsMarkdownStyle(name string) bool {
 	_, ok := styles.DefaultStyles[name]
 	return ok
 }
-
-// errTurnRunning refuses a second message while a turn runs.
-var errTurnRunning = errors.New("a turn is running: wait for it, or esc cancels it")
 
 // Run shows the interface for eng until the user quits or ctx is
 // cancelled. sink must be the one whose OnEvent and approver (NewApprover)

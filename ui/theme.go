@@ -34,6 +34,9 @@ const (
 // terminal background.
 type theme struct {
 	dark bool
+	// present is presenter mode: rule numbers, call ids and paths are
+	// left out of what the panes say.
+	present bool
 
 	border, borderFocus   lipgloss.Style
 	title, titleFocus     lipgloss.Style

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness"
@@ -93,20 +94,20 @@ func (p *toolsPane) selected() (harness.ToolInfo, bool) {
 	return p.shown[p.sel], true
 }
 
-func (p *toolsPane) key(msg tea.KeyPressMsg, h int) tea.Cmd {
-	if p.nav(msg.String(), len(p.shown), h) {
+func (p *toolsPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
+	if navKey(&p.builtPane, k, msg, len(p.shown), h) {
 		return nil
 	}
-	switch msg.String() {
-	case "enter", "space":
+	switch {
+	case key.Matches(msg, k.Fold):
 		if t, ok := p.selected(); ok {
 			p.toggle(t.Name)
 		}
-	case "c":
+	case key.Matches(msg, k.Call):
 		if t, ok := p.selected(); ok && !t.Gone {
 			return runCommand("/call " + t.Name)
 		}
-	case "v":
+	case key.Matches(msg, k.View):
 		if t, ok := p.selected(); ok {
 			return openViewer("tool "+t.Name, toolDetail(t))
 		}
@@ -216,7 +217,7 @@ func (p *toolsPane) build(w int) {
 				out = append(out, indentStyled(th.faint, "    ", l, w)...)
 			}
 			if !t.Gone {
-				out = append(out, th.accent.Render(clip("    c calls it by hand", w)))
+				out = append(out, th.accent.Render(clip("    alt+c calls it by hand", w)))
 			}
 		}
 		if i == p.sel {

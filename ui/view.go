@@ -1,14 +1,20 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // layout places everything for the current size.
 func (m *model) layout() layout {
-	return computeLayout(m.w, m.h, m.in.height(), m.shown)
+	l := computeLayout(m.w, m.h, m.inputLines(), m.shown)
+	if m.zoom != paneInput {
+		l = l.zoomed(m.zoom)
+	}
+	return l
 }
 
 // View draws the screen: panes, message line, input, status bar, then any
@@ -22,7 +28,7 @@ func (m *model) View() tea.View {
 		if c := m.in.cursor(); c != nil {
 			r := m.layout().panes[paneInput]
 			c.Position.X += r.x + 1
-			c.Position.Y += r.y + 1
+			c.Position.Y += r.y + 1 + len(m.queueLines(r.w-2))
 			v.Cursor = c
 		}
 	}
@@ -50,14 +56,19 @@ func (m *model) render() string {
 		screen = append(screen, fit("", m.w))
 	}
 	screen = screen[:m.h]
+	if menu := m.menuView(m.w); menu != nil && m.overlay == nil && len(m.approvals) == 0 {
+		// the message line under it is the blank that frames it
+		y := lay.panes[paneInput].y - 1 - len(menu)
+		screen = cover(screen, menu, 0, max(0, y), m.w, nil)
+	}
 	if m.overlay != nil {
 		lines, x, y := m.overlay.view(m.w, m.h)
-		screen = place(screen, lines, x, y, m.w)
+		screen = cover(screen, m.noteInside(lines), x, y, m.w, m.dimmed)
 	}
 	if len(m.approvals) > 0 {
 		d := m.approvals[0]
 		lines, x, y := d.view(m.w, m.h, d.armed(m.now()))
-		screen = place(screen, lines, x, y, m.w)
+		screen = cover(screen, lines, x, y, m.w, m.dimmed)
 	}
 	return strings.Join(screen, "\n")
 }
@@ -77,8 +88,19 @@ func (m *model) paneBox(p pane, r rect) []string {
 	switch p {
 	case paneTranscript:
 		m.tr.focused = focused
+		if m.welcoming() {
+			lines = m.welcomeLines(iw)
+			break
+		}
 		lines = m.tr.view(iw, ih)
 		footer = m.tr.footer()
+		if cue := m.newBelow(); cue != "" {
+			if len(lines) >= ih && ih > 2 {
+				lines[ih-1] = m.th.accent.Bold(true).Render(centerRule(" "+cue+" ", iw))
+			} else {
+				footer = cue
+			}
+		}
 	case paneLRU:
 		lines = pad(m.lru.view(sw, ih, focused))
 		footer = m.lru.footer(ih)
@@ -89,7 +111,56 @@ func (m *model) paneBox(p pane, r rect) []string {
 		lines = pad(m.tools.view(sw, ih, focused))
 		footer = m.tools.footer(ih)
 	}
-	return box(m.th, p.title(), lines, r.w, r.h, m.focus == p, footer)
+	title := p.title()
+	if m.paneMode && focused {
+		title = "[pane keys · esc] " + title
+	}
+	if m.zoom == p {
+		title += " · zoomed — ctrl+z or esc restores"
+	}
+	return box(m.th, title, m.th.cleanLines(lines), r.w, r.h, m.focus == p, footer)
+}
+
+// dimmed redraws a line of what is under a dialog in the dim colour.
+func (m *model) dimmed(line string) string {
+	return fit(style(m.th.dim, ansi.Strip(line)), width(line))
+}
+
+// newBelow is the cue that output arrived below a transcript scrolled up,
+// "" when there is none.
+func (m *model) newBelow() string {
+	switch {
+	case m.tr.follow:
+		m.seenBelow, m.newOutput = 0, false
+	case m.seenBelow == 0:
+		m.seenBelow = m.tr.size()
+	case m.tr.size() > m.seenBelow:
+		m.newOutput = true
+	}
+	if m.newOutput {
+		return "↓ new output below · pgdn / end"
+	}
+	return ""
+}
+
+// noteInside writes the message line's flash into the last inner row of
+// an overlay: what a key in the overlay did shows where the eyes are.
+func (m *model) noteInside(lines []string) []string {
+	if m.flash == "" || m.flashIn != m.overlay || len(lines) < 3 {
+		return lines
+	}
+	w := width(lines[0])
+	if w < 6 {
+		return lines
+	}
+	st, icon := m.th.info, ""
+	if m.flashIsErr {
+		st, icon = m.th.bad, iconError+" "
+	}
+	side := m.th.borderFocus.Render(thickBorder.v)
+	out := append([]string(nil), lines...)
+	out[len(out)-2] = side + fit(st.Render(clip(" "+icon+sanitize(m.flash), w-2)), w-2) + reset + side
+	return out
 }
 
 // pad puts a space before each line.
@@ -104,6 +175,8 @@ func pad(lines []string) []string {
 func (m *model) body(lay layout) []string {
 	bodyH := lay.msg.y
 	switch lay.mode {
+	case layoutZoom:
+		return m.paneBox(m.zoom, lay.panes[m.zoom])
 	case layoutWide:
 		return hjoin(
 			m.paneBox(paneTranscript, lay.panes[paneTranscript]),
@@ -156,16 +229,22 @@ func (m *model) tabBar(w int) string {
 }
 
 func (m *model) inputBox(r rect) []string {
-	lines := strings.Split(m.in.view(), "\n")
+	lines := append(m.queueLines(r.w-2), strings.Split(m.in.view(), "\n")...)
 	title := "Message"
-	if m.running {
-		title = "Message · a turn is running — esc cancels it"
+	switch {
+	case m.running && len(m.queue) > 0:
+		title = fmt.Sprintf("Message · %d queued for after this turn — ↑ takes back · ctrl+x drops · esc cancels the turn", len(m.queue))
+	case m.running:
+		title = "Message · a turn is running — enter queues · esc cancels it"
 	}
 	return box(m.th, title, lines, r.w, r.h, m.focus == paneInput, "")
 }
 
 // messageLine shows the last command's outcome or error, else key hints.
 func (m *model) messageLine(w int) string {
+	if m.find != nil {
+		return m.findLine(w)
+	}
 	switch {
 	case m.flash != "" && m.flashIsErr:
 		return fit(m.th.bad.Render(" "+iconError+" "+sanitize(m.flash)), w)
@@ -175,5 +254,5 @@ func (m *model) messageLine(w int) string {
 		return fit(m.th.info.Render(" "+sanitize(m.flash)), w)
 	}
 	m.help.SetWidth(max(0, w-1))
-	return fit(" "+m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100)), w)
+	return fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100, m.paneMode))), w)
 }
