@@ -322,7 +322,7 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 }
 
 func TestHelpShowsKeyMap(t *testing.T) {
-	d := newDriver(t, nil, 120, 40)
+	d := newDriver(t, nil, 120, 60)
 	d.key("?")
 	s := d.screen()
 	for _, want := range []string{"Help", "/load NAME", "ctrl+o", "inspector", "shift/alt+enter"} {
