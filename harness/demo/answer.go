@@ -30,7 +30,7 @@ func (v *view) answer() string {
 	var paras []string
 	switch {
 	case len(results) > 0:
-		paras = append(paras, "Here is what the tools returned this turn:", v.resultList(results))
+		paras = append(paras, "Here is what the tools answered this turn:", v.resultList(results))
 		if following != "" {
 			paras = append(paras, following)
 		}
@@ -91,7 +91,7 @@ func (v *view) resultList(results []callRecord) string {
 			if strings.TrimSpace(c.Result) == "" {
 				lines = append(lines, "- "+code(c.Name)+" returned nothing.")
 			} else {
-				lines = append(lines, "- "+code(c.Name)+" returned: "+code(clip(c.Result, resultChars)))
+				lines = append(lines, "- "+code(c.Name)+" answered: "+summary(c.Result))
 			}
 			continue
 		}

@@ -355,7 +355,7 @@ func TestRule4_SummarizesThisTurnsResults(t *testing.T) {
 	}
 	text := textOf(t, Respond(req(baseSys(), offer(t, "get_account_activity"), msgs...)))
 	for _, want := range []string{
-		"`get_account_activity` returned: `{\"items\":\"xxx",
+		"`get_account_activity` answered: items: xxx",
 		"`score_risk` was refused with `Unknown tool: score_risk`: it is not offered. Loading `fraud-triage` may bring it back",
 		"`list_action_items` returned nothing.",
 		"Following `house-style` (preloaded).",
@@ -367,8 +367,8 @@ func TestRule4_SummarizesThisTurnsResults(t *testing.T) {
 	if strings.Contains(text, "OLD RESULT") {
 		t.Errorf("answer quotes an earlier turn's result:\n%s", text)
 	}
-	if strings.Contains(text, strings.Repeat("x", 301)) || !strings.Contains(text, strings.Repeat("x", 280)+"…") {
-		t.Errorf("a long result is not cut near 300 characters:\n%s", text)
+	if strings.Contains(text, strings.Repeat("x", 61)) || !strings.Contains(text, strings.Repeat("x", 50)+"…") {
+		t.Errorf("a long value is not cut near 60 characters:\n%s", text)
 	}
 	if strings.Contains(text, "Nothing in your message matched") {
 		t.Errorf("help shown in a turn that called tools")

@@ -22,25 +22,25 @@ func TestDemoSequence(t *testing.T) {
 			user:    "review account ACC-1042 for anomalies",
 			calls:   []string{`load_skill {"name":"account-review"}`, `get_account_activity {"account_id":"ACC-1042"}`},
 			lru:     []string{"account-review"},
-			inReply: []string{"`get_account_activity` returned:", "`account-review` (active)", "`house-style` (preloaded)", "> Read every page of activity"},
+			inReply: []string{"`get_account_activity` answered: ok: yes", "`account-review` (active)", "`house-style` (preloaded)", "> Read every page of activity"},
 		},
 		{
 			user:    "write an incident report for yesterday's outage",
 			calls:   []string{`load_skill {"name":"incident-report"}`},
 			lru:     []string{"incident-report", "account-review"},
-			inReply: []string{"`load_skill` returned:", "contextChanged: loaded incident-report", "`incident-report` (active)", "Also loaded: `account-review`.", "> Start with the timeline, in UTC."},
+			inReply: []string{"`load_skill` answered: loaded incident-report", "`incident-report` (active)", "Also loaded: `account-review`.", "> Start with the timeline, in UTC."},
 		},
 		{
 			user:    "capture meeting notes: we decided to ship on Friday",
 			calls:   []string{`load_skill {"name":"meeting-notes"}`, `save_action_item {"text":"capture meeting notes: we decided to ship on Friday"}`},
 			lru:     []string{"meeting-notes", "incident-report", "account-review"},
-			inReply: []string{"`save_action_item` returned:"},
+			inReply: []string{"`save_action_item` answered:"},
 		},
 		{
 			user:    "run the release checks for v1.4.0",
 			calls:   []string{`load_skill {"name":"release-checklist"}`, `run_checks {"version":"v1.4.0"}`},
 			lru:     []string{"release-checklist", "meeting-notes", "incident-report"}, // account-review left (R2)
-			inReply: []string{"unloaded account-review (lru)", "`run_checks` returned:"},
+			inReply: []string{"`run_checks` answered: ok: yes"},
 		},
 		{
 			// The tool left with its skill; the demo model calls it anyway (R6),
@@ -60,7 +60,7 @@ func TestDemoSequence(t *testing.T) {
 			user:    "back to meeting-notes: list the action items",
 			calls:   []string{`load_skill {"name":"meeting-notes"}`, `list_action_items {}`},
 			lru:     []string{"meeting-notes", "account-review", "release-checklist"},
-			inReply: []string{"contextChanged: meeting-notes became active", "`meeting-notes` (active)"},
+			inReply: []string{"`load_skill` answered: meeting-notes became active", "`meeting-notes` (active)"},
 		},
 		{
 			// An explicit call of a tool no loaded skill offers (R6).

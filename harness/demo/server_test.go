@@ -442,7 +442,7 @@ func TestRule4_AnswerRendersAsMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
-	for _, want := range []string{"[demo model]", "odd_tool returned: " + tricky} {
+	for _, want := range []string{"[demo model]", "odd_tool answered: " + tricky} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rendered answer lacks %q:\n%s", want, out)
 		}
