@@ -105,7 +105,7 @@ func (p *contextPane) build(w int) {
 	}
 	out = append(out, th.faint.Render(strings.Repeat("─", max(0, w))))
 	inContext := false
-	for _, l := range strings.Split(sanitize(s.Instructions), "\n") {
+	for _, l := range reflow(strings.Split(sanitize(s.Instructions), "\n")) {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "<current_context>") {
 			inContext = true
@@ -125,4 +125,42 @@ func (p *contextPane) build(w int) {
 		}
 	}
 	p.lines = out
+}
+
+// reflow joins the hard-wrapped lines of each prose paragraph into one
+// line, so the pane wraps it at its own width instead of leaving a ragged
+// edge at every source break. Headings, list items, tables, quotes, tags,
+// indented and fenced code keep their lines.
+func reflow(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	fenced, prose := false, false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			out, prose = append(out, l), false
+			continue
+		}
+		isProse := !fenced && t != "" && !strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "\t") && !isBlockStart(t)
+		if isProse && prose {
+			out[len(out)-1] += " " + t
+			continue
+		}
+		out, prose = append(out, l), isProse
+	}
+	return out
+}
+
+// isBlockStart reports whether a line opens a block of its own.
+func isBlockStart(t string) bool {
+	switch {
+	case strings.HasPrefix(t, "#"), strings.HasPrefix(t, ">"), strings.HasPrefix(t, "|"), strings.HasPrefix(t, "<"),
+		strings.HasPrefix(t, "- "), strings.HasPrefix(t, "* "), strings.HasPrefix(t, "+ "), t == "---", t == "***":
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(t) && (t[i] == '.' || t[i] == ')')
 }

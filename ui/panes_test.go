@@ -469,3 +469,14 @@ func TestSinkDeliversEventsQueuedBeforeStart(t *testing.T) {
 		t.Fatalf("got %#v", msg)
 	}
 }
+
+// Hard-wrapped prose in a skill re-flows at the pane's width; lists,
+// headings and code keep their lines.
+func TestContextPaneReflowsHardWrappedProse(t *testing.T) {
+	in := []string{"# Title", "Write a postmortem that a reader who was", "not there can follow.", "", "- one item", "- two", "```", "code line one", "code line two", "```", "1. first", "After."}
+	got := reflow(in)
+	want := []string{"# Title", "Write a postmortem that a reader who was not there can follow.", "", "- one item", "- two", "```", "code line one", "code line two", "```", "1. first", "After."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("reflow:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
