@@ -28,7 +28,10 @@ type inspector struct {
 	idx      int
 	wantTurn int
 	reply    bool
-	loading  bool
+	// raw shows the JSON and stream as they went over the wire instead of
+	// their anatomy.
+	raw     bool
+	loading bool
 	p        *pager
 	h        int
 }
@@ -72,6 +75,31 @@ func (in *inspector) refresh() tea.Cmd { return fetchCalls(in.eng) }
 
 // text is what the pager shows: the request pretty-printed, or the reply.
 func (in *inspector) text() string {
+	if in.idx < 0 || in.idx >= len(in.calls) {
+		return ""
+	}
+	c := in.calls[in.idx]
+	if !in.raw {
+		if !in.reply {
+			var prev []byte
+			if in.idx > 0 {
+				prev = in.calls[in.idx-1].Request
+			}
+			return requestAnatomy(c.Request, prev)
+		}
+		if a := replyAnatomy(c.Reply); a != "" {
+			if c.Error != "" {
+				a = "error: " + c.Error + "\n\n" + a
+			}
+			return a
+		}
+	}
+	return in.rawText()
+}
+
+// rawText is the call's request or reply as it went over the wire
+// (pretty-printed): what y copies and w writes, whichever view is shown.
+func (in *inspector) rawText() string {
 	if in.idx < 0 || in.idx >= len(in.calls) {
 		return ""
 	}
@@ -125,10 +153,13 @@ func (in *inspector) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "tab", "shift+tab":
 		in.reply = !in.reply
 		in.load(false)
+	case "a":
+		in.raw = !in.raw
+		in.load(false)
 	case "r":
 		return in.refresh(), false
 	case "y":
-		if t := in.text(); t != "" {
+		if t := in.rawText(); t != "" {
 			return copyText(t, in.what()), false
 		}
 	case "w":
@@ -141,7 +172,7 @@ func (in *inspector) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 					ext = "txt"
 				}
 			}
-			return writeFile(in.dir, fileName("skillet", fmt.Sprintf("turn%d", c.Turn), fmt.Sprintf("call%d", c.Call), side)+"."+ext, in.text()), false
+			return writeFile(in.dir, fileName("skillet", fmt.Sprintf("turn%d", c.Turn), fmt.Sprintf("call%d", c.Call), side)+"."+ext, in.rawText()), false
 		}
 	}
 	return nil, false
@@ -195,7 +226,7 @@ func (in *inspector) view(w, h int) ([]string, int, int) {
 	for len(lines) < bh-3 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("←/→ call · tab request/reply · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
+	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("←/→ call · tab request/reply · a parts/raw JSON · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
 	footer := ""
 	if in.p != nil && !in.loading && len(in.calls) > 0 {
 		footer = in.p.footer()

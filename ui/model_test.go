@@ -363,17 +363,30 @@ func TestInspectorShowsRequestReplyCopiesAndWrites(t *testing.T) {
 	if !ok || len(in.calls) != 2 {
 		t.Fatalf("inspector: %T with %d calls", d.m.overlay, len(in.calls))
 	}
+	// the request's parts first: instructions by part, messages, tools,
+	// and what changed since the call before
 	s := d.screen()
-	if !strings.Contains(s, "call 2 of 2") || !strings.Contains(s, `"messages": [`) || !strings.Contains(s, "<current_context>") {
-		t.Fatalf("request not shown readable:\n%s", s)
+	for _, want := range []string{"call 2 of 2", "Instructions", "▸ prompt", "▸ <current_context> brand-voice", "Messages", "Tools", "Since the call before", "+ <current_context>: brand-voice"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("the anatomy lacks %q:\n%s", want, s)
+		}
 	}
+	d.key("a") // the raw JSON, one key away
+	if s := d.screen(); !strings.Contains(s, `"messages": [`) || !strings.Contains(s, "<current_context>") {
+		t.Fatalf("request not shown raw:\n%s", s)
+	}
+	d.key("a")
 	d.key("left")
 	if !strings.Contains(d.screen(), "call 1 of 2") {
 		t.Fatal("left did not go to the previous call")
 	}
 	d.key("tab")
+	if s := d.screen(); !strings.Contains(s, "Reply assembled from 1 chunk") {
+		t.Fatalf("reply not assembled:\n%s", s)
+	}
+	d.key("a")
 	if !strings.Contains(d.screen(), `"choices": [`) {
-		t.Fatalf("reply not shown:\n%s", d.screen())
+		t.Fatalf("raw reply not shown:\n%s", d.screen())
 	}
 	d.key("y")
 	d.settle()
@@ -441,5 +454,20 @@ func TestModelCommandOnTheDemoModelIsIgnored(t *testing.T) {
 	}
 	if d.m.snap.Model != before {
 		t.Fatalf("the model changed to %q", d.m.snap.Model)
+	}
+}
+
+// A streamed reply is shown assembled: text, tool calls, finish reason and
+// the usage the endpoint reported.
+func TestReplyAnatomyAssemblesTheStream(t *testing.T) {
+	raw := "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"lo\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"load_skill\",\"arguments\":\"{\\\"na\"}}]}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"me\\\":\\\"x\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n"
+	got := replyAnatomy(raw)
+	for _, want := range []string{"4 chunk(s)", "finish reason tool_calls", "12 prompt + 3 completion", "  Hello", `⚙ load_skill (c1) {"name":"x"}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("anatomy lacks %q:\n%s", want, got)
+		}
 	}
 }
