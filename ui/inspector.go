@@ -32,8 +32,8 @@ type inspector struct {
 	// their anatomy.
 	raw     bool
 	loading bool
-	p        *pager
-	h        int
+	p       *pager
+	h       int
 }
 
 func newInspector(th *theme, eng Engine, dir string, turn int) (*inspector, tea.Cmd) {
