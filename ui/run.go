@@ -24,6 +24,8 @@ type Options struct {
 	// Resumed is the journal a reopened session came from; the transcript
 	// says so on its first line.
 	Resumed string
+	// Demo, when set, is a script the presenter sends with DemoKey.
+	Demo *Demo
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
@@ -87,7 +89,7 @@ func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
-	p := tea.NewProgram(m, popts...)
+	p := tea.NewProgram(withDemo(m, opts.Demo), popts...)
 	stop := sink.attach(p)
 	_, err := p.Run()
 	stop()
