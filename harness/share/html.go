@@ -73,6 +73,7 @@ section h2 { position:sticky; top:0; background:var(--pane); margin:0; padding:.
 .call { color:var(--tool); }
 .brought { border-left:3px solid var(--user); padding-left:.6em; }
 .divider { color:var(--user); border-top:1px dashed var(--user); margin-top:.8em; padding-top:.3em; font-size:.85em; }
+summary { cursor:pointer; color:var(--dim); }
 pre { margin:0; white-space:pre-wrap; word-wrap:break-word; }
 ul { list-style:none; margin:0; padding:0; }
 li { padding:.15em 0; } li .meta { color:var(--dim); }
@@ -113,7 +114,14 @@ function entry(e) {
   if (e.kind === "note") { d.textContent = "· " + e.text; return d; }
   let who = e.kind === "user" ? "› you" : e.kind === "assistant" ? "● assistant" : "← " + e.tool_name + (e.is_error ? " (error)" : "");
   d.appendChild(el("span", "who", who));
-  if (e.text) d.appendChild(el("span", "text", e.text));
+  const lines = e.text ? e.text.split("\n") : [];
+  if (e.kind === "tool" && lines.length > 12) {
+    // a long result folds, so the conversation stays readable
+    const det = el("details");
+    det.appendChild(el("summary", "text", lines[0] + " … (" + lines.length + " lines)"));
+    det.appendChild(el("span", "text", e.text));
+    d.appendChild(det);
+  } else if (e.text) d.appendChild(el("span", "text", e.text));
   for (const c of e.tool_calls || []) d.appendChild(el("div", "call", "→ " + c.name + " " + c.arguments));
   return d;
 }

@@ -7,6 +7,7 @@ package share
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -73,7 +74,12 @@ func Fold(events []event.Event) (*Session, error) {
 	if !ok {
 		return nil, errors.New("the first event is " + events[0].Head().Type + ", not session_start: not a session journal")
 	}
-	fold, notes, _ := rulebook.Repair(events)
+	fold, notes, tail := rulebook.Repair(events)
+	// the results a session that ended mid-call gets when it reopens
+	for _, r := range tail {
+		fold = append(fold, r)
+		notes = append(notes, "tool call "+r.ToolCallID+" ("+r.Name+") never got its result: the journal ends while it ran")
+	}
 	st := rulebook.New(start.SessionID, start.Model, start.Limits)
 	s := &Session{ID: start.SessionID, Model: start.Model, Demo: start.Demo, Start: start.Time, Events: fold}
 	for _, n := range notes {
@@ -99,6 +105,9 @@ func Fold(events []event.Event) (*Session, error) {
 		if end, ok := st.EndAt[s.Frames[i].Turn]; ok && end >= s.Frames[i].Before && end < s.Frames[i].Until {
 			s.Frames[i].Until = end
 		}
+	}
+	if st.Cur != nil && !st.Cur.Ended {
+		s.Problems = append(s.Problems, fmt.Sprintf("turn %d never ended: the journal stops in the middle of it", st.Turn))
 	}
 	s.Entries = st.Entries
 	return s, nil
