@@ -209,7 +209,6 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-
 func TestExportBadInput(t *testing.T) {
 	tmp := isolate(t)
 	dir := readmeSession(t, tmp)
