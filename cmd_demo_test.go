@@ -104,3 +104,27 @@ func TestDemoBadScript(t *testing.T) {
 		t.Errorf("demo without a terminal: exit %d, %q", code, stderr)
 	}
 }
+
+// The demo takes the UI's flags: here a replay of a recorded run, offline,
+// whose requests must equal the recorded ones.
+func TestDemoOverAReplay(t *testing.T) {
+	tmp := isolate(t)
+	rec := filepath.Join(tmp, "rec.jsonl")
+	if code, _, stderr := runCmd(t, "", "run", "--offline", "--record", rec, builtinScript[0], builtinScript[1]); code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, stderr)
+	}
+	script := filepath.Join(tmp, "two.txt")
+	os.WriteFile(script, []byte(builtinScript[0]+"\n"+builtinScript[1]+"\n"), 0o644)
+	u := startTUI(t, tmp, "demo", "--replay", shellQuote(rec), "--keystroke", "5ms", shellQuote(script))
+	u.waitFor("demo 1/2 · ctrl+n types the next message")
+	u.keys("C-n")
+	u.waitFor("get_account_activity · result")
+	u.waitFor("demo 2/2 · ctrl+n")
+	u.keys("C-n")
+	u.waitFor("loaded incident-report")
+	u.waitFor("demo 2/2 · done")
+	if s := u.screen(); strings.Contains(s, "differs from the recording") {
+		t.Errorf("the replay saw a different request:\n%s", s)
+	}
+	u.quit()
+}

@@ -255,3 +255,30 @@ func TestExportBadInput(t *testing.T) {
 		t.Error("the torn journal's page lost its first turn")
 	}
 }
+
+// /export in the terminal UI picks the format by the file's extension.
+func TestExportFromTheTUIByExtension(t *testing.T) {
+	tmp := isolate(t)
+	u := startTUI(t, tmp, "--offline")
+	u.waitFor("Message the model")
+	u.send("review account ACC-1042 for anomalies")
+	u.waitFor("get_account_activity · result")
+	u.waitFor("[demo model]")
+	u.send("/export s.cast")
+	u.waitFor("exported the transcript to s.cast")
+	u.send("/export 's.html'")
+	u.waitFor("exported the transcript to s.html")
+	u.send("/export s.md")
+	u.waitFor("exported the transcript to s.md")
+	u.quit()
+	text, _ := castText(t, []byte(readFile(t, filepath.Join(tmp, "s.cast"))))
+	if !strings.Contains(text, "→ get_account_activity") {
+		t.Errorf("the cast lacks the tool call:\n%s", text)
+	}
+	if page := readFile(t, filepath.Join(tmp, "s.html")); !strings.Contains(page, `id="transcript"`) || !strings.Contains(page, "get_account_activity") {
+		t.Error("s.html is not the replay of the session")
+	}
+	if md := readFile(t, filepath.Join(tmp, "s.md")); !strings.HasPrefix(md, "# Skillet session") {
+		t.Errorf("s.md: %.200s", md)
+	}
+}
