@@ -225,6 +225,11 @@ func wrap(text string, width int) []string {
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
 		r := []rune(para)
+		// continuation lines keep the paragraph's indent
+		indent := []rune(para[:len(para)-len(strings.TrimLeft(para, " "))])
+		if len(indent) > width/2 {
+			indent = nil
+		}
 		for len(r) > width {
 			cut := width
 			for i := width; i > width/2; i-- {
@@ -238,6 +243,7 @@ func wrap(text string, width int) []string {
 			if len(r) > 0 && r[0] == ' ' {
 				r = r[1:]
 			}
+			r = append(append([]rune{}, indent...), r...)
 		}
 		out = append(out, string(r))
 	}

@@ -199,3 +199,16 @@ func TestExportTornJournal(t *testing.T) {
 	}
 	readCast(t, buf.Bytes())
 }
+
+func TestExportWrapKeepsIndentAndWidth(t *testing.T) {
+	long := "    " + strings.Repeat("word ", 60)
+	for _, l := range wrap(long, 40) {
+		if n := len([]rune(l)); n > 40 || !strings.HasPrefix(l, "    ") {
+			t.Errorf("line %q: %d runes", l, n)
+		}
+	}
+	unbroken := strings.Repeat("x", 95)
+	if got := wrap(unbroken, 40); len(got) != 3 || got[2] != strings.Repeat("x", 15) {
+		t.Errorf("a word longer than the line: %q", got)
+	}
+}
