@@ -282,3 +282,27 @@ func TestExportFromTheTUIByExtension(t *testing.T) {
 		t.Errorf("s.md: %.200s", md)
 	}
 }
+
+// The recording plays in the asciinema player itself, in a real terminal.
+func TestExportCastPlaysInAsciinema(t *testing.T) {
+	if _, err := exec.LookPath("asciinema"); err != nil {
+		t.Skip("asciinema is not installed (.ci/run installs it)")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	tmp := isolate(t)
+	dir := readmeSession(t, tmp)
+	cast := filepath.Join(tmp, "s.cast")
+	if code, _, stderr := runCmd(t, "", "export", "--cast", cast, dir); code != 0 {
+		t.Fatalf("export: exit %d\n%s", code, stderr)
+	}
+	u := &tui{t: t, sock: filepath.Join(tmp, "tmux-play")}
+	cmd := "HOME=" + shellQuote(tmp) + " asciinema play -s 20 -i 0.1 " + shellQuote(cast) + "; echo PLAYED=$?; sleep 60"
+	if out, err := exec.Command("tmux", "-S", u.sock, "new-session", "-d", "-s", "t", "-x", "100", "-y", "32", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-S", u.sock, "kill-server").Run() })
+	u.waitFor("PLAYED=0")
+	u.waitFor("turn 5 · done")
+}
