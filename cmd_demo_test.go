@@ -68,6 +68,11 @@ func TestDemoScriptFileWithACommand(t *testing.T) {
 	os.WriteFile(script, []byte("# the meeting-notes part\n\n/load meeting-notes\r\nhello there\n"), 0o644)
 	u := startTUI(t, tmp, "demo", "--offline", "--keystroke", "5ms", shellQuote(script))
 	u.waitFor("demo 1/2 · ctrl+n types the next message")
+	// the presenter's own text is never mixed with the script's
+	u.keys("-l", "hi")
+	u.keys("C-n")
+	u.waitFor("the input holds text")
+	u.keys("BSpace", "BSpace")
 	u.keys("C-n")
 	u.waitFor("loaded meeting-notes")
 	u.waitFor("demo 2/2 · ctrl+n")
@@ -126,5 +131,24 @@ func TestDemoOverAReplay(t *testing.T) {
 	if s := u.screen(); strings.Contains(s, "differs from the recording") {
 		t.Errorf("the replay saw a different request:\n%s", s)
 	}
+	u.quit()
+}
+
+// A live model: a chat-completions endpoint on loopback answers the script.
+func TestDemoWithALiveEndpoint(t *testing.T) {
+	tmp := isolate(t)
+	skills := filepath.Join(tmp, "skills")
+	writeSkill(t, skills, "alpha", "")
+	srv := scripted(t)
+	script := filepath.Join(tmp, "two.txt")
+	os.WriteFile(script, []byte("first question\nsecond question\n"), 0o644)
+	u := startTUI(t, tmp, "demo", "--base-url", srv.URL, "--skills", shellQuote(skills), "--keystroke", "5ms", shellQuote(script))
+	u.waitFor("demo 1/2 · ctrl+n types the next message")
+	u.keys("C-n")
+	u.waitFor("loaded alpha")
+	u.waitFor("demo 2/2 · ctrl+n")
+	u.keys("C-n")
+	u.waitFor("second question")
+	u.waitFor("demo 2/2 · done")
 	u.quit()
 }
