@@ -42,7 +42,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f tuiFlags
 	fs := flag.NewFlagSet("skillet demo", flag.ContinueOnError)
 	f.register(fs)
-	keystroke := fs.Duration("keystroke", ui.DefaultKeystroke, "the pause between typed characters, such as 30ms")
+	keystroke := fs.Duration("keystroke", ui.DefaultKeystroke, "the `PAUSE` between typed characters, such as 30ms")
 	if code, done := parseFlags(fs, args, demoUsage, stdout, stderr); done {
 		return code
 	}

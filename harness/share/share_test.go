@@ -212,3 +212,22 @@ func TestExportWrapKeepsIndentAndWidth(t *testing.T) {
 		t.Errorf("a word longer than the line: %q", got)
 	}
 }
+
+// A session that never called the model still shares its transcript.
+func TestExportSessionWithoutModelCalls(t *testing.T) {
+	s, err := Fold(session()[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page, cast bytes.Buffer
+	if err := WriteHTML(&page, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), `"frames":[]`) || !strings.Contains(page.String(), `review \u003cb\u003eaccount`) {
+		t.Errorf("page data: %.400s", page.String())
+	}
+	if err := WriteCast(&cast, s); err != nil {
+		t.Fatal(err)
+	}
+	readCast(t, cast.Bytes())
+}
