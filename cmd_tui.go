@@ -30,13 +30,9 @@ Flags of the terminal UI:
 
 // runTUI starts the terminal UI.
 func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var c common
-	var style string
-	var present bool
+	var f tuiFlags
 	fs := flag.NewFlagSet("skillet", flag.ContinueOnError)
-	c.register(fs)
-	fs.BoolVar(&present, "present", false, "presenter mode: a clean chrome without rule numbers, call ids or paths, suggested prompts on the first screen, large marks for loads and evictions (f2 toggles it)")
-	fs.StringVar(&style, "style", "", "Markdown `STYLE` of messages: "+strings.Join(ui.MarkdownStyles(), ", ")+" (default: follows the terminal)")
+	f.register(fs)
 	if code, done := parseFlags(fs, args, tuiUsage, stdout, stderr); done {
 		return code
 	}
@@ -44,6 +40,26 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skillet: unexpected argument %q (to run turns headless: skillet run MESSAGE...)\n", fs.Arg(0))
 		return 2
 	}
+	return f.start(ui.Options{}, stdin, stdout, stderr)
+}
+
+// tuiFlags are the flags of every command that opens the terminal UI.
+type tuiFlags struct {
+	common
+	style   string
+	present bool
+}
+
+func (f *tuiFlags) register(fs *flag.FlagSet) {
+	f.common.register(fs)
+	fs.StringVar(&f.style, "style", "", "Markdown `STYLE` of messages: "+strings.Join(ui.MarkdownStyles(), ", ")+" (default: follows the terminal)")
+	fs.BoolVar(&f.present, "present", false, "presenter mode: a clean chrome without rule numbers, call ids or paths, suggested prompts on the first screen, large marks for loads and evictions (f2 toggles it)")
+}
+
+// start opens the session the flags describe and shows it in the terminal
+// UI until the user quits; opts are the command's own UI options.
+func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, style := &f.common, f.style
 	if style != "" && !ui.IsMarkdownStyle(style) {
 		fmt.Fprintf(stderr, "skillet: --style %s: not a style; the styles are %s\n", style, strings.Join(ui.MarkdownStyles(), ", "))
 		return 2
@@ -53,7 +69,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	harness.WarmTokenizer() // token counts are estimates until the tables load
-	w, err := wire(&c)
+	w, err := wire(c)
 	if err != nil {
 		return reportStartError(stderr, err)
 	}
@@ -64,7 +80,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		turns.note(ev)
 		sink.OnEvent(ev)
 	}
-	s, err := openSession(&c, w, harness.Options{OnEvent: onEvent, Approver: ui.NewApprover(sink)})
+	s, err := openSession(c, w, harness.Options{OnEvent: onEvent, Approver: ui.NewApprover(sink)})
 	if err != nil {
 		return reportStartError(stderr, err)
 	}
@@ -78,7 +94,8 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// terminal closed) end it from here, the same way.
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	err = ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal, Present: present})
+	opts.Style, opts.Resumed, opts.Present = style, w.journal, f.present
+	err = ui.Run(ctx, s, sink, opts)
 	// The UI cancels a running turn as it quits; the turn still has to
 	// stop its tools and close itself in the journal before the session
 	// closes.
@@ -91,7 +108,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skillet: %s: session %s saved in %s\n", sigs.cancelled(), s.ID(), s.Dir())
 		return sigs.exitCode(1)
 	}
-	fmt.Fprintf(stdout, "session %s saved in %s (resume: %s)\n", s.ID(), s.Dir(), resumeCommand(&c, s.ID(), s.Dir()))
+	fmt.Fprintf(stdout, "session %s saved in %s (resume: %s)\n", s.ID(), s.Dir(), resumeCommand(c, s.ID(), s.Dir()))
 	return 0
 }
 

@@ -33,6 +33,13 @@ usage:
                                    (skillet offered -h)
   skillet show [--json] SESSION    the state of a session, folded from its
                                    journal (skillet show -h)
+  skillet demo [flags] [SCRIPT]    the terminal UI with a script of messages
+                                   the presenter sends one by one with
+                                   ctrl+n (skillet demo -h)
+  skillet export [--md FILE] [--cast FILE] [--html FILE] SESSION
+                                   a session as Markdown, an asciicast
+                                   recording or an HTML replay
+                                   (skillet export -h)
   skillet --version                the version and commit of this build
   skillet replay diff [flags] FILE
                                    replay a cassette against today's skills
@@ -67,6 +74,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runValidate(args[1:], stdout, stderr)
 		case "show":
 			return runShow(args[1:], stdout, stderr)
+		case "demo":
+			return runDemo(args[1:], stdin, stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
 		case "offered":
 			return runOffered(args[1:], stdout, stderr)
 		case "replay":

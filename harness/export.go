@@ -4,10 +4,77 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"skillet/harness/share"
 )
+
+// ExportCast writes the session as an asciicast v2 recording (see
+// share.WriteCast), read from its journal as written so far.
+func (s *Session) ExportCast(w io.Writer) error {
+	sh, err := s.shared()
+	if err != nil {
+		return err
+	}
+	return share.WriteCast(w, sh)
+}
+
+// ExportHTML writes the session as a self-contained HTML replay with the
+// panes at every model call (see share.WriteHTML).
+func (s *Session) ExportHTML(w io.Writer) error {
+	sh, err := s.shared()
+	if err != nil {
+		return err
+	}
+	return share.WriteHTML(w, sh)
+}
+
+// shared folds the session's own journal for sharing: the journal, not the
+// live state, holds every event's time.
+func (s *Session) shared() (*share.Session, error) {
+	s.mu.Lock()
+	dir, hasJournal := s.dir, s.journal != nil || s.readOnly
+	s.mu.Unlock()
+	if !hasJournal || dir == "" {
+		return nil, errors.New("this session keeps no journal to export from")
+	}
+	return ShareJournal(filepath.Join(dir, JournalFile))
+}
+
+// ShareJournal reads the journal at path (a journal file or a session
+// folder) and folds it for sharing. Lines that do not decode are skipped
+// and named in the result's Problems, with what a crash left open.
+func ShareJournal(path string) (*share.Session, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, JournalFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	defer f.Close()
+	events, problems, err := ReadJournal(f)
+	if err != nil {
+		return nil, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	sh, err := share.Fold(events)
+	if err != nil {
+		if len(problems) > 0 {
+			return nil, fmt.Errorf("%s: %w (%s)", path, err, problems[0])
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, p := range problems {
+		problems[i] = p + " was skipped"
+	}
+	sh.Problems = append(problems, sh.Problems...)
+	return sh, nil
+}
 
 // ExportMarkdown writes the session's transcript as Markdown (/export):
 // every message, tool call and result, and the notes of the rule book, with

@@ -35,7 +35,7 @@ func commandList() []command {
 		{name: "call", args: "[TOOL [JSON]]", help: "call a tool of the next request by hand", between: true, run: (*model).cmdCall, complete: (*model).toolNames},
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
 		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
-		{name: "export", args: "FILE", help: "write the transcript as Markdown", run: (*model).cmdExport},
+		{name: "export", args: "FILE", help: "write the transcript: FILE.md Markdown, .cast asciicast, .html replay", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
 		{name: "profile", args: "NAME", help: "start a new session under a profile: " + strings.Join(profile.Names(), ", "), between: true, run: (*model).cmdProfile, complete: func(*model) []string { return profile.Names() }},
 		{name: "help", help: "commands and keys (?)", run: (*model).cmdHelp},
@@ -216,7 +216,7 @@ func (m *model) cmdExport(args string) tea.Cmd {
 		if err != nil {
 			return fmt.Errorf("export: %w", err) // the error names the path
 		}
-		if err := eng.ExportMarkdown(f); err != nil {
+		if err := exportAs(eng, path, f); err != nil {
 			f.Close()
 			return fmt.Errorf("export %s: %w", path, err)
 		}

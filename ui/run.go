@@ -28,6 +28,8 @@ type Options struct {
 	// numbers, call ids or cache paths, suggested prompts on the first
 	// screen and large marks for loads and evictions (f2 toggles it).
 	Present bool
+	// Demo, when set, is a script the presenter sends with DemoKey.
+	Demo *Demo
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
@@ -88,7 +90,7 @@ func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
-	p := tea.NewProgram(m, popts...)
+	p := tea.NewProgram(withDemo(m, opts.Demo), popts...)
 	stop := sink.attach(p)
 	_, err := p.Run()
 	stop()

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"skillet/harness"
+	"skillet/harness/share"
+)
+
+const exportUsage = `usage: skillet export [flags] SESSION
+
+Writes a session for people who were not there, without changing it:
+--md the transcript as Markdown (as /export does), --cast an asciicast v2
+recording of the transcript (the journal's timings, pauses over 2s cut to
+2s; plays in any asciinema player), --html a self-contained HTML replay
+that steps through the model calls with the arrow keys, showing the
+transcript, loaded skills, <current_context> and tools at each. SESSION is
+a session id, a session folder or a journal. A FILE of - is stdout. A
+damaged journal line is named on stderr and left out. Exit status: 0, 1
+when the journal cannot be read or a file cannot be written, 2 on a usage
+error.
+
+Flags:
+`
+
+// runExport is `skillet export`.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	var c common
+	var md, cast, page string
+	fs := flag.NewFlagSet("skillet export", flag.ContinueOnError)
+	fs.StringVar(&md, "md", "", "write the transcript as Markdown to `FILE`")
+	fs.StringVar(&cast, "cast", "", "write an asciicast v2 recording to `FILE`")
+	fs.StringVar(&page, "html", "", "write a self-contained HTML replay to `FILE`")
+	fs.Var(&c.skills, "skills", "with --md: a skills `DIR` searched first (repeatable)")
+	fs.StringVar(&c.config, "config", "", "with --md: `FILE` skillet.toml to use instead of the session's")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	if code, done := parseFlags(fs, args, exportUsage, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "skillet export: give one SESSION (an id, a session folder or a journal)")
+		printUsage(fs, stderr, exportUsage)
+		return 2
+	}
+	if md == "" && cast == "" && page == "" {
+		fmt.Fprintln(stderr, "skillet export: say what to write: --md FILE, --cast FILE or --html FILE (one or more)")
+		return 2
+	}
+	path, err := resumePath(fs.Arg(0), sessionsDir(c.sessionDir))
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet export:", strings.TrimPrefix(err.Error(), "--resume: "))
+		return 2
+	}
+	sh, err := harness.ShareJournal(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet export:", err)
+		return 1
+	}
+	for _, p := range sh.Problems {
+		fmt.Fprintf(stderr, "skillet export: %s: %s\n", path, p)
+	}
+	code := 0
+	if cast != "" && !writeExport(cast, stdout, stderr, func(w io.Writer) error { return share.WriteCast(w, sh) }) {
+		code = 1
+	}
+	if page != "" && !writeExport(page, stdout, stderr, func(w io.Writer) error { return share.WriteHTML(w, sh) }) {
+		code = 1
+	}
+	if md != "" && !exportMarkdown(&c, path, md, stdout, stderr) {
+		code = 1
+	}
+	return code
+}
+
+// exportMarkdown writes /export's Markdown of the session at path, folded
+// with its skills as `skillet show` folds it.
+func exportMarkdown(c *common, path, file string, stdout, stderr io.Writer) bool {
+	c.resume, c.offline = path, true // writing needs no model
+	w, err := wire(c)
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet export: --md:", strings.TrimPrefix(err.Error(), "--resume: "))
+		return false
+	}
+	defer w.close()
+	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, BaseURL: w.baseURL, Roots: w.roots}
+	s, _, err := harness.Inspect(w.journal, opts) // the lines it skips were named above
+	if err != nil {
+		fmt.Fprintln(stderr, "skillet export: --md:", err)
+		return false
+	}
+	defer s.Close()
+	return writeExport(file, stdout, stderr, s.ExportMarkdown)
+}
+
+// writeExport writes one file (stdout for -) and says what went wrong.
+func writeExport(file string, stdout, stderr io.Writer, write func(io.Writer) error) bool {
+	if file == "-" {
+		if err := write(stdout); err != nil {
+			fmt.Fprintln(stderr, "skillet export:", err)
+			return false
+		}
+		return true
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err
+		}
+		fmt.Fprintf(stderr, "skillet export: cannot write %s: %v\n", file, err)
+		return false
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "skillet export: %s: %v\n", file, err)
+		return false
+	}
+	return true
+}
