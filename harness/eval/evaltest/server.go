@@ -55,6 +55,7 @@ type Server struct {
 	// 429 with a short Retry-After-Ms before any decision is taken.
 	requests      int
 	throttled     int
+	throttledBody map[string]bool
 	ThrottleEvery int
 	// Delay is how long each answer takes.
 	Delay time.Duration
@@ -138,7 +139,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests++
-	if s.ThrottleEvery > 0 && s.requests%s.ThrottleEvery == 0 {
+	if s.ThrottleEvery > 0 && s.requests%s.ThrottleEvery == 0 && !s.throttledBody[string(body)] {
+		// a body is throttled once, so its retry goes through however the
+		// workers' requests interleave
+		if s.throttledBody == nil {
+			s.throttledBody = map[string]bool{}
+		}
+		s.throttledBody[string(body)] = true
 		s.throttled++
 		s.mu.Unlock()
 		w.Header().Set("Retry-After-Ms", "5")
