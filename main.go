@@ -26,6 +26,10 @@ usage:
                                    what each agent's presentation keeps of
                                    every skill, without a model
                                    (skillet offered -h)
+  skillet why SKILL [--session ID|DIR] [--turn N] [--message TEXT] [--json]
+                                   why a skill was or was not offered,
+                                   loaded or kept, turn by turn
+                                   (skillet why -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -48,6 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runShow(args[1:], stdout, stderr)
 		case "offered":
 			return runOffered(args[1:], stdout, stderr)
+		case "why":
+			return runWhy(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}
