@@ -96,10 +96,14 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 
 	var events []event.Event
 	var skipped []string
-	if w.journal != "" {
-		events, skipped, err = readJournal(w.journal)
+	journal := w.journal
+	if fi, err := os.Stat(journal); err == nil && fi.IsDir() {
+		journal = filepath.Join(journal, harness.JournalFile)
+	}
+	if journal != "" {
+		events, skipped, err = readJournal(journal)
 		for _, p := range skipped {
-			fmt.Fprintf(stderr, "skillet why: %s: %s was skipped\n", w.journal, p)
+			fmt.Fprintf(stderr, "skillet why: %s: %s was skipped\n", journal, p)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "skillet why: %v; explaining %s from disk and config alone\n", err, name)
@@ -136,7 +140,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	facts := why.FactsOf(cat, w.cfg.Refs(), name, count)
 	rec := why.Explain(facts, events, w.cfg.Session, count)
 	for _, p := range skipped {
-		rec.Skipped = append(rec.Skipped, w.journal+": "+p)
+		rec.Skipped = append(rec.Skipped, journal+": "+p)
 	}
 	if *message != "" {
 		would, err := rank(w, tok, name, *message)
@@ -168,9 +172,6 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 // readJournal reads a journal's events; one that does not begin with
 // session_start is not a session's.
 func readJournal(path string) ([]event.Event, []string, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, harness.JournalFile)
-	}
 	events, skipped, err := why.ReadJournal(path)
 	if err != nil {
 		return nil, skipped, fmt.Errorf("read session %s: %w", path, err)

@@ -89,8 +89,11 @@ func (w *walker) at(e event.Event) *Turn {
 }
 
 func (w *walker) note(e event.Event, format string, args ...any) {
-	t := w.at(e)
-	t.Timeline = append(t.Timeline, Step{Entry: e.Head().Entry, What: fmt.Sprintf(format, args...)})
+	t, what := w.at(e), fmt.Sprintf(format, args...)
+	if w.cur == nil {
+		what = "between turns: " + what
+	}
+	t.Timeline = append(t.Timeline, Step{Entry: e.Head().Entry, What: what})
 }
 
 func (w *walker) startTurn(e *event.TurnStart) {
@@ -289,7 +292,7 @@ func (w *walker) endTurn(e *event.TurnEnd) {
 	t := w.cur
 	t.Loaded = slices.Contains(e.Loaded, w.name)
 	delivered := slices.Contains(e.Delivered, w.name)
-	if delivered && len(t.Delivered) == 0 && w.loaded {
+	if delivered && len(t.Delivered) == 0 && w.loadedTurn > 0 {
 		t.Delivered, t.LoadedOn = []string{"load"}, w.loadedTurn
 	}
 	if t.Offered == nil && t.LeftOff == nil && slices.Contains(e.Offered, w.name) {

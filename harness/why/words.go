@@ -91,12 +91,12 @@ func TurnWords(t *Turn) string {
 		s = "offered at " + rankWords(t.Offered) + on + " and loaded by the model"
 	case t.Loaded:
 		s = "loaded by the model" + on
+	case t.LoadedOn > 0:
+		s = fmt.Sprintf("still loaded%s (loaded on turn %d)", on, t.LoadedOn)
 	case has(t.Delivered, "preload"):
 		s = "preloaded" + on
 	case has(t.Delivered, "paste"):
 		s = "pasted into the instructions" + on
-	case t.LoadedOn > 0:
-		s = fmt.Sprintf("still loaded%s (loaded on turn %d)", on, t.LoadedOn)
 	case len(t.Delivered) > 0:
 		s = "delivered" + on
 	case t.Offered != nil:
@@ -175,7 +175,7 @@ func Print(w io.Writer, r *Record, turn int) {
 		fmt.Fprintf(w, "  %s · joined on turn %d · %s\n", t.Tool, t.Joined, left)
 	}
 	c := r.Cost
-	fmt.Fprintf(w, "\ncost (%s tokens):\n", c.Tokenizer)
+	fmt.Fprintf(w, "\ncost in tokens (%s):\n", c.Tokenizer)
 	fmt.Fprintf(w, "  list entry        %6d per request that lists it\n", c.ListEntry)
 	fmt.Fprintf(w, "  text              %6d\n", c.Text)
 	fmt.Fprintf(w, "  <current_context> %6d in %d requests\n", c.ContextTotal, c.ContextCalls)
