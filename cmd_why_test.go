@@ -138,6 +138,11 @@ func TestWhyTooLargeEveryLoadRefused(t *testing.T) {
 	if len(t1.Refused) != 1 || !strings.Contains(t1.Refused[0], "over max_skill_chars (2000)") || t1.Loaded {
 		t.Errorf("turn 1: %+v", t1)
 	}
+	// the characters counted from disk are the engine's own count
+	chars := strings.Fields(r.Status[0].Detail)[0]
+	if !strings.Contains(t1.Refused[0], "huge is "+chars+" characters") {
+		t.Errorf("status says %s characters, the engine's refusal %q", chars, t1.Refused[0])
+	}
 	if !strings.HasPrefix(r.Verdict, "too large to ever load: ") || !strings.Contains(r.Verdict, "offered at rank") || !strings.Contains(r.Verdict, "its load was refused: huge is") {
 		t.Errorf("verdict %q", r.Verdict)
 	}

@@ -35,6 +35,10 @@ func Explain(f Facts, events []event.Event, limits event.Settings, count Counter
 	if len(events) > 0 {
 		r.Limits = st.Settings
 	}
+	if w.textTokens > 0 {
+		// the session counted the text it loaded: a better measure than ours
+		f.Tokens, f.Tokenizer = w.textTokens, "the session's count"
+	}
 	r.Status = statuses(f, r.Limits)
 	c := &r.Cost
 	c.Tokenizer = count.Name()
@@ -380,7 +384,7 @@ func statuses(f Facts, set event.Settings) []Status {
 		out = append(out, Status{Code: StatusTooLarge, Detail: fmt.Sprintf("%d characters, over max_skill_chars (%d): every load is refused", f.Chars, set.MaxSkillChars)})
 	}
 	if f.Tokens > set.LoadTokenBudget {
-		out = append(out, Status{Code: StatusOverBudget, Detail: fmt.Sprintf("%d tokens, alone over load_token_budget (%d): every load is refused", f.Tokens, set.LoadTokenBudget)})
+		out = append(out, Status{Code: StatusOverBudget, Detail: fmt.Sprintf("%d tokens (%s), alone over load_token_budget (%d): every load is refused", f.Tokens, f.Tokenizer, set.LoadTokenBudget)})
 	}
 	for _, d := range f.Shadowed {
 		out = append(out, Status{Code: StatusShadowed, Detail: fmt.Sprintf("the copy in %s is shadowed by %s", d, f.ShadowedBy)})
