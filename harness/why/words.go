@@ -20,6 +20,10 @@ func (r *Record) Find(turn int) *Turn {
 // SetVerdict words the record's verdict, about the given turn (0: the last).
 func (r *Record) SetVerdict(turn int) {
 	var parts []string
+	tooLarge := false
+	for _, s := range r.Status {
+		tooLarge = tooLarge || s.Code == StatusTooLarge
+	}
 	for _, s := range r.Status {
 		switch s.Code {
 		case StatusUnknown:
@@ -33,7 +37,9 @@ func (r *Record) SetVerdict(turn int) {
 		case StatusTooLarge:
 			parts = append(parts, "too large to ever load: "+s.Detail)
 		case StatusOverBudget:
-			parts = append(parts, "over budget: "+s.Detail)
+			if !tooLarge { // one reason it never loads is enough for a verdict
+				parts = append(parts, "over budget: "+s.Detail)
+			}
 		}
 	}
 	t := r.Find(turn)
