@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,7 +67,23 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// SIGTERM cancels it from here.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	if err := ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal}); err != nil {
+	why := func(skill string) (string, error) {
+		var out, errOut strings.Builder
+		// the journal holds every turn that ended, so the card reads it as
+		// `skillet why` does
+		args := []string{skill, "--session", s.Dir()}
+		for _, d := range c.skills {
+			args = append(args, "--skills", d)
+		}
+		if c.config != "" {
+			args = append(args, "--config", c.config)
+		}
+		if code := runWhy(args, &out, &errOut); code != 0 {
+			return out.String(), errors.New(strings.TrimSpace(errOut.String()))
+		}
+		return out.String(), nil
+	}
+	if err := ui.Run(ctx, s, sink, ui.Options{Style: style, Resumed: w.journal, Why: why}); err != nil {
 		fmt.Fprintln(stderr, "skillet:", err)
 		return 1
 	}

@@ -24,6 +24,9 @@ type Options struct {
 	// Resumed is the journal a reopened session came from; the transcript
 	// says so on its first line.
 	Resumed string
+	// Why explains a skill's fate in the session, as `skillet why` prints
+	// it, for the /why card; nil leaves /why out. It may read files.
+	Why func(skill string) (string, error)
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
