@@ -173,6 +173,9 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 // session_start is not a session's.
 func readJournal(path string) ([]event.Event, []string, error) {
 	events, skipped, err := why.ReadJournal(path)
+	if errors.Is(err, why.ErrEncoded) {
+		events, skipped, err = engineJournal(path)
+	}
 	if err != nil {
 		return nil, skipped, fmt.Errorf("read session %s: %w", path, err)
 	}
@@ -211,6 +214,16 @@ func hasSkillFile(dir string) bool {
 		}
 	}
 	return false
+}
+
+// engineJournal reads a journal with the engine's reader.
+func engineJournal(path string) ([]event.Event, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return harness.ReadJournal(f)
 }
 
 // inSession reports whether a session's events name the skill.
@@ -272,8 +285,8 @@ func rank(w *wiring, tok *harness.Tokenizer, name, message string) (*why.Would, 
 		if i < len(call.Scores) {
 			out.Offered.Score = &call.Scores[i]
 		}
-	} else if j := slices.Index(call.LeftOff, name); j >= 0 {
-		out.LeftOff = &why.LeftOff{Rank: len(call.Offered) + j + 1, Of: of, ListSize: set.ListSize, Above: call.Offered, LeftOffAbove: j}
+	} else if slices.Contains(call.LeftOff, name) {
+		out.LeftOff = &why.LeftOff{Of: of, ListSize: set.ListSize, Above: call.Offered}
 	}
 	return out, nil
 }

@@ -98,11 +98,11 @@ func TestWhyLeftOffByListSizeAndRankScores(t *testing.T) {
 		t.Fatalf("gamma should be left off on turn 1: %+v", r.Turns)
 	}
 	lo := r.Turns[0].LeftOff
-	if lo.ListSize != 1 || lo.Of != 3 || lo.Rank < 2 || !reflect.DeepEqual(lo.Above, []string{"beta"}) {
+	if lo.ListSize != 1 || lo.Of != 3 || !reflect.DeepEqual(lo.Above, []string{"beta"}) {
 		t.Errorf("left off: %+v", lo)
 	}
 	text := whyText(t, "gamma", "--session", id)
-	if want := "gamma: left off the list on turn 1: ranked"; !strings.HasPrefix(whyFirstLine(text), want) || !strings.Contains(whyFirstLine(text), "list_size is 1") {
+	if want := "gamma: left off the list on turn 1: list_size is 1, and the 1 skill listed of 3 ranked above it"; whyFirstLine(text) != want {
 		t.Errorf("verdict %q, want it to start %q", whyFirstLine(text), want)
 	}
 	if !strings.Contains(text, "[entry 1] left off the list") {
@@ -301,7 +301,7 @@ func TestWhyRankForAMessageWithoutASession(t *testing.T) {
 	if a.Would == nil || a.Would.LeftOff == nil || !reflect.DeepEqual(a.Would.LeftOff.Above, []string{"beta"}) {
 		t.Fatalf("would: %+v", a.Would)
 	}
-	if !strings.HasPrefix(a.Verdict, "would be left off the list for that message: ranked ") {
+	if want := "would be left off the list for that message: list_size is 1, and the 1 skill listed of 3 ranked above it"; a.Verdict != want {
 		t.Errorf("verdict %q", a.Verdict)
 	}
 	// ranking wrote no session

@@ -78,16 +78,17 @@ type SkillPreload struct {
 // (R20, R21).
 type ModelCall struct {
 	Header
-	Call    int             `json:"call"`
-	Request json.RawMessage `json:"request"`
-	Offered []string        `json:"offered"`
-	LeftOff []string        `json:"left_off,omitempty"`
 	// Scores are the rank scores of the first len(Scores) offered skills
 	// against the user's message, absent when every skill fit the list
 	// unranked.
-	Scores    []float64 `json:"scores,omitempty"`
-	Delivered []Use     `json:"delivered"`
-	Reused    []Use     `json:"reused,omitempty"`
+	Scores []float64 `json:"scores,omitempty"`
+
+	Call      int             `json:"call"`
+	Request   json.RawMessage `json:"request"`
+	Offered   []string        `json:"offered"`
+	LeftOff   []string        `json:"left_off,omitempty"`
+	Delivered []Use           `json:"delivered"`
+	Reused    []Use           `json:"reused,omitempty"`
 }
 
 // TextDelta is a streamed piece of the answer. It is not journaled.

@@ -229,11 +229,18 @@ func (w *walker) modelCall(e *event.ModelCall) {
 		w.cur.Offered = r
 		return
 	}
-	if j := slices.Index(e.LeftOff, w.name); j >= 0 {
-		above := slices.Clone(e.Offered)
-		w.cur.LeftOff = &LeftOff{Rank: len(e.Offered) + j + 1, Of: of, ListSize: w.set.ListSize, Above: above, LeftOffAbove: j}
-		w.note(e, "left off the list: ranked %d of %d, and list_size is %d", len(e.Offered)+j+1, of, w.set.ListSize)
+	if slices.Contains(e.LeftOff, w.name) {
+		w.cur.LeftOff = &LeftOff{Of: of, ListSize: w.set.ListSize, Above: slices.Clone(e.Offered)}
+		w.note(e, "left off the list: list_size is %d, and %s", w.set.ListSize, aboveCount(len(e.Offered), of))
 	}
+}
+
+// aboveCount says how many listed skills ranked above a left-off one.
+func aboveCount(n, of int) string {
+	if n == 1 {
+		return fmt.Sprintf("the 1 skill listed of %d ranked above it", of)
+	}
+	return fmt.Sprintf("the %d skills listed of %d ranked above it", n, of)
 }
 
 func (w *walker) skillLoaded(e *event.SkillLoaded) {

@@ -3,17 +3,24 @@ package why
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
 	"skillet/harness/event"
 )
 
+// ErrEncoded says a journal stores content by reference (blob lines, list
+// deltas), which only the engine's reader puts back together.
+var ErrEncoded = errors.New("the journal stores content by reference")
+
 // ReadJournal reads a session's journal as an explanation needs it: every
 // event, but without the bodies of model requests and the raw replies,
 // which make most of a long session's bytes and say nothing of a skill's
 // fate that the other fields do not. A line that does not decode (torn by
 // a crash, say) is skipped and named, "line N: why", in the second result.
+// A journal that stores content by reference gives ErrEncoded: read it
+// with harness.ReadJournal then.
 func ReadJournal(path string) ([]event.Event, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -32,7 +39,13 @@ func ReadJournal(path string) ([]event.Event, []string, error) {
 		if len(b) == 0 {
 			continue
 		}
+		if bytes.HasPrefix(b, blobPrefix) {
+			return nil, nil, ErrEncoded
+		}
 		e, err := decode(b)
+		if errors.Is(err, ErrEncoded) {
+			return nil, nil, err
+		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("line %d: %v", n, err))
 			continue
@@ -48,6 +61,9 @@ var (
 	offeredKey  = []byte(`,"offered":`)
 	rawKey      = []byte(`,"raw":"`)
 	nullRequest = []byte(`"request":null`)
+	blobPrefix  = []byte(`{"type":"blob"`)
+	deltaKey    = []byte(`"left_off_delta":`)
+	refKey      = []byte(`"request_ref":`)
 )
 
 // decode decodes one line, cutting out a model call's request and an
@@ -69,6 +85,9 @@ func decode(b []byte) (event.Event, error) {
 		switch {
 		case bytes.HasPrefix(rest, []byte(event.TypeModelCall+`"`)):
 			i, j := bytes.Index(b, requestKey), bytes.LastIndex(b, offeredKey)
+			if j > 0 && bytes.Contains(b[j:], deltaKey) || i < 0 && bytes.Contains(b, refKey) {
+				return nil, ErrEncoded
+			}
 			if i > 0 && j > i {
 				cut = append(append(append(make([]byte, 0, i+len(nullRequest)+len(b)-j), b[:i]...), nullRequest...), b[j:]...)
 			}

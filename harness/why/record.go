@@ -94,15 +94,13 @@ type Rank struct {
 	Score *float64 `json:"score,omitempty"`
 }
 
-// LeftOff is a skill the list left out.
+// LeftOff is a skill the list left out: Above are the listed skills, all
+// ranked above it, of Of enabled ones. Its own rank among the left-off
+// ones is not told: the journal need not keep them in rank order.
 type LeftOff struct {
-	Rank     int `json:"rank"`
-	Of       int `json:"of"`
-	ListSize int `json:"list_size"`
-	// Above are the listed skills, all ranked above it; LeftOffAbove
-	// counts the left-off ones also above it.
-	Above        []string `json:"above"`
-	LeftOffAbove int      `json:"left_off_above"`
+	Of       int      `json:"of"`
+	ListSize int      `json:"list_size"`
+	Above    []string `json:"above"`
 }
 
 // Instead is what the model did in a turn the skill was offered and not

@@ -73,7 +73,7 @@ func wouldWords(w *Would) string {
 	case w.Offered != nil:
 		return fmt.Sprintf("would be offered at %s for that message", rankWords(w.Offered))
 	case w.LeftOff != nil:
-		return fmt.Sprintf("would be left off the list for that message: ranked %d of %d, and list_size is %d", w.LeftOff.Rank, w.LeftOff.Of, w.LeftOff.ListSize)
+		return fmt.Sprintf("would be left off the list for that message: list_size is %d, and %s", w.LeftOff.ListSize, aboveCount(len(w.LeftOff.Above), w.LeftOff.Of))
 	}
 	return "would not be on the list for that message"
 }
@@ -108,7 +108,7 @@ func TurnWords(t *Turn) string {
 	case t.Offered != nil:
 		s = "offered at " + rankWords(t.Offered) + on
 	case t.LeftOff != nil:
-		s = fmt.Sprintf("left off the list%s: ranked %d of %d, and list_size is %d", on, t.LeftOff.Rank, t.LeftOff.Of, t.LeftOff.ListSize)
+		s = fmt.Sprintf("left off the list%s: list_size is %d, and %s", on, t.LeftOff.ListSize, aboveCount(len(t.LeftOff.Above), t.LeftOff.Of))
 	default:
 		s = "not on the list" + on
 	}
@@ -201,13 +201,7 @@ func Print(w io.Writer, r *Record, turn int) {
 	}
 }
 
-func aboveWords(lo *LeftOff) string {
-	s := strings.Join(lo.Above, ", ")
-	if lo.LeftOffAbove > 0 {
-		s += fmt.Sprintf(", and %d left off too", lo.LeftOffAbove)
-	}
-	return s
-}
+func aboveWords(lo *LeftOff) string { return strings.Join(lo.Above, ", ") }
 
 func has(list []string, s string) bool {
 	for _, x := range list {
