@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -90,11 +91,27 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	}
 	w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&harness.Warning{Message: m.Error()}) })
 	// SIGINT ends the program as ctrl+c twice does (the UI handles it);
+	why := func(skill string) (string, error) {
+		var out, errOut strings.Builder
+		// the journal holds every turn that ended, so the card reads it as
+		// `skillet why` does
+		args := []string{skill, "--session", s.Dir()}
+		for _, d := range c.skills {
+			args = append(args, "--skills", d)
+		}
+		if c.config != "" {
+			args = append(args, "--config", c.config)
+		}
+		if code := runWhy(args, &out, &errOut); code != 0 {
+			return out.String(), errors.New(strings.TrimSpace(errOut.String()))
+		}
+		return out.String(), nil
+	}
 	// SIGTERM (kill, timeout, docker stop, systemd) and SIGHUP (the
 	// terminal closed) end it from here, the same way.
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	opts.Style, opts.Resumed, opts.Present = style, w.journal, f.present
+	opts.Style, opts.Resumed, opts.Present, opts.Why = style, w.journal, f.present, why
 	err = ui.Run(ctx, s, sink, opts)
 	// The UI cancels a running turn as it quits; the turn still has to
 	// stop its tools and close itself in the journal before the session

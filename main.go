@@ -44,6 +44,10 @@ usage:
   skillet replay diff [flags] FILE
                                    replay a cassette against today's skills
                                    and print what changed (skillet replay -h)
+  skillet why SKILL [--session ID|DIR] [--turn N] [--message TEXT] [--json]
+                                   why a skill was or was not offered,
+                                   loaded or kept, turn by turn
+                                   (skillet why -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -82,6 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runOffered(args[1:], stdout, stderr)
 		case "replay":
 			return runReplay(args[1:], stdout, stderr)
+		case "why":
+			return runWhy(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}

@@ -40,6 +40,9 @@ type common struct {
 	tape       tapeFlags
 	profile    string
 	window     positiveInt
+	// noScan leaves the catalog unread, for a caller that reads only the
+	// skills it needs.
+	noScan bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -220,6 +223,9 @@ func wireSkills(c *common) (*wiring, error) {
 	}
 	w.cfg = cfg
 	w.catalog = skills.NewCatalog(roots, cfg.ToolsDirs)
+	if c.noScan {
+		return w, nil
+	}
 	if _, err := w.catalog.Refresh(); err != nil {
 		// what could be read is kept; the session goes on without the rest
 		w.notice("reading skills: %v", err)

@@ -27,6 +27,9 @@ type composition struct {
 	// enabled ones it leaves out (R10).
 	offered []string
 	leftOff []string
+	// scores are the rank scores of the first len(scores) offered skills,
+	// nil when every enabled skill fit and none was ranked.
+	scores []float64
 	// delivered are the skills whose full text this request carries.
 	delivered []*rulebook.Loaded
 	// outOfWindow are tool-result loads whose result left the window (R11).
@@ -54,7 +57,7 @@ func (s *Session) compose() *composition {
 
 	var list []*skills.Skill
 	if set.LoadSkillTool {
-		list, c.leftOff = s.list(set.ListSize)
+		list, c.leftOff, c.scores = s.list(set.ListSize)
 		c.parts = append(c.parts, ContextPart{Kind: "list", Text: listBlock(list)})
 		for _, sk := range list {
 			c.offered = append(c.offered, sk.Name)
@@ -126,7 +129,7 @@ func (s *Session) composePreloads(c *composition) []string {
 func (s *Session) applyFrozen(c *composition) {
 	f := s.st.Frozen
 	c.instructions, c.infos = f.Instructions, f.Infos
-	c.offered, c.leftOff = f.Offered, f.LeftOff
+	c.offered, c.leftOff, c.scores = f.Offered, f.LeftOff, nil
 	var delivered []*rulebook.Loaded
 	for _, ls := range c.delivered {
 		switch {
@@ -147,13 +150,13 @@ func joinBlocks(blocks ...string) string {
 	return joinParts(parts)
 }
 
-// list returns the skills on the list and the names left off (R10): every
-// enabled skill that is not preloaded, ranked against the latest user
-// message when there are more than fit.
-func (s *Session) list(size int) ([]*skills.Skill, []string) {
+// list returns the skills on the list, the names left off (R10) and the
+// listed skills' rank scores: every enabled skill that is not preloaded,
+// ranked against the latest user message when there are more than fit.
+func (s *Session) list(size int) ([]*skills.Skill, []string, []float64) {
 	pool := s.sel.enabled
 	if len(pool) <= size {
-		return pool, nil
+		return pool, nil, nil
 	}
 	return s.ranker.top(pool, s.latestUserText(), size)
 }

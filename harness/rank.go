@@ -31,10 +31,11 @@ type ranker struct {
 
 // topList is one answer of top.
 type topList struct {
-	msg  string
-	k    int
-	list []*skills.Skill
-	left []string
+	msg    string
+	k      int
+	list   []*skills.Skill
+	left   []string
+	scores []float64
 }
 
 type posting struct {
@@ -145,11 +146,11 @@ func (r *ranker) prepare(pool []*skills.Skill) {
 // order) and the names of the others, sorted. Only skills that share a word
 // with msg are sorted; the rest keep their order, so a list over thousands
 // of skills costs about what the matching ones do.
-func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, []string) {
+func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, []string, []float64) {
 	fresh := r.postings == nil || !sameSkills(r.gen, pool)
 	r.prepare(pool)
 	if l := r.last; !fresh && l != nil && l.msg == msg && l.k == k {
-		return l.list, l.left
+		return l.list, l.left, l.scores
 	}
 	if len(r.score) != len(pool) {
 		r.score = make([]float64, len(pool))
@@ -181,15 +182,16 @@ func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, 
 		return hits[a] < hits[b]
 	})
 	list := make([]*skills.Skill, 0, min(k, len(pool)))
+	scores := make([]float64, 0, cap(list))
 	for _, i := range hits {
 		if len(list) == k {
 			break
 		}
-		list = append(list, pool[i])
+		list, scores = append(list, pool[i]), append(scores, score[i])
 	}
 	for i := 0; i < len(pool) && len(list) < k; i++ {
 		if score[i] <= 0 {
-			list = append(list, pool[i])
+			list, scores = append(list, pool[i]), append(scores, 0)
 		}
 	}
 	listed := make(map[string]bool, len(list))
@@ -202,8 +204,8 @@ func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, 
 			left = append(left, name)
 		}
 	}
-	r.last = &topList{msg: msg, k: k, list: list, left: left}
-	return list, left
+	r.last = &topList{msg: msg, k: k, list: list, left: left, scores: scores}
+	return list, left, scores
 }
 
 // rank orders pool by relevance to msg (stable: ties keep pool order) and

@@ -27,7 +27,7 @@ func TestR10_TopIsTheHeadOfTheRanking(t *testing.T) {
 		}
 		k := 1 + rng.Intn(40)
 		ranked, _ := newRanker().rank(pool, msg)
-		list, left := r.top(pool, msg, k)
+		list, left, _ := r.top(pool, msg, k)
 		if !slices.Equal(list, ranked[:k]) {
 			t.Fatalf("%q k=%d: the list is not the head of the ranking", msg, k)
 		}

@@ -88,7 +88,7 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 			s.emit(&Error{Message: err.Error()})
 			return StopError, err
 		}
-		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses})
+		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Scores: c.scores, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses})
 		reply, partial, err := s.complete(ctx, call, c.req)
 		if err != nil {
 			if ctx.Err() != nil {

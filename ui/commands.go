@@ -30,6 +30,7 @@ func commandList() []command {
 		{name: "unload", args: "NAME", help: "unload a skill", between: true, run: (*model).cmdUnload, complete: (*model).loadedSkills},
 		{name: "reload", help: "re-read skills from disk", between: true, run: (*model).cmdReload},
 		{name: "skills", help: "every skill found: errors, shadowed, tools", run: (*model).cmdSkills},
+		{name: "why", args: "NAME", help: "a skill's card: why it was or was not offered, loaded or kept", run: (*model).cmdWhy, complete: (*model).knownSkills},
 		{name: "set", args: "KEY VALUE", help: "change a limit or mode (no args: list them)", between: true, run: (*model).cmdSet, complete: func(*model) []string { return harness.SettingKeys() }},
 		{name: "model", args: "[NAME]", help: "switch model (no name: pick one)", between: true, run: (*model).cmdModel},
 		{name: "call", args: "[TOOL [JSON]]", help: "call a tool of the next request by hand", between: true, run: (*model).cmdCall, complete: (*model).toolNames},

@@ -30,6 +30,9 @@ type Options struct {
 	Present bool
 	// Demo, when set, is a script the presenter sends with DemoKey.
 	Demo *Demo
+	// Why explains a skill's fate in the session, as `skillet why` prints
+	// it, for the /why card; nil leaves /why out. It may read files.
+	Why func(skill string) (string, error)
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer

@@ -90,6 +90,11 @@ type SkillPreload struct {
 // (R20, R21).
 type ModelCall struct {
 	Header
+	// Scores are the rank scores of the first len(Scores) offered skills
+	// against the user's message, absent when every skill fit the list
+	// unranked.
+	Scores []float64 `json:"scores,omitempty"`
+
 	Call      int             `json:"call"`
 	Request   json.RawMessage `json:"request"`
 	Offered   []string        `json:"offered"`

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"skillet/harness"
+	"skillet/harness/chat"
+	"skillet/harness/event"
+	"skillet/harness/why"
+	"skillet/skills"
+)
+
+const whyUsage = `usage: skillet why SKILL [flags]
+
+Explains a skill's fate: its status on disk and in the config (invalid,
+not enabled, shadowed, too large, over budget, pin mismatch), then, for
+a session, turn by turn whether it was offered (rank k of n), left off
+the list, delivered, loaded, refused, evicted or unloaded, and what the
+model did instead; when its tools joined and left the request; and its
+cost in tokens. The first line is the verdict in plain words. Nothing is
+written. Without --session it says what disk and config say, and with
+--message the rank the skill would have for that message. Exit status: 0,
+1 when the session cannot be read (what can be explained still is), 2 on
+a usage error or an unknown skill.
+
+Flags:
+`
+
+// runWhy is `skillet why`.
+func runWhy(args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := flag.NewFlagSet("skillet why", flag.ContinueOnError)
+	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
+	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's (or ./skillet.toml)")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit the status is judged by, without a session (repeatable)")
+	session := fs.String("session", "", "the session to explain: a session `ID`, folder or journal")
+	turn := fs.Int("turn", 0, "say what became of the skill on turn `N` (default: the last turn)")
+	message := fs.String("message", "", "also rank the skill for `TEXT`, as a fresh session's first request would")
+	exact := fs.Bool("exact", false, "count every token with the session's tokenizer (o200k_base, slower to start) rather than estimate the counts the journal does not hold")
+	asJSON := fs.Bool("json", false, "print the record as one JSON object (see the README)")
+	fs.StringVar(&c.profile, "profile", "", "with --message: rank under the `NAME` of a profile (a session's own profile is the one it recorded)")
+	fs.Var(&c.window, "context-window", "with --message and --profile: the model's context window in `TOKENS`")
+	if code, done := parseFlags(fs, args, whyUsage, stdout, stderr); done {
+		return code
+	}
+	// SKILL may come before the flags
+	pos := fs.Args()
+	if len(pos) > 1 {
+		if code, done := parseFlags(fs, pos[1:], whyUsage, stdout, stderr); done {
+			return code
+		}
+		pos = append(pos[:1:1], fs.Args()...)
+	}
+	if len(pos) != 1 || pos[0] == "" {
+		fmt.Fprintln(stderr, "skillet why: give one SKILL name")
+		printUsage(fs, stderr, whyUsage)
+		return 2
+	}
+	if *turn < 0 {
+		fmt.Fprintf(stderr, "skillet why: --turn %d: want a turn number, 1 or more\n", *turn)
+		return 2
+	}
+	name := pos[0]
+	code := 0
+
+	// the session's skills and config, else today's
+	c.resume, c.noScan = *session, true
+	w, err := wireSkills(&c)
+	if err != nil && *session != "" {
+		fmt.Fprintf(stderr, "skillet why: %s; explaining %s from disk and config alone\n", strings.TrimPrefix(err.Error(), "--resume: "), name)
+		code = 1
+		c.resume = ""
+		w, err = wireSkills(&c)
+	}
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "skillet why:", ue.msg)
+			return 2
+		}
+		fmt.Fprintln(stderr, "skillet why:", err)
+		return 1
+	}
+	defer w.close()
+	for _, n := range w.notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+
+	var events []event.Event
+	var skipped []string
+	journal := w.journal
+	if fi, err := os.Stat(journal); err == nil && fi.IsDir() {
+		journal = filepath.Join(journal, harness.JournalFile)
+	}
+	if journal != "" {
+		events, skipped, err = readJournal(journal)
+		for _, p := range skipped {
+			fmt.Fprintf(stderr, "skillet why: %s: %s was skipped\n", journal, p)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "skillet why: %v; explaining %s from disk and config alone\n", err, name)
+			events, code = nil, 1
+		}
+	}
+
+	// Only the folders of that name are read: a skills root of a thousand
+	// skills takes longer to parse than all the rest takes.
+	cat := narrow(w, name)
+	if _, err := cat.Refresh(); err != nil {
+		fmt.Fprintf(stderr, "skillet why: reading %s: %v\n", name, err)
+	}
+	if cat.Get(name) == nil && len(cat.Shadowed()) == 0 || *message != "" {
+		if _, err := w.catalog.Refresh(); err != nil {
+			fmt.Fprintln(stderr, "skillet: reading skills:", err)
+		}
+		cat = w.catalog
+	}
+	if known := why.Names(cat); !slices.Contains(known, name) && !inSession(events, name) {
+		msg := fmt.Sprintf("skillet why: no skill named %q", name)
+		if near := harness.Closest(name, append(known, sessionNames(events)...), 5); len(near) > 0 {
+			msg += "; the closest are: " + strings.Join(near, ", ")
+		}
+		fmt.Fprintln(stderr, msg)
+		return 2
+	}
+
+	var count why.Counter // an estimate: the tokenizer's tables take longer to load than the rest takes
+	tok := harness.NewTokenizer("")
+	if *exact {
+		count = tok
+	}
+	facts := why.FactsOf(cat, w.cfg.Refs(), name, count)
+	rec := why.Explain(facts, events, w.cfg.Session, count)
+	for _, p := range skipped {
+		rec.Skipped = append(rec.Skipped, journal+": "+p)
+	}
+	if *message != "" {
+		would, err := rank(w, tok, name, *message, c.profile, c.window.n)
+		if err != nil {
+			fmt.Fprintf(stderr, "skillet why: rank for --message: %v\n", err)
+			code = 1
+		} else {
+			rec.Would = would
+		}
+	}
+	if *turn > 0 && rec.Find(*turn) == nil {
+		fmt.Fprintf(stderr, "skillet why: --turn %d: the session has %d turns\n", *turn, len(rec.Turns))
+		code = 1
+	}
+	rec.SetVerdict(*turn)
+	if *asJSON {
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			fmt.Fprintln(stderr, "skillet why:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+		return code
+	}
+	why.Print(stdout, rec, *turn)
+	return code
+}
+
+// readJournal reads a journal's events; one that does not begin with
+// session_start is not a session's.
+func readJournal(path string) ([]event.Event, []string, error) {
+	events, skipped, err := why.ReadJournal(path)
+	if errors.Is(err, why.ErrEncoded) {
+		events, skipped, err = engineJournal(path)
+	}
+	if err != nil {
+		return nil, skipped, fmt.Errorf("read session %s: %w", path, err)
+	}
+	if len(events) == 0 {
+		return nil, skipped, fmt.Errorf("read session %s: no line is an event", path)
+	}
+	if _, ok := events[0].(*event.SessionStart); !ok {
+		return nil, skipped, fmt.Errorf("read session %s: the journal does not begin with session_start", path)
+	}
+	return events, skipped, nil
+}
+
+// narrow returns a catalog of the folders named like the skill in each of
+// the wiring's roots, in the same order, with the same tool folders.
+func narrow(w *wiring, name string) *skills.Catalog {
+	var roots []skills.Root
+	tools := slices.Clone(w.cfg.ToolsDirs)
+	for _, r := range w.catalog.Roots() {
+		dir := filepath.Join(r.Dir, name)
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && filepath.Base(dir) == name {
+			roots = append(roots, skills.Root{Dir: dir, Label: r.Label, Builtin: r.Builtin})
+		}
+		// a root's tools/ folder holds workspace tools (see skills.Root)
+		ws := filepath.Join(r.Dir, "tools")
+		if fi, err := os.Stat(ws); err == nil && fi.IsDir() && !hasSkillFile(ws) {
+			tools = append(tools, ws)
+		}
+	}
+	return skills.NewCatalog(roots, tools)
+}
+
+func hasSkillFile(dir string) bool {
+	for _, f := range []string{"SKILL.md", "skill.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// engineJournal reads a journal with the engine's reader.
+func engineJournal(path string) ([]event.Event, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return harness.ReadJournal(f)
+}
+
+// inSession reports whether a session's events name the skill.
+func inSession(events []event.Event, name string) bool {
+	return slices.Contains(sessionNames(events), name)
+}
+
+// sessionNames are the skills a session listed, left off or loaded.
+func sessionNames(events []event.Event) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(names ...string) {
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	for _, e := range events {
+		switch e := e.(type) {
+		case *event.TurnEnd:
+			add(e.Offered...)
+			add(e.LeftOff...)
+			add(e.Delivered...)
+		case *event.SkillLoaded:
+			add(e.Skill)
+		}
+	}
+	return out
+}
+
+// rank opens a fresh session in memory and reads the list of its first
+// request for the message: the engine's own ranking. The model it talks to
+// answers nothing and calls no tool.
+func rank(w *wiring, tok *harness.Tokenizer, name, message, profileName string, window int) (*why.Would, error) {
+	var call *event.ModelCall
+	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, ModelName: "skillet-why", Tokenizer: tok, Profile: profileName, ContextWindow: window,
+		OnEvent: func(e harness.Event) {
+			if mc, ok := e.(*event.ModelCall); ok && call == nil {
+				call = mc
+			}
+		}})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if _, err := s.Turn(context.Background(), message); err != nil {
+		return nil, err
+	}
+	out := &why.Would{Message: message}
+	if call == nil {
+		return out, nil
+	}
+	set := s.Settings()
+	of := len(call.Offered) + len(call.LeftOff)
+	if i := slices.Index(call.Offered, name); i >= 0 {
+		out.Offered = &why.Rank{Rank: i + 1, Of: of, Ranked: len(call.LeftOff) > 0}
+		if i < len(call.Scores) {
+			out.Offered.Score = &call.Scores[i]
+		}
+	} else if slices.Contains(call.LeftOff, name) {
+		out.LeftOff = &why.LeftOff{Of: of, ListSize: set.ListSize, Above: call.Offered}
+	}
+	return out, nil
+}
+
+// silentModel answers every request with a short text and no tool call,
+// so a session can compose a request without a model.
+type silentModel struct{}
+
+func (silentModel) Complete(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
+	return &chat.Reply{Message: chat.Message{Role: chat.RoleAssistant, Content: "(ranked only)"}, FinishReason: "stop"}, nil
+}

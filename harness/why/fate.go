@@ -1,0 +1,449 @@
+package why
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
+)
+
+// Explain computes a skill's record from its facts and a session's events
+// (nil for none), judged by limits when there is no session. The events are
+// folded by the rule book first, which stamps each with its transcript
+// position. A nil counter estimates tokens.
+func Explain(f Facts, events []event.Event, limits event.Settings, count Counter) *Record {
+	if count == nil {
+		count = estimate{}
+	}
+	st := rulebook.New("", "", limits)
+	for _, e := range events {
+		st.Apply(e)
+	}
+	w := &walker{name: f.Name, count: count, set: limits, calls: map[string]string{}, open: map[string]int{},
+		rec: &Record{Skill: f.Name, Turns: []Turn{}, Tools: []ToolSpan{}}}
+	for _, e := range events {
+		w.step(e)
+	}
+	w.endTurn(nil)
+	r := w.rec
+	r.Limits = w.set
+	if len(events) > 0 {
+		r.Limits = st.Settings
+	}
+	if w.textTokens > 0 {
+		// the session counted the text it loaded: a better measure than ours
+		f.Tokens, f.Tokenizer = w.textTokens, "the session's count"
+	}
+	r.Status = statuses(f, r.Limits)
+	c := &r.Cost
+	c.Tokenizer = count.Name()
+	c.ListEntry, c.Text = f.ListEntry, f.Tokens
+	if w.textTokens > 0 {
+		c.Text = w.textTokens
+	}
+	for _, t := range f.Tools {
+		if c.SchemaByTools == nil {
+			c.SchemaByTools = map[string]int{}
+		}
+		c.SchemaByTools[t.Name] = t.Schema
+		c.SchemaTokens += t.Schema
+	}
+	return r
+}
+
+// walker follows one skill through a session's events.
+type walker struct {
+	name  string
+	count Counter
+	set   event.Settings
+	rec   *Record
+	cur   *Turn
+	// calls maps the tool call ids of load_skill calls to the skill named.
+	calls map[string]string
+	// open maps a tool to its open span in rec.Tools.
+	open map[string]int
+	// textTokens is the size of the text now loaded; delivery how it goes.
+	textTokens int
+	delivery   event.Delivery
+	loaded     bool
+	loadedTurn int
+	// what the model did this turn besides this skill
+	otherLoads, otherTools []string
+	answered               bool
+}
+
+// at returns the record of the turn an event belongs to: the running
+// turn, or for an event between turns (a reopened session syncing with
+// disk, say) the record of its turn, made when there is none.
+func (w *walker) at(e event.Event) *Turn {
+	if w.cur != nil {
+		return w.cur
+	}
+	n := event.TurnOf(e)
+	if k := len(w.rec.Turns); k > 0 && w.rec.Turns[k-1].Turn == n {
+		return &w.rec.Turns[k-1]
+	}
+	w.rec.Turns = append(w.rec.Turns, Turn{Turn: n, Timeline: []Step{}})
+	return &w.rec.Turns[len(w.rec.Turns)-1]
+}
+
+func (w *walker) note(e event.Event, format string, args ...any) {
+	t, what := w.at(e), fmt.Sprintf(format, args...)
+	if w.cur == nil {
+		what = "between turns: " + what
+	}
+	t.Timeline = append(t.Timeline, Step{Entry: e.Head().Entry, What: what})
+}
+
+func (w *walker) startTurn(e *event.TurnStart) {
+	w.rec.Turns = append(w.rec.Turns, Turn{Turn: e.Turn, Message: short(e.Text, 80), Timeline: []Step{}})
+	w.cur = &w.rec.Turns[len(w.rec.Turns)-1]
+	w.otherLoads, w.otherTools, w.answered = nil, nil, false
+}
+
+func (w *walker) step(e event.Event) {
+	switch e := e.(type) {
+	case *event.SessionStart:
+		w.set = e.Limits
+		w.rec.Session = e.SessionID
+	case *event.SettingChanged:
+		_ = w.set.Set(e.Key, e.Value) // "model" is not a limit
+	case *event.TurnStart:
+		w.startTurn(e)
+	case *event.ModelCall:
+		w.modelCall(e)
+	case *event.SkillPreload:
+		if e.Skill != w.name {
+			return
+		}
+		w.addDelivered(e, "preload")
+		w.textTokens, w.delivery = e.Tokens, event.DeliveryContext
+		w.note(e, "preloaded as execution %s (%d tokens)", e.ExecutionID, e.Tokens)
+		for _, r := range e.Body.Tools {
+			w.join(strings.ReplaceAll(r.Name, "/", "__"), e.Turn)
+		}
+	case *event.SkillLoaded:
+		w.skillLoaded(e)
+	case *event.SkillActivated:
+		if e.Skill == w.name {
+			w.note(e, "read again by the %s and made the active skill (execution %s)", e.By, e.ExecutionID)
+		} else if e.By == event.ByModel {
+			w.otherLoads = appendNew(w.otherLoads, e.Skill)
+		}
+	case *event.SkillChanged:
+		if e.Skill != w.name {
+			return
+		}
+		w.textTokens = e.Tokens
+		w.note(e, "changed on disk: version %s, %d tokens, rendered from the next call", orNone(e.Version), e.Tokens)
+		now := map[string]bool{}
+		for _, r := range e.Body.Tools {
+			now[strings.ReplaceAll(r.Name, "/", "__")] = true
+		}
+		for tool := range w.open {
+			if !now[tool] {
+				w.leave(tool, e.Turn, "an edit of SKILL.md removed it from tools:")
+			}
+		}
+		for _, r := range e.Body.Tools {
+			w.join(strings.ReplaceAll(r.Name, "/", "__"), e.Turn)
+		}
+	case *event.SkillUnloaded:
+		if e.Skill != w.name || e.Reason == event.UnloadLRU {
+			return // an eviction is told with the load that caused it
+		}
+		why := unloadWhy(e.Reason)
+		t := w.at(e)
+		t.Unloaded = append(t.Unloaded, why)
+		w.note(e, "unloaded: %s", why)
+		w.unload(e.Turn, "unloaded: "+why)
+	case *event.Warning:
+		w.warning(e)
+	case *event.ContextChanged:
+		if mentions(e.Line, w.name) {
+			w.rec.Cost.R7Lines++
+			w.rec.Cost.R7Tokens += w.count.Count(e.Line)
+		}
+	case *event.Assistant:
+		if e.Manual {
+			return
+		}
+		for _, tc := range e.ToolCalls {
+			if tc.Name != rulebook.ToolLoadSkill {
+				w.otherTools = appendNew(w.otherTools, tc.Name)
+				continue
+			}
+			var args struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal([]byte(tc.Arguments), &args)
+			w.calls[tc.ID] = strings.TrimSpace(args.Name)
+		}
+		if len(e.ToolCalls) == 0 && strings.TrimSpace(e.Text) != "" {
+			w.answered = true
+		}
+	case *event.ToolResult:
+		if e.Name != rulebook.ToolLoadSkill || w.calls[e.ToolCallID] != w.name {
+			return
+		}
+		switch {
+		case e.Refused:
+			why := strings.TrimPrefix(strings.TrimPrefix(e.Content, "load refused: "), "load_skill: ")
+			t := w.at(e)
+			t.Refused = append(t.Refused, why)
+			w.note(e, "load refused: %s", why)
+		case w.loaded && w.delivery == event.DeliveryToolResult:
+			w.rec.Cost.ResultCopies++
+			w.rec.Cost.ResultTokens += w.count.Count(e.Content)
+		}
+	case *event.TurnEnd:
+		w.endTurn(e)
+	}
+}
+
+func (w *walker) modelCall(e *event.ModelCall) {
+	if w.cur == nil {
+		return
+	}
+	for _, u := range e.Delivered {
+		if u.Role == "SKILL" && u.Name == w.name && w.delivery != event.DeliveryToolResult {
+			w.rec.Cost.ContextCalls++
+			w.rec.Cost.ContextTotal += w.textTokens
+		}
+	}
+	if w.cur.Offered != nil || w.cur.LeftOff != nil {
+		return
+	}
+	of := len(e.Offered) + len(e.LeftOff)
+	if i := slices.Index(e.Offered, w.name); i >= 0 {
+		r := &Rank{Rank: i + 1, Of: of, Ranked: len(e.LeftOff) > 0}
+		if i < len(e.Scores) {
+			s := e.Scores[i]
+			r.Score = &s
+		}
+		w.cur.Offered = r
+		return
+	}
+	if slices.Contains(e.LeftOff, w.name) {
+		w.cur.LeftOff = &LeftOff{Of: of, ListSize: w.set.ListSize, Above: slices.Clone(e.Offered)}
+		w.note(e, "left off the list: list_size is %d, and %s", w.set.ListSize, aboveCount(len(e.Offered), of))
+	}
+}
+
+// aboveCount says how many listed skills ranked above a left-off one.
+func aboveCount(n, of int) string {
+	if n == 1 {
+		return fmt.Sprintf("the 1 skill listed of %d ranked above it", of)
+	}
+	return fmt.Sprintf("the %d skills listed of %d ranked above it", n, of)
+}
+
+func (w *walker) skillLoaded(e *event.SkillLoaded) {
+	if e.Skill != w.name {
+		if slices.Contains(e.Evicted, w.name) {
+			w.at(e).EvictedBy = e.Skill
+			w.note(e, "evicted by the load of %s (max_loaded_skills is %d)", e.Skill, w.set.MaxLoadedSkills)
+			w.unload(e.Turn, "evicted by the load of "+e.Skill)
+		}
+		if e.By == event.ByModel {
+			w.otherLoads = appendNew(w.otherLoads, e.Skill)
+		}
+		return
+	}
+	how := "load"
+	if e.By == event.ByPaste {
+		how = "paste"
+	}
+	w.addDelivered(e, how)
+	w.loaded, w.loadedTurn = true, e.Turn
+	w.textTokens, w.delivery = e.Tokens, e.Delivery
+	repeat := ""
+	if e.Repeat {
+		repeat = ", the same execution as earlier this turn"
+	}
+	w.note(e, "loaded by the %s as execution %s (%d tokens, delivered in %s%s)", e.By, e.ExecutionID, e.Tokens, e.Delivery, repeat)
+	for _, t := range e.Tools {
+		tool, _, _ := strings.Cut(t, "@")
+		w.join(tool, e.Turn)
+	}
+}
+
+func (w *walker) warning(e *event.Warning) {
+	if e.OutOfWindow == w.name {
+		w.at(e).TextOutOfWindow = true
+		w.note(e, "its load_skill result left the window: the model no longer sees its text (its tools stay)")
+		return
+	}
+	if !mentions(e.Message, w.name) || strings.HasPrefix(e.Message, "the list holds ") {
+		return
+	}
+	// harness.log notes name a tool left out: "tool T of skill S is left out: why"
+	if rest, ok := strings.CutPrefix(e.Message, "tool "); ok {
+		tool, tail, _ := strings.Cut(rest, " of skill "+w.name+" is left out: ")
+		if tail != "" {
+			w.leave(tool, e.Turn, tail)
+		}
+	}
+	if strings.HasPrefix(e.Message, "preloaded skill "+w.name+" ") {
+		t := w.at(e)
+		t.Refused = append(t.Refused, e.Message)
+	}
+	w.note(e, "harness.log: %s", e.Message)
+}
+
+func (w *walker) endTurn(e *event.TurnEnd) {
+	if w.cur == nil || e == nil {
+		return
+	}
+	t := w.cur
+	t.Loaded = slices.Contains(e.Loaded, w.name)
+	delivered := slices.Contains(e.Delivered, w.name)
+	if delivered && len(t.Delivered) == 0 && w.loadedTurn > 0 {
+		t.Delivered, t.LoadedOn = []string{"load"}, w.loadedTurn
+	}
+	if t.Offered == nil && t.LeftOff == nil && slices.Contains(e.Offered, w.name) {
+		t.Offered = &Rank{Rank: slices.Index(e.Offered, w.name) + 1, Of: len(e.Offered) + len(e.LeftOff), Ranked: len(e.LeftOff) > 0}
+	}
+	if t.Offered != nil && !t.Loaded && !delivered {
+		switch {
+		case len(w.otherLoads) > 0:
+			t.Instead = &Instead{Kind: "loaded", Skills: w.otherLoads}
+		case len(w.otherTools) > 0:
+			t.Instead = &Instead{Kind: "tool", Tools: w.otherTools}
+		default:
+			t.Instead = &Instead{Kind: "answered"}
+		}
+	}
+	w.cur = nil
+}
+
+func (w *walker) addDelivered(e event.Event, how string) {
+	if t := w.at(e); !slices.Contains(t.Delivered, how) {
+		t.Delivered = append(t.Delivered, how)
+	}
+}
+
+func (w *walker) join(tool string, turn int) {
+	if _, ok := w.open[tool]; ok {
+		return
+	}
+	w.open[tool] = len(w.rec.Tools)
+	w.rec.Tools = append(w.rec.Tools, ToolSpan{Tool: tool, Joined: turn})
+}
+
+func (w *walker) leave(tool string, turn int, why string) {
+	i, ok := w.open[tool]
+	if !ok {
+		return
+	}
+	delete(w.open, tool)
+	w.rec.Tools[i].Left, w.rec.Tools[i].Why = turn, why
+}
+
+func (w *walker) unload(turn int, why string) {
+	w.loaded = false
+	for tool := range w.open {
+		w.leave(tool, turn, why)
+	}
+}
+
+func unloadWhy(r event.UnloadReason) string {
+	switch r {
+	case event.UnloadUser:
+		return "by the user (/unload)"
+	case event.UnloadRemoved:
+		return "its folder was removed from disk or it is no longer enabled"
+	case event.UnloadInvalid:
+		return "it turned invalid on disk"
+	case event.UnloadTooLong:
+		return "its text grew past max_skill_chars on disk"
+	case event.UnloadPaste:
+		return "it no longer ranks among the skills pasted for the message"
+	case event.UnloadLimit:
+		return "a limit was lowered below what is loaded"
+	case event.UnloadClear:
+		return "the session was cleared"
+	}
+	return string(r)
+}
+
+// statuses are the facts' statuses under the limits, most telling first.
+func statuses(f Facts, set event.Settings) []Status {
+	var out []Status
+	if !f.Found {
+		return []Status{{Code: StatusUnknown, Detail: "no folder of that name is in the skills folders"}}
+	}
+	for _, p := range f.Problems {
+		out = append(out, Status{Code: StatusInvalid, Detail: p})
+	}
+	if f.PinProblem != "" {
+		out = append(out, Status{Code: StatusPinMismatch, Detail: f.PinProblem})
+	}
+	if f.ConfigNames && !f.Named {
+		out = append(out, Status{Code: StatusNotEnabled, Detail: "the config's [[skills]] names other skills, not this one"})
+	}
+	if set.MaxSkillChars > 0 && f.Chars > set.MaxSkillChars {
+		out = append(out, Status{Code: StatusTooLarge, Detail: fmt.Sprintf("%d characters, over max_skill_chars (%d): every load is refused", f.Chars, set.MaxSkillChars)})
+	}
+	if f.Tokens > set.LoadTokenBudget {
+		out = append(out, Status{Code: StatusOverBudget, Detail: fmt.Sprintf("%d tokens (%s), alone over load_token_budget (%d): every load is refused", f.Tokens, f.Tokenizer, set.LoadTokenBudget)})
+	}
+	for _, d := range f.Shadowed {
+		out = append(out, Status{Code: StatusShadowed, Detail: fmt.Sprintf("the copy in %s is shadowed by %s", d, f.ShadowedBy)})
+	}
+	switch {
+	case f.Enabled && f.Preload:
+		out = append(out, Status{Code: StatusPreloaded, Detail: "the config preloads it at the start of every turn"})
+	case f.Enabled:
+		out = append(out, Status{Code: StatusEnabled, Detail: "enabled from " + f.Dir})
+	}
+	return out
+}
+
+// mentions reports whether text names the skill as a whole word.
+func mentions(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		a, b := i+j, i+j+len(name)
+		if (a == 0 || !nameRune(lastRune(text[:a]))) && (b == len(text) || !nameRune(firstRune(text[b:]))) {
+			return true
+		}
+		i = a + 1
+	}
+}
+
+func nameRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' }
+
+func lastRune(s string) rune { r, _ := utf8.DecodeLastRuneInString(s); return r }
+
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
+}

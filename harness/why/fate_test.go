@@ -1,0 +1,172 @@
+package why
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"skillet/harness/event"
+)
+
+func h(turn int) event.Header { return event.Header{Turn: turn} }
+
+// A session of two turns, as the engine records it: on turn 1 the list
+// leaves "sql" off and the model loads "csv" and calls a tool; on turn 2 it
+// is listed, loaded, and later evicted by "pdf".
+func twoTurns() []event.Event {
+	return []event.Event{
+		&event.SessionStart{Header: h(0), SessionID: "s1", Limits: func() event.Settings {
+			s := event.DefaultSettings()
+			s.ListSize, s.MaxLoadedSkills = 2, 1
+			return s
+		}()},
+		&event.TurnStart{Header: h(1), Text: "read this csv"},
+		&event.ModelCall{Header: h(1), Call: 1, Offered: []string{"csv", "pdf"}, LeftOff: []string{"xls", "sql"}, Scores: []float64{3, 1}},
+		&event.Assistant{Header: h(1), Call: 1, ToolCalls: []event.ToolCallRecord{{ID: "c1", Name: "load_skill", Arguments: `{"name":"csv"}`}}},
+		&event.SkillLoaded{Header: h(1), Skill: "csv", Tokens: 10, Delivery: event.DeliveryContext, By: event.ByModel},
+		&event.ToolResult{Header: h(1), ToolCallID: "c1", Name: "load_skill", Content: "ok"},
+		&event.ModelCall{Header: h(1), Call: 2, Offered: []string{"csv", "pdf"}, LeftOff: []string{"xls", "sql"}},
+		&event.TurnEnd{Header: h(1), Offered: []string{"csv", "pdf"}, LeftOff: []string{"xls", "sql"}, Delivered: []string{"csv"}, Loaded: []string{"csv"}},
+		&event.TurnStart{Header: h(2), Text: "review this sql"},
+		&event.ModelCall{Header: h(2), Call: 1, Offered: []string{"sql", "csv"}, LeftOff: []string{"pdf", "xls"}, Scores: []float64{4.5, 0.5}},
+		&event.Assistant{Header: h(2), Call: 1, ToolCalls: []event.ToolCallRecord{{ID: "c2", Name: "load_skill", Arguments: `{"name":"sql"}`}}},
+		&event.SkillUnloaded{Header: h(2), Skill: "csv", Reason: event.UnloadLRU},
+		&event.SkillLoaded{Header: h(2), Skill: "sql", Tokens: 40, Delivery: event.DeliveryContext, By: event.ByModel, Evicted: []string{"csv"}, Tools: []string{"explain@1"}},
+		&event.ContextChanged{Header: h(2), Line: "contextChanged: loaded sql version 1", ToolCallID: "c2"},
+		&event.ToolResult{Header: h(2), ToolCallID: "c2", Name: "load_skill", Content: "ok"},
+		&event.ModelCall{Header: h(2), Call: 2, Offered: []string{"sql", "csv"}, LeftOff: []string{"pdf", "xls"}, Delivered: []event.Use{{Role: "SKILL", Name: "sql"}}},
+		&event.Assistant{Header: h(2), Call: 2, ToolCalls: []event.ToolCallRecord{{ID: "c3", Name: "load_skill", Arguments: `{"name":"pdf"}`}}},
+		&event.SkillUnloaded{Header: h(2), Skill: "sql", Reason: event.UnloadLRU},
+		&event.SkillLoaded{Header: h(2), Skill: "pdf", Tokens: 5, Delivery: event.DeliveryContext, By: event.ByModel, Evicted: []string{"sql"}},
+		&event.TurnEnd{Header: h(2), Offered: []string{"sql", "csv"}, Delivered: []string{"sql", "pdf"}, Loaded: []string{"sql", "pdf"}},
+	}
+}
+
+func TestExplainFollowsTheSkillThroughTheTurns(t *testing.T) {
+	f := Facts{Name: "sql", Found: true, Enabled: true, Dir: "/s/sql", Chars: 100, Tokens: 25, ListEntry: 12, Tools: []ToolFact{{Name: "explain", Schema: 30}}}
+	r := Explain(f, twoTurns(), event.DefaultSettings(), nil)
+	if len(r.Turns) != 2 {
+		t.Fatalf("turns: %+v", r.Turns)
+	}
+	t1, t2 := r.Turns[0], r.Turns[1]
+	if t1.LeftOff == nil || t1.LeftOff.Of != 4 || t1.LeftOff.ListSize != 2 || !reflect.DeepEqual(t1.LeftOff.Above, []string{"csv", "pdf"}) {
+		t.Errorf("turn 1 left off: %+v", t1.LeftOff)
+	}
+	if want := "left off the list on turn 1: list_size is 2, and the 2 skills listed of 4 ranked above it"; TurnWords(&t1) != want {
+		t.Errorf("words %q, want %q", TurnWords(&t1), want)
+	}
+	if t1.Instead != nil {
+		t.Errorf("a skill left off was not offered, so nothing was done instead: %+v", t1.Instead)
+	}
+	if t2.Offered == nil || t2.Offered.Rank != 1 || t2.Offered.Score == nil || *t2.Offered.Score != 4.5 || !t2.Loaded || t2.EvictedBy != "pdf" {
+		t.Errorf("turn 2: %+v", t2)
+	}
+	if want := "offered at rank 1 of 4 (score 4.50) on turn 2 and loaded by the model; evicted by the load of pdf"; TurnWords(&t2) != want {
+		t.Errorf("words %q, want %q", TurnWords(&t2), want)
+	}
+	if !reflect.DeepEqual(r.Tools, []ToolSpan{{Tool: "explain", Joined: 2, Left: 2, Why: "evicted by the load of pdf"}}) {
+		t.Errorf("tools: %+v", r.Tools)
+	}
+	c := r.Cost
+	if c.Text != 40 || c.ContextCalls != 1 || c.ContextTotal != 40 || c.R7Lines != 1 || c.SchemaTokens != 30 || c.ListEntry != 12 || c.Tokenizer != "estimate (chars/4)" {
+		t.Errorf("cost: %+v", c)
+	}
+	// the entries the fold stamped order the timeline
+	for i := 1; i < len(t2.Timeline); i++ {
+		if t2.Timeline[i].Entry < t2.Timeline[i-1].Entry {
+			t.Errorf("timeline out of order: %+v", t2.Timeline)
+		}
+	}
+
+	// csv: loaded on turn 1, offered on turn 2 while still loaded, evicted by sql
+	c2 := Explain(Facts{Name: "csv", Found: true, Enabled: true}, twoTurns(), event.DefaultSettings(), nil)
+	if c2.Turns[1].EvictedBy != "sql" || c2.Turns[1].Instead == nil || !reflect.DeepEqual(c2.Turns[1].Instead.Skills, []string{"sql", "pdf"}) {
+		t.Errorf("csv turn 2: %+v", c2.Turns[1])
+	}
+	c2.SetVerdict(0)
+	if want := "offered at rank 2 of 4 (score 0.50) on turn 2; the model loaded sql, pdf instead; evicted by the load of sql"; c2.Verdict != want {
+		t.Errorf("verdict %q, want %q", c2.Verdict, want)
+	}
+}
+
+func TestStatusesUnderTheLimits(t *testing.T) {
+	set := event.DefaultSettings()
+	f := Facts{Name: "big", Found: true, Problems: []string{"name: must match the folder"}, ConfigNames: true, Chars: set.MaxSkillChars + 1,
+		Tokens: set.LoadTokenBudget + 1, PinProblem: `the config pins version "2"; found version "1" in /a`, Shadowed: []string{"/b/big"}, ShadowedBy: "/a/big"}
+	var codes []string
+	for _, s := range statuses(f, set) {
+		codes = append(codes, s.Code)
+	}
+	want := []string{StatusInvalid, StatusPinMismatch, StatusNotEnabled, StatusTooLarge, StatusOverBudget, StatusShadowed}
+	if !reflect.DeepEqual(codes, want) {
+		t.Errorf("codes %v, want %v", codes, want)
+	}
+	r := Explain(f, nil, set, nil)
+	r.SetVerdict(0)
+	if !strings.HasPrefix(r.Verdict, "invalid (name: must match the folder), so it is left out; pin mismatch: ") {
+		t.Errorf("verdict %q", r.Verdict)
+	}
+	if s := statuses(Facts{Name: "gone"}, set); s[0].Code != StatusUnknown {
+		t.Errorf("a skill not on disk: %+v", s)
+	}
+}
+
+func TestMentionsWholeNamesOnly(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"contextChanged: loaded sql version 1", true},
+		{"contextChanged: loaded sql-review version 1", false},
+		{"tool x of skill sql is left out", true},
+		{"mysql and sqlite", false},
+		{"sql", true},
+		{"(sql)", true},
+	} {
+		if got := mentions(c.text, "sql"); got != c.want {
+			t.Errorf("mentions(%q) = %v", c.text, got)
+		}
+	}
+}
+
+func BenchmarkExplain(b *testing.B) {
+	events := twoTurns()
+	for i := 3; i <= 200; i++ {
+		events = append(events, &event.TurnStart{Header: h(i), Text: "more"},
+			&event.ModelCall{Header: h(i), Call: 1, Offered: []string{"sql", "csv"}, LeftOff: []string{"pdf", "xls"}},
+			&event.TurnEnd{Header: h(i), Offered: []string{"sql", "csv"}})
+	}
+	f := Facts{Name: "sql", Found: true, Enabled: true}
+	for b.Loop() {
+		Explain(f, events, event.DefaultSettings(), nil)
+	}
+}
+
+// A journal that stores content by reference is left to the engine's
+// reader, which puts it back together.
+func TestReadJournalLeavesEncodedJournalsToTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"blob":  `{"type":"session_start","turn":0}` + "\n" + `{"type":"blob","hash":"sha256:00","text":"x"}` + "\n",
+		"delta": `{"type":"session_start","turn":0}` + "\n" + `{"type":"model_call","turn":1,"call":2,"request_ref":{"segs":[]},"offered":["a"],"left_off_delta":{"keep":[0,3]}}` + "\n",
+	} {
+		path := dir + "/" + name + ".jsonl"
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ReadJournal(path); !errors.Is(err, ErrEncoded) {
+			t.Errorf("%s: err %v, want ErrEncoded", name, err)
+		}
+	}
+	plain := dir + "/plain.jsonl"
+	os.WriteFile(plain, []byte(`{"type":"session_start","turn":0,"session_id":"s"}`+"\n"+`{"type":"model_call","turn":1,"call":1,"request":{"messages":[{"role":"user","content":"\",\"offered\":[\"x\"]"}]},"offered":["a"],"left_off":["b"]}`+"\n{torn"), 0o600)
+	events, skipped, err := ReadJournal(plain)
+	if err != nil || len(events) != 2 || len(skipped) != 1 || !strings.HasPrefix(skipped[0], "line 3: ") {
+		t.Fatalf("plain: %v %v %v", events, skipped, err)
+	}
+	if mc := events[1].(*event.ModelCall); !reflect.DeepEqual(mc.Offered, []string{"a"}) || !reflect.DeepEqual(mc.LeftOff, []string{"b"}) {
+		t.Errorf("model call %+v", mc)
+	}
+}

@@ -1,0 +1,213 @@
+package why
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Find returns the record of a turn, or nil.
+func (r *Record) Find(turn int) *Turn {
+	for i := range r.Turns {
+		if r.Turns[i].Turn == turn {
+			return &r.Turns[i]
+		}
+	}
+	return nil
+}
+
+// SetVerdict words the record's verdict, about the given turn (0: the last).
+func (r *Record) SetVerdict(turn int) {
+	var parts []string
+	tooLarge := false
+	for _, s := range r.Status {
+		tooLarge = tooLarge || s.Code == StatusTooLarge
+	}
+	for _, s := range r.Status {
+		switch s.Code {
+		case StatusUnknown:
+			parts = append(parts, "not on disk: "+s.Detail)
+		case StatusInvalid:
+			parts = append(parts, "invalid ("+s.Detail+"), so it is left out")
+		case StatusPinMismatch:
+			parts = append(parts, "pin mismatch: "+s.Detail)
+		case StatusNotEnabled:
+			parts = append(parts, "not enabled: "+s.Detail)
+		case StatusTooLarge:
+			parts = append(parts, "too large to ever load: "+s.Detail)
+		case StatusOverBudget:
+			if !tooLarge { // one reason it never loads is enough for a verdict
+				parts = append(parts, "over budget: "+s.Detail)
+			}
+		}
+	}
+	t := r.Find(turn)
+	if t == nil && turn == 0 && len(r.Turns) > 0 {
+		t = &r.Turns[len(r.Turns)-1]
+	}
+	switch {
+	case t != nil:
+		parts = append(parts, TurnWords(t))
+	case turn > 0:
+		parts = append(parts, fmt.Sprintf("the session has no turn %d", turn))
+	case r.Would != nil:
+		parts = append(parts, wouldWords(r.Would))
+	case len(parts) == 0 && r.Session == "":
+		parts = append(parts, statusWord(r.Status)+"; no session says more (give --session, or --message to see its rank)")
+	}
+	r.Verdict = strings.Join(parts, "; ")
+}
+
+func statusWord(st []Status) string {
+	for _, s := range st {
+		if s.Code == StatusPreloaded {
+			return "preloaded at every turn"
+		}
+	}
+	return "enabled"
+}
+
+func wouldWords(w *Would) string {
+	switch {
+	case w.Offered != nil:
+		return fmt.Sprintf("would be offered at %s for that message", rankWords(w.Offered))
+	case w.LeftOff != nil:
+		return fmt.Sprintf("would be left off the list for that message: list_size is %d, and %s", w.LeftOff.ListSize, aboveCount(len(w.LeftOff.Above), w.LeftOff.Of))
+	}
+	return "would not be on the list for that message"
+}
+
+func rankWords(r *Rank) string {
+	s := fmt.Sprintf("rank %d of %d", r.Rank, r.Of)
+	if !r.Ranked {
+		s += " (all enabled skills fit the list, in config order)"
+	} else if r.Score != nil {
+		s += fmt.Sprintf(" (score %.2f)", *r.Score)
+	}
+	return s
+}
+
+// TurnWords says in plain words what became of the skill in one turn.
+func TurnWords(t *Turn) string {
+	on := fmt.Sprintf(" on turn %d", t.Turn)
+	var s string
+	switch {
+	case t.Loaded && t.Offered != nil:
+		s = "offered at " + rankWords(t.Offered) + on + " and loaded by the model"
+	case t.Loaded:
+		s = "loaded by the model" + on
+	case t.LoadedOn > 0:
+		s = fmt.Sprintf("still loaded%s (loaded on turn %d)", on, t.LoadedOn)
+	case has(t.Delivered, "preload"):
+		s = "preloaded" + on
+	case has(t.Delivered, "paste"):
+		s = "pasted into the instructions" + on
+	case len(t.Delivered) > 0:
+		s = "delivered" + on
+	case t.Offered != nil:
+		s = "offered at " + rankWords(t.Offered) + on
+	case t.LeftOff != nil:
+		s = fmt.Sprintf("left off the list%s: list_size is %d, and %s", on, t.LeftOff.ListSize, aboveCount(len(t.LeftOff.Above), t.LeftOff.Of))
+	default:
+		s = "not on the list" + on
+	}
+	for _, r := range t.Refused {
+		s += "; its load was refused: " + r
+	}
+	if t.Instead != nil && len(t.Refused) == 0 {
+		switch t.Instead.Kind {
+		case "loaded":
+			s += "; the model loaded " + strings.Join(t.Instead.Skills, ", ") + " instead"
+		case "tool":
+			s += "; the model called " + strings.Join(t.Instead.Tools, ", ") + " instead"
+		default:
+			s += "; the model answered directly"
+		}
+	}
+	if t.EvictedBy != "" {
+		s += "; evicted by the load of " + t.EvictedBy
+	}
+	for _, u := range t.Unloaded {
+		s += "; unloaded: " + u
+	}
+	if t.TextOutOfWindow {
+		s += "; its text left the window"
+	}
+	return s
+}
+
+// Print writes the record for people: the verdict, the status, the
+// timeline (of one turn when turn > 0), the tools and the cost.
+func Print(w io.Writer, r *Record, turn int) {
+	fmt.Fprintf(w, "%s: %s\n", r.Skill, r.Verdict)
+	fmt.Fprintln(w, "\nstatus:")
+	for _, s := range r.Status {
+		fmt.Fprintf(w, "  %-12s %s\n", s.Code, s.Detail)
+	}
+	if r.Would != nil {
+		fmt.Fprintf(w, "\nfor the message %q: %s\n", short(r.Would.Message, 60), wouldWords(r.Would))
+		if lo := r.Would.LeftOff; lo != nil {
+			fmt.Fprintf(w, "  ranked above it: %s\n", aboveWords(lo))
+		}
+	}
+	if r.Session != "" {
+		fmt.Fprintf(w, "\nturns of session %s:\n", r.Session)
+		if len(r.Turns) == 0 {
+			fmt.Fprintln(w, "  (none)")
+		}
+	}
+	for i := range r.Turns {
+		t := &r.Turns[i]
+		if turn > 0 && t.Turn != turn {
+			continue
+		}
+		fmt.Fprintf(w, "  %d · %q · %s\n", t.Turn, t.Message, TurnWords(t))
+		if t.LeftOff != nil && turn > 0 {
+			fmt.Fprintf(w, "      ranked above it: %s\n", aboveWords(t.LeftOff))
+		}
+		for _, s := range t.Timeline {
+			fmt.Fprintf(w, "      [entry %d] %s\n", s.Entry, s.What)
+		}
+	}
+	if len(r.Tools) > 0 {
+		fmt.Fprintln(w, "\ntools:")
+	}
+	for _, t := range r.Tools {
+		left := "still offered"
+		if t.Left > 0 {
+			left = fmt.Sprintf("left on turn %d: %s", t.Left, t.Why)
+		}
+		fmt.Fprintf(w, "  %s · joined on turn %d · %s\n", t.Tool, t.Joined, left)
+	}
+	c := r.Cost
+	fmt.Fprintf(w, "\ncost in tokens (%s):\n", c.Tokenizer)
+	fmt.Fprintf(w, "  list entry        %6d per request that lists it\n", c.ListEntry)
+	fmt.Fprintf(w, "  text              %6d\n", c.Text)
+	fmt.Fprintf(w, "  <current_context> %6d in %d requests\n", c.ContextTotal, c.ContextCalls)
+	fmt.Fprintf(w, "  R7 lines          %6d in %d lines of the transcript\n", c.R7Tokens, c.R7Lines)
+	fmt.Fprintf(w, "  load results      %6d in %d results carrying its text\n", c.ResultTokens, c.ResultCopies)
+	names := make([]string, 0, len(c.SchemaByTools))
+	for n := range c.SchemaByTools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%s %d", n, c.SchemaByTools[n])
+	}
+	fmt.Fprintf(w, "  tool schemas      %6d %s\n", c.SchemaTokens, strings.Join(names, ", "))
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "\nskipped: %s\n", s)
+	}
+}
+
+func aboveWords(lo *LeftOff) string { return strings.Join(lo.Above, ", ") }
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
