@@ -83,7 +83,10 @@ type Snapshot struct {
 	// Demo is set when the model is the built-in offline demo model.
 	Demo bool `json:"demo"`
 	// Turn is the number of the running or last turn.
-	Turn    int      `json:"turn"`
+	Turn int `json:"turn"`
+	// Call is, in a snapshot of History, the model call it shows; 0 for
+	// the live session.
+	Call    int      `json:"call,omitempty"`
 	Running bool     `json:"running"`
 	Limits  Settings `json:"limits"`
 	// Profile is how skills reach the model; ContextWindow the window its

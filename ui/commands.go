@@ -35,6 +35,7 @@ func commandList() []command {
 		{name: "model", args: "[NAME]", help: "switch model (no name: pick one)", between: true, run: (*model).cmdModel},
 		{name: "call", args: "[TOOL [JSON]]", help: "call a tool of the next request by hand", between: true, run: (*model).cmdCall, complete: (*model).toolNames},
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
+		{name: "history", args: "[TURN]", help: "the side panes as a turn's first model call went out (alt+[ alt+] step, esc live)", run: (*model).cmdHistory},
 		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
 		{name: "export", args: "FILE", help: "write the transcript: FILE.md Markdown, .cast asciicast, .html replay", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},

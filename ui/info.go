@@ -138,6 +138,10 @@ func (m *model) statusLine(w int) string {
 		}
 		lead = append(lead, th.accent.Render(m.spin.View()+" "+a))
 	}
+	if bar := m.travelBar(); bar != "" {
+		// the past is on screen: say so before anything else
+		return clip(" "+th.accent.Render(bar), w)
+	}
 	s := m.snap
 	if s == nil {
 		lead = append(lead, th.faint.Render("connecting to the engine…"))

@@ -72,8 +72,15 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.paneMode = true
 		return nil
+	case key.Matches(msg, k.HistoryBack):
+		return m.stepHistory(-1)
+	case key.Matches(msg, k.HistoryOn):
+		return m.stepHistory(1)
 	case key.Matches(msg, k.Cancel):
 		switch {
+		case m.travel != nil:
+			m.leaveTravel()
+			return nil
 		case m.running:
 			return m.cancelTurn()
 		case m.zoom != paneInput:

@@ -20,6 +20,7 @@ type keyMap struct {
 	Cancel, Quit, Inspector, Help    key.Binding
 	Zoom, Search, PrevTurn, NextTurn key.Binding
 	Present, Suggest, Unqueue        key.Binding
+	HistoryBack, HistoryOn           key.Binding
 	PaneMode, Command                key.Binding
 	// ScrollUp and ScrollDown page the transcript from the input.
 	ScrollUp, ScrollDown key.Binding
@@ -38,27 +39,30 @@ func newKeyMap() keyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return keyMap{
-		Send:       b("enter", "send (queued while a turn runs)", "enter"),
-		Newline:    b("shift/alt+enter", "new line", "shift+enter", "alt+enter", "ctrl+j"),
-		Complete:   b("tab", "complete /command", "tab"),
-		History:    b("↑/↓", "previous messages (input)", "up", "down"),
-		FocusNext:  b("tab", "next pane", "tab"),
-		FocusPrev:  b("shift+tab", "previous pane", "shift+tab"),
-		Cancel:     b("esc", "cancel the turn (R25) · back to the input", "esc"),
-		Quit:       b("ctrl+c ×2", "quit", "ctrl+c"),
-		Inspector:  b("ctrl+o", "inspector: model requests", "ctrl+o"),
-		Help:       b("?/f1", "keys (? on an empty input)", "f1"),
-		Zoom:       b("ctrl+z", "zoom the pane to full size", "ctrl+z"),
-		Search:     b("ctrl+f", "find in the transcript", "ctrl+f"),
-		PrevTurn:   b("ctrl+↑", "previous turn", "ctrl+up", "alt+up"),
-		NextTurn:   b("ctrl+↓", "next turn", "ctrl+down", "alt+down"),
-		Present:    b("f2", "presenter mode", "f2"),
-		Suggest:    b("alt+1…3", "take a suggested prompt", "alt+1", "alt+2", "alt+3"),
-		Unqueue:    b("ctrl+x", "drop the last queued message", "ctrl+x"),
-		ScrollUp:   b("pgup", "transcript page up (input)", "pgup"),
-		ScrollDown: b("pgdn", "transcript page down (input)", "pgdown"),
-		Command:    b("/", "command menu: ↑/↓ choose, tab completes, enter runs", "/"),
-		PaneMode:   b("ctrl+p", "pane keys: plain letters act on the pane until esc", "ctrl+p"),
+		Send:      b("enter", "send (queued while a turn runs)", "enter"),
+		Newline:   b("shift/alt+enter", "new line", "shift+enter", "alt+enter", "ctrl+j"),
+		Complete:  b("tab", "complete /command", "tab"),
+		History:   b("↑/↓", "previous messages (input)", "up", "down"),
+		FocusNext: b("tab", "next pane", "tab"),
+		FocusPrev: b("shift+tab", "previous pane", "shift+tab"),
+		Cancel:    b("esc", "cancel the turn (R25) · back to the input", "esc"),
+		Quit:      b("ctrl+c ×2", "quit", "ctrl+c"),
+		Inspector: b("ctrl+o", "inspector: model requests", "ctrl+o"),
+		Help:      b("?/f1", "keys (? on an empty input)", "f1"),
+		Zoom:      b("ctrl+z", "zoom the pane to full size", "ctrl+z"),
+		Search:    b("ctrl+f", "find in the transcript", "ctrl+f"),
+		PrevTurn:  b("ctrl+↑", "previous turn", "ctrl+up", "alt+up"),
+		NextTurn:  b("ctrl+↓", "next turn", "ctrl+down", "alt+down"),
+		Present:   b("f2", "presenter mode", "f2"),
+		// time travel: the side panes as each model call went out
+		HistoryBack: b("alt+[", "side panes one model call back (esc: live)", "alt+["),
+		HistoryOn:   b("alt+]", "side panes one model call on", "alt+]"),
+		Suggest:     b("alt+1…3", "take a suggested prompt", "alt+1", "alt+2", "alt+3"),
+		Unqueue:     b("ctrl+x", "drop the last queued message", "ctrl+x"),
+		ScrollUp:    b("pgup", "transcript page up (input)", "pgup"),
+		ScrollDown:  b("pgdn", "transcript page down (input)", "pgdown"),
+		Command:     b("/", "command menu: ↑/↓ choose, tab completes, enter runs", "/"),
+		PaneMode:    b("ctrl+p", "pane keys: plain letters act on the pane until esc", "ctrl+p"),
 
 		Up:       b("↑", "previous item / scroll", "up"),
 		Down:     b("↓", "next item / scroll", "down"),
@@ -140,7 +144,7 @@ func (k keyMap) paneHelp(p pane, narrow, paneMode bool) []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Command, k.Complete, k.History, k.ScrollUp, k.ScrollDown, k.Unqueue, k.Suggest},
-		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.Present, k.Help, k.Quit},
+		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.HistoryBack, k.HistoryOn, k.Present, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Call, k.JumpContext},
 	}

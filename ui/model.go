@@ -61,6 +61,9 @@ type model struct {
 	flashID    int
 	quitArmed  bool
 
+	// travel is set while the side panes show a past model call.
+	travel *travel
+
 	overlay   overlay
 	approvals []*approvalDialog
 
@@ -212,6 +215,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRefresh(msg)
 	case estimatedMsg:
 		return m, m.requestRefresh()
+	case historyMsg:
+		return m, m.onHistory(msg)
 	case turnDoneMsg:
 		return m, m.onTurnDone(msg)
 	case approvalArmedMsg:
@@ -350,9 +355,11 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		m.pendingSeq = 0
 	}
 	m.tr.dropLive(msg.seq)
-	m.lru.setSnapshot(m.snap)
-	m.cx.setSnapshot(m.snap)
-	m.tools.setSnapshot(m.snap)
+	if m.travel == nil { // while travelling the side panes show the past
+		m.lru.setSnapshot(m.snap)
+		m.cx.setSnapshot(m.snap)
+		m.tools.setSnapshot(m.snap)
+	}
 	if m.refreshAgain {
 		m.refreshAgain = false
 		return m.requestRefresh()
