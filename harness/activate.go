@@ -113,9 +113,9 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 			return &ToolResult{Content: text}
 		}
 	} else {
-		sk = s.sel.byName[a.name]
+		sk = s.w.sel.byName[a.name]
 	}
-	if sk != nil && s.sel.enabledSkill(sk.Name) == nil {
+	if sk != nil && s.w.sel.enabledSkill(sk.Name) == nil {
 		// listed like every skill, but Skillet preloads it (R16)
 		text := fmt.Sprintf("%s is preloaded: its guidance is already in the instructions and its tools are offered.", sk.Name)
 		if ls := s.st.FindPreload(sk.Name); ls != nil {
@@ -191,7 +191,7 @@ func (s *Session) activationLimits(sk *skills.Skill, resident *rulebook.Loaded) 
 // held.
 func (s *Session) skillOfPath(path string) (*skills.Skill, string) {
 	path = filepath.Clean(path)
-	for _, sk := range append(append([]*skills.Skill{}, s.sel.preload...), s.sel.enabled...) {
+	for _, sk := range append(append([]*skills.Skill{}, s.w.sel.preload...), s.w.sel.enabled...) {
 		rel, err := filepath.Rel(sk.Dir, path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

@@ -99,7 +99,7 @@ func BenchmarkCompose10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.ranker.last = nil // a new message: rank again
+		s.w.ranker.last = nil // a new message: rank again
 		s.compose()
 	}
 }

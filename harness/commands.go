@@ -105,15 +105,15 @@ func (s *Session) Reload() error {
 
 // resolveAgentTools finds the definitions of the agent's own tools.
 func (s *Session) resolveAgentTools() error {
-	s.agentDefs = map[string]*skills.ToolDef{}
+	s.w.agentDefs = map[string]*skills.ToolDef{}
 	var errs []error
-	for _, ref := range s.cfg.Agent.Tools {
-		def, err := s.catalog.Tool(nil, skills.ToolRef{Name: ref.Name, Version: ref.Version})
+	for _, ref := range s.opts.Config.Agent.Tools {
+		def, err := s.opts.Catalog.Tool(nil, skills.ToolRef{Name: ref.Name, Version: ref.Version})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("agent tool %s: %w", ref.Name, err))
 			continue
 		}
-		s.agentDefs[ref.Name] = def
+		s.w.agentDefs[ref.Name] = def
 	}
 	return errors.Join(errs...)
 }

@@ -52,7 +52,7 @@ func (s *Session) compose() *composition {
 	}
 	c := &composition{}
 	set := s.st.Settings
-	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.cfg.Agent.Prompt})
+	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.opts.Config.Agent.Prompt})
 	pre := s.composePreloads(c)
 
 	var list []*skills.Skill
@@ -86,7 +86,7 @@ func (s *Session) compose() *composition {
 		c.delivered = append(c.delivered, ls)
 	}
 	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(s.cfg.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(list), c.context)
+	c.instructions = joinBlocks(s.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(list), c.context)
 
 	c.live = s.buildTools()
 	tools := chatTools(c.live)
@@ -154,11 +154,11 @@ func joinBlocks(blocks ...string) string {
 // listed skills' rank scores: every enabled skill that is not preloaded,
 // ranked against the latest user message when there are more than fit.
 func (s *Session) list(size int) ([]*skills.Skill, []string, []float64) {
-	pool := s.sel.enabled
+	pool := s.w.sel.enabled
 	if len(pool) <= size {
 		return pool, nil, nil
 	}
-	return s.ranker.top(pool, s.latestUserText(), size)
+	return s.w.ranker.top(pool, s.latestUserText(), size)
 }
 
 func (s *Session) latestUserText() string {
@@ -171,8 +171,8 @@ func (s *Session) latestUserText() string {
 // pendingPreloads renders the preloads the next turn will make, for a
 // snapshot taken before any turn.
 func (s *Session) pendingPreloads() []*rulebook.Loaded {
-	out := make([]*rulebook.Loaded, 0, len(s.sel.preload))
-	for _, sk := range s.sel.preload {
+	out := make([]*rulebook.Loaded, 0, len(s.w.sel.preload))
+	for _, sk := range s.w.sel.preload {
 		ls := &rulebook.Loaded{Name: sk.Name, By: ByPreload, ResultMsg: -1}
 		s.render(ls, sk, false)
 		out = append(out, ls)
@@ -189,7 +189,7 @@ func (s *Session) freeze(c *composition) *PromptFrozen {
 			all.add(b)
 		}
 	}
-	for _, sk := range append(append([]*skills.Skill{}, s.sel.preload...), s.sel.enabled...) {
+	for _, sk := range append(append([]*skills.Skill{}, s.w.sel.preload...), s.w.sel.enabled...) {
 		ls := &rulebook.Loaded{Name: sk.Name, Body: bodyOf(sk), ResultMsg: -1}
 		for _, ref := range sk.Tools {
 			s.bindSkillTool(all, ls, ref)
@@ -225,7 +225,7 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	s.mu.Lock()
 	need := s.loadedSkills()
 	if s.st.Settings.FreezePrompt && s.st.Frozen == nil {
-		need = append(need, s.sel.enabled...)
+		need = append(need, s.w.sel.enabled...)
 	}
 	refs := s.mcpRefs(need)
 	s.mu.Unlock()

@@ -37,7 +37,7 @@ type LedgerPart struct {
 
 // ledger counts the parts of a composed request. Called with s.mu held.
 func (s *Session) ledger(c *composition, count func(string) int) Ledger {
-	l := Ledger{Tokenizer: s.tok.Name()}
+	l := Ledger{Tokenizer: s.opts.Tokenizer.Name()}
 	add := func(kind, skill string, n int) {
 		l.Parts = append(l.Parts, LedgerPart{Kind: kind, Skill: skill, Tokens: n})
 	}

@@ -47,7 +47,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 		s.mu.Unlock()
 		return loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.ExecID)}
 	}
-	sk := s.sel.enabledSkill(name)
+	sk := s.w.sel.enabledSkill(name)
 	if sk == nil {
 		msg := s.unknownSkill(name)
 		s.mu.Unlock()
@@ -210,17 +210,17 @@ func (s *Session) loadResult(lines []string, ls *rulebook.Loaded, delivery Deliv
 // unknownSkill explains a load of a name that is not an enabled skill,
 // naming the closest ones.
 func (s *Session) unknownSkill(name string) string {
-	if sk := s.catalog.Get(name); sk != nil {
+	if sk := s.opts.Catalog.Get(name); sk != nil {
 		if !sk.Valid() {
 			return fmt.Sprintf("load_skill: skill %q is invalid and left out: %s", name, problemsText(sk.Problems))
 		}
-		if p := s.sel.problems[name]; len(p) > 0 {
+		if p := s.w.sel.problems[name]; len(p) > 0 {
 			return fmt.Sprintf("load_skill: skill %q is left out: %s", name, problemsText(p))
 		}
 		return fmt.Sprintf("load_skill: skill %q is not enabled (the config does not name it)", name)
 	}
-	names := make([]string, 0, len(s.sel.enabled))
-	for _, sk := range s.sel.enabled {
+	names := make([]string, 0, len(s.w.sel.enabled))
+	for _, sk := range s.w.sel.enabled {
 		names = append(names, sk.Name)
 	}
 	if near := Closest(name, names, 3); len(near) > 0 {
@@ -245,7 +245,7 @@ func (s *Session) LoadSkill(name string) error {
 		s.mu.Unlock()
 		return fmt.Errorf("load %s: with freeze_prompt the instructions cannot change, so only the model can load a skill (its text arrives as the load_skill result)", name)
 	}
-	for _, p := range s.sel.preload {
+	for _, p := range s.w.sel.preload {
 		if p.Name == name {
 			s.mu.Unlock()
 			return fmt.Errorf("load %s: it is preloaded: its guidance is in the instructions at every turn", name)
@@ -260,7 +260,7 @@ func (s *Session) LoadSkill(name string) error {
 		}
 		return nil
 	}
-	sk := s.sel.enabledSkill(name)
+	sk := s.w.sel.enabledSkill(name)
 	if sk == nil {
 		msg := s.unknownSkill(name)
 		s.mu.Unlock()
@@ -303,7 +303,7 @@ func (s *Session) preloadSkills() {
 	s.mu.Lock()
 	var todo []*rulebook.Loaded
 	var refused []string
-	for _, sk := range s.sel.preload {
+	for _, sk := range s.w.sel.preload {
 		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: s.st.Turn, ExecTurn: s.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
 		s.render(ls, sk, false) // preloads count against no limit (R16)
 		if n := utf8.RuneCountInString(ls.Body.Text); n > s.st.Settings.MaxSkillChars {
@@ -328,7 +328,7 @@ func (s *Session) preloadSkills() {
 func (s *Session) pasteSkills(text string) {
 	s.mu.Lock()
 	set := s.st.Settings
-	ranked, scores := s.ranker.rank(s.sel.enabled, text)
+	ranked, scores := s.w.ranker.rank(s.w.sel.enabled, text)
 	var chosen []*skills.Skill
 	tokens := 0
 	for i, sk := range ranked {
@@ -336,7 +336,7 @@ func (s *Session) pasteSkills(text string) {
 			break
 		}
 		t := skillText(sk)
-		n := s.tok.Count(t)
+		n := s.opts.Tokenizer.Count(t)
 		if utf8.RuneCountInString(t) > set.MaxSkillChars || tokens+n > set.LoadTokenBudget || s.pinConflictWith(sk, chosen) != nil {
 			continue
 		}

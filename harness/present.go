@@ -85,8 +85,8 @@ func checkProfileSettings(prof string, set Settings) error {
 // Called with s.mu held.
 func (s *Session) profileInput() profile.Input {
 	in := profile.Input{ContextWindow: s.st.ContextWindow, Roots: s.opts.Roots, Now: s.opts.Now()}
-	for _, sk := range s.catalog.All() {
-		if picked := s.sel.byName[sk.Name]; picked != nil {
+	for _, sk := range s.opts.Catalog.All() {
+		if picked := s.w.sel.byName[sk.Name]; picked != nil {
 			in.Skills = append(in.Skills, profileSkill(picked))
 		}
 	}
@@ -124,7 +124,7 @@ func withFiles(ps profile.Skill) profile.Skill {
 func (s *Session) composeProfile(p profile.Profile) *composition {
 	c := &composition{}
 	set := s.st.Settings
-	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.cfg.Agent.Prompt})
+	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.opts.Config.Agent.Prompt})
 	pre := s.composePreloads(c)
 
 	cat := p.Catalogue(s.profileInput())
@@ -172,7 +172,7 @@ func (s *Session) composeProfile(p profile.Profile) *composition {
 		c.delivered = append(c.delivered, ls)
 	}
 	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(append(append([]string{s.cfg.Agent.Prompt, wrapBlock("preloaded_skills", pre)}, system...), c.context)...)
+	c.instructions = joinBlocks(append(append([]string{s.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre)}, system...), c.context)...)
 
 	c.live = s.buildTools()
 	c.infos = c.live.infos()
@@ -290,7 +290,7 @@ func (s *Session) mentions(text string, turn int) ([]Use, []string) {
 	var msgs []string
 	seen := map[string]bool{}
 	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := s.sel.byName[strings.TrimRight(m[1], ".")]
+		sk := s.w.sel.byName[strings.TrimRight(m[1], ".")]
 		if sk == nil || seen[sk.Name] {
 			continue
 		}

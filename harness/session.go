@@ -83,15 +83,29 @@ type ModelLister interface {
 	Models(ctx context.Context) ([]string, error)
 }
 
+// world is what the shell knows of the world outside the rule book: the
+// selected skills, the ranking index, tool definitions, notices and token
+// counts. Guarded by Session.mu.
+type world struct {
+	sel       *selection
+	ranker    *ranker
+	agentDefs map[string]*skills.ToolDef
+	mcpDefs   map[string]*skills.ToolDef
+	mcpErrs   map[string]error
+	// mcpSaid holds the MCP failures reported, per tool and server state.
+	mcpSaid map[string]bool
+	notices []string
+	// tokCache remembers token counts of recent texts.
+	tokCache map[string]int
+}
+
 // Session is one conversation (R1) and everything the rule book keeps for
 // it. Its methods are safe to call from several goroutines; one turn runs
 // at a time.
 type Session struct {
-	// opts, cfg, catalog and tok are set at construction and never change.
-	opts    Options
-	cfg     *Config
-	catalog *skills.Catalog
-	tok     *Tokenizer
+	// opts is set at construction and never changes (Config, Catalog and
+	// Tokenizer filled in).
+	opts Options
 
 	// emitMu orders events: apply, file effects, journal and OnEvent
 	// happen in one order.
@@ -116,18 +130,9 @@ type Session struct {
 	// ahead of the recorded ones until their events are applied.
 	execHigh int
 
-	// What the shell knows of the world, refreshed before each step: the
-	// selected skills, the ranking index, tool definitions.
-	sel       *selection
-	ranker    *ranker
-	agentDefs map[string]*skills.ToolDef
-	mcpDefs   map[string]*skills.ToolDef
-	mcpErrs   map[string]error
-	// mcpSaid holds the MCP failures reported, per tool and server state.
-	mcpSaid map[string]bool
-	notices []string
-	// tokCache remembers token counts of recent texts.
-	tokCache map[string]int
+	// w is what the shell knows of the world, refreshed before each
+	// step.
+	w world
 	// secrets hides credentials of the config's MCP servers in what the
 	// session records.
 	secrets *strings.Replacer
@@ -188,7 +193,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = redactURL(opts.BaseURL)
-	s := &Session{opts: opts, cfg: opts.Config, catalog: opts.Catalog, tok: opts.Tokenizer, ranker: newRanker(), secrets: secretsOf(opts.Config)}
+	s := &Session{opts: opts, w: world{ranker: newRanker()}, secrets: secretsOf(opts.Config)}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}
@@ -196,25 +201,25 @@ func newSession(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("select skills: %w", err)
 	}
-	s.sel = sel
+	s.w.sel = sel
 	if len(sel.unnamed) > 0 {
-		s.notices = append(s.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.cfg), joinNames(sel.unnamed)))
+		s.w.notices = append(s.w.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.opts.Config), joinNames(sel.unnamed)))
 	}
-	for _, sk := range s.catalog.All() {
+	for _, sk := range s.opts.Catalog.All() {
 		if !sk.Valid() {
-			s.notices = append(s.notices, fmt.Sprintf("skill %s is invalid and left out: %s", sk.Name, problemsText(sk.Problems)))
+			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s is invalid and left out: %s", sk.Name, problemsText(sk.Problems)))
 		} else if p := sel.problems[sk.Name]; len(p) > 0 {
-			s.notices = append(s.notices, fmt.Sprintf("skill %s is left out: %s", sk.Name, problemsText(p)))
+			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s is left out: %s", sk.Name, problemsText(p)))
 		}
 	}
-	for _, sk := range s.catalog.Shadowed() {
-		if win := s.catalog.Get(sk.Name); win != nil {
-			s.notices = append(s.notices, fmt.Sprintf("skill %s in %s is shadowed by the one in %s", sk.Name, sk.Root, win.Root))
+	for _, sk := range s.opts.Catalog.Shadowed() {
+		if win := s.opts.Catalog.Get(sk.Name); win != nil {
+			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s in %s is shadowed by the one in %s", sk.Name, sk.Root, win.Root))
 		}
 	}
-	for _, p := range s.catalog.ToolProblems() {
+	for _, p := range s.opts.Catalog.ToolProblems() {
 		for _, pr := range p.Problems {
-			s.notices = append(s.notices, fmt.Sprintf("tool file %s: %s", p.File, pr))
+			s.w.notices = append(s.w.notices, fmt.Sprintf("tool file %s: %s", p.File, pr))
 		}
 	}
 	return s, nil
@@ -245,7 +250,7 @@ func (s *Session) start(id, prof string, window int) error {
 	if window <= 0 {
 		window = p.DefaultWindow()
 	}
-	if err := checkProfileSettings(prof, s.cfg.Session); err != nil {
+	if err := checkProfileSettings(prof, s.opts.Config.Session); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -258,20 +263,20 @@ func (s *Session) start(id, prof string, window int) error {
 		return err
 	}
 	s.mu.Unlock()
-	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.cfg.Agent.Prompt,
-		Config: s.cfg.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window})
+	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
+		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window})
 	return s.syncJournal()
 }
 
 // reset empties the session's state for a conversation with the given id.
 // Called with s.mu held.
 func (s *Session) reset(id string) {
-	s.st = rulebook.New(id, s.opts.ModelName, s.cfg.Session)
+	s.st = rulebook.New(id, s.opts.ModelName, s.opts.Config.Session)
 	s.model = s.opts.Model
 	s.execHigh = 0
-	s.mcpDefs = map[string]*skills.ToolDef{}
-	s.mcpErrs = map[string]error{}
-	s.mcpSaid = map[string]bool{}
+	s.w.mcpDefs = map[string]*skills.ToolDef{}
+	s.w.mcpErrs = map[string]error{}
+	s.w.mcpSaid = map[string]bool{}
 }
 
 // openDir makes the session's folder and opens its journal.

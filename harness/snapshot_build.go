@@ -34,7 +34,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo,
 		Turn: s.st.Turn, Running: s.st.Running, Limits: s.st.Settings,
 		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: s.st.Last,
-		Notices: append([]string(nil), s.notices...),
+		Notices: append([]string(nil), s.w.notices...),
 		Profile: s.profileName(), ContextWindow: s.st.ContextWindow, Lifecycle: s.lifecycle(), Catalogue: c.catalogue,
 	}
 	for i, ls := range s.st.Loaded {
@@ -145,21 +145,21 @@ func (s *Session) skillStatuses() []SkillStatus {
 		st := SkillStatus{Name: sk.Name, Description: sk.Description, Version: sk.Version, Dir: sk.Dir, Root: sk.Root,
 			Shadowed: shadowed, Problems: sk.Problems, Warnings: sk.Warnings, Tools: sk.Tools}
 		if !shadowed {
-			_, st.Enabled = s.sel.byName[sk.Name]
-			for _, p := range s.sel.preload {
+			_, st.Enabled = s.w.sel.byName[sk.Name]
+			for _, p := range s.w.sel.preload {
 				if p.Name == sk.Name {
 					st.Preload = true
 				}
 			}
 			st.Loaded = s.st.FindLoaded(sk.Name) != nil
-			st.Problems = append(append([]skills.Problem{}, st.Problems...), s.sel.problems[sk.Name]...)
+			st.Problems = append(append([]skills.Problem{}, st.Problems...), s.w.sel.problems[sk.Name]...)
 		}
 		out = append(out, st)
 	}
-	for _, sk := range s.catalog.All() {
+	for _, sk := range s.opts.Catalog.All() {
 		add(sk, false)
 	}
-	for _, sk := range s.catalog.Shadowed() {
+	for _, sk := range s.opts.Catalog.Shadowed() {
 		add(sk, true)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -169,10 +169,10 @@ func (s *Session) skillStatuses() []SkillStatus {
 // countNow counts tokens without waiting for the tokenizer's tables: an
 // estimate until they are ready (and *estimated is set, when given).
 func (s *Session) countNow(text string, estimated *bool) int {
-	if s.tok.Ready() {
+	if s.opts.Tokenizer.Ready() {
 		return s.count(text)
 	}
-	if n, ok := s.tokCache[text]; ok {
+	if n, ok := s.w.tokCache[text]; ok {
 		return n
 	}
 	if estimated != nil {
@@ -185,15 +185,15 @@ func (s *Session) countNow(text string, estimated *bool) int {
 // are counted again at every snapshot otherwise.
 func (s *Session) count(text string) int {
 	if len(text) < 64 {
-		return s.tok.Count(text)
+		return s.opts.Tokenizer.Count(text)
 	}
-	if n, ok := s.tokCache[text]; ok {
+	if n, ok := s.w.tokCache[text]; ok {
 		return n
 	}
-	n := s.tok.Count(text)
-	if s.tokCache == nil || len(s.tokCache) > 512 {
-		s.tokCache = map[string]int{}
+	n := s.opts.Tokenizer.Count(text)
+	if s.w.tokCache == nil || len(s.w.tokCache) > 512 {
+		s.w.tokCache = map[string]int{}
 	}
-	s.tokCache[text] = n
+	s.w.tokCache[text] = n
 	return n
 }

@@ -40,7 +40,7 @@ func (sel *selection) enabledSkill(name string) *skills.Skill {
 // leaves out skills named like a built-in or agent tool (R18). On error the
 // selection still holds what could be selected.
 func (s *Session) selectSkills() (*selection, error) {
-	picked, err := s.catalog.Select(s.cfg.Refs())
+	picked, err := s.opts.Catalog.Select(s.opts.Config.Refs())
 	if picked == nil {
 		picked = &skills.Selection{}
 	}
@@ -50,7 +50,7 @@ func (s *Session) selectSkills() (*selection, error) {
 func (s *Session) buildSelection(picked *skills.Selection) *selection {
 	sel := &selection{byName: map[string]*skills.Skill{}, unnamed: picked.Unnamed, problems: map[string][]skills.Problem{}}
 	toolNames := map[string]string{ToolLoadSkill: "a built-in tool", ToolReadResource: "a built-in tool"}
-	for _, t := range s.cfg.Agent.Tools {
+	for _, t := range s.opts.Config.Agent.Tools {
 		toolNames[t.Name] = "one of the agent's tools"
 	}
 	// A skill named like a tool another skill brings is kept: that tool is
@@ -83,13 +83,13 @@ func (s *Session) buildSelection(picked *skills.Selection) *selection {
 // changed loaded skill is re-rendered and marked; one that was removed or
 // turned invalid unloads with a warning; the others keep working.
 func (s *Session) syncSkills() {
-	changes, err := s.catalog.Refresh()
+	changes, err := s.opts.Catalog.Refresh()
 	if err != nil {
 		s.warn("re-reading skills: " + err.Error())
 	}
 	s.mu.Lock()
 	sel, selErr := s.selectSkills()
-	s.sel = sel
+	s.w.sel = sel
 	type change struct {
 		name, line, warn, version string
 		reason                    UnloadReason
@@ -103,7 +103,7 @@ func (s *Session) syncSkills() {
 		cur := sel.byName[ls.Name]
 		switch {
 		case cur == nil:
-			sk := s.catalog.Get(ls.Name)
+			sk := s.opts.Catalog.Get(ls.Name)
 			c := change{name: ls.Name, reason: UnloadRemoved}
 			switch {
 			case sk == nil:
@@ -140,12 +140,12 @@ func (s *Session) syncSkills() {
 	}
 	var newlyInvalid []string
 	for _, name := range changes.Changed {
-		if sk := s.catalog.Get(name); sk != nil && !sk.Valid() && s.st.FindLoaded(name) == nil {
+		if sk := s.opts.Catalog.Get(name); sk != nil && !sk.Valid() && s.st.FindLoaded(name) == nil {
 			newlyInvalid = append(newlyInvalid, fmt.Sprintf("skill %s is now invalid and left out: %s", name, problemsText(sk.Problems)))
 		}
 	}
 	for _, name := range changes.Added {
-		if sk := s.catalog.Get(name); sk != nil && !sk.Valid() {
+		if sk := s.opts.Catalog.Get(name); sk != nil && !sk.Valid() {
 			newlyInvalid = append(newlyInvalid, fmt.Sprintf("new skill %s is invalid and left out: %s", name, problemsText(sk.Problems)))
 		}
 	}

@@ -61,7 +61,7 @@ func (s *Session) policy(name string, def *skills.ToolDef, agent *AgentRef) stri
 	if agent != nil && agent.Approval != "" {
 		return agent.Approval
 	}
-	if a, ok := s.cfg.Approval[name]; ok {
+	if a, ok := s.opts.Config.Approval[name]; ok {
 		return a
 	}
 	if def != nil && (def.Kind == skills.KindCommand || def.Kind == skills.KindMCP) {
@@ -75,12 +75,12 @@ func (s *Session) policy(name string, def *skills.ToolDef, agent *AgentRef) stri
 // held here, so no server is ever contacted.
 func (s *Session) resolveRef(owner *skills.Skill, ref skills.ToolRef) (*skills.ToolDef, error) {
 	if _, _, isMCP := strings.Cut(ref.Name, "/"); !isMCP {
-		return s.catalog.Tool(owner, ref)
+		return s.opts.Catalog.Tool(owner, ref)
 	}
-	if d, ok := s.mcpDefs[ref.Name]; ok {
+	if d, ok := s.w.mcpDefs[ref.Name]; ok {
 		return d, nil
 	}
-	if err, ok := s.mcpErrs[ref.Name]; ok {
+	if err, ok := s.w.mcpErrs[ref.Name]; ok {
 		return nil, err
 	}
 	return nil, fmt.Errorf("tool %s: its MCP server has not been asked yet", ref.Name)
@@ -97,7 +97,7 @@ func (s *Session) mcpRefs(sks []*skills.Skill) []string {
 				continue
 			}
 			seen[ref.Name] = true
-			if _, ok := s.mcpDefs[ref.Name]; !ok {
+			if _, ok := s.w.mcpDefs[ref.Name]; !ok {
 				out = append(out, ref.Name)
 			}
 		}
@@ -116,18 +116,18 @@ func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 		st, _ := s.opts.Runner.MCPStatus(server)
 		s.mu.Lock()
 		if err != nil {
-			s.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
+			s.w.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
 			// said once per change of the server's state, not at every
 			// call while it backs off
-			if key := name + "@" + strconv.FormatUint(st.Change, 10); !s.mcpSaid[key] {
-				s.mcpSaid[key] = true
-				failures = append(failures, s.mcpErrs[name].Error())
+			if key := name + "@" + strconv.FormatUint(st.Change, 10); !s.w.mcpSaid[key] {
+				s.w.mcpSaid[key] = true
+				failures = append(failures, s.w.mcpErrs[name].Error())
 			}
 		} else {
 			cp := *d
 			cp.Name = modelToolName(name)
-			s.mcpDefs[name] = &cp
-			delete(s.mcpErrs, name)
+			s.w.mcpDefs[name] = &cp
+			delete(s.w.mcpErrs, name)
 		}
 		s.mu.Unlock()
 	}
@@ -165,12 +165,12 @@ func (s *Session) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	if s.opts.RoutingOnly {
 		return ts // the skill's routing alone: no other tool to reach for
 	}
-	if len(s.sel.byName) > 0 {
+	if len(s.w.sel.byName) > 0 {
 		ts.add(&binding{info: ToolInfo{Name: ToolReadResource, Description: "Read a file of a loaded skill's folder (references/, assets/, ...), or list its files.", Parameters: readResourceSchema, Source: "built-in", Approval: ApproveNever}})
 	}
-	for i := range s.cfg.Agent.Tools {
-		ref := &s.cfg.Agent.Tools[i]
-		def := s.agentDefs[ref.Name]
+	for i := range s.opts.Config.Agent.Tools {
+		ref := &s.opts.Config.Agent.Tools[i]
+		def := s.w.agentDefs[ref.Name]
 		if def == nil {
 			continue
 		}
@@ -199,7 +199,7 @@ func (s *Session) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.Too
 	switch {
 	case prev != nil && prev.info.Source != "skill":
 		return // the agent's own reference (or a built-in) wins
-	case s.sel.byName[name] != nil:
+	case s.w.sel.byName[name] != nil:
 		ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: its name is now the name of a skill", name, ls.Name))
 		return
 	case prev != nil && (prev.info.Pinned || !ref.Pinned()):
@@ -297,7 +297,7 @@ func (s *Session) pinConflictWith(sk *skills.Skill, others []*skills.Skill) erro
 }
 
 func (s *Session) agentHas(name string) bool {
-	for _, t := range s.cfg.Agent.Tools {
+	for _, t := range s.opts.Config.Agent.Tools {
 		if t.Name == name {
 			return true
 		}
@@ -344,7 +344,7 @@ func lightSkill(ls *rulebook.Loaded) *skills.Skill {
 // tools/ folder; the load's light copy when the catalog no longer has it.
 // Called with s.mu held.
 func (s *Session) ownerOf(ls *rulebook.Loaded) *skills.Skill {
-	if sk := s.catalog.Get(ls.Name); sk != nil && sk.Dir == ls.Body.Dir {
+	if sk := s.opts.Catalog.Get(ls.Name); sk != nil && sk.Dir == ls.Body.Dir {
 		return sk
 	}
 	return lightSkill(ls)
