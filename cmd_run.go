@@ -116,8 +116,12 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		return reportStartError(stderr, err)
 	}
 	defer s.Close()
-	for _, n := range s.Snapshot().Notices {
+	snap := s.Snapshot()
+	for _, n := range snap.Notices {
 		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+	if sum := snap.SkillsSummary(); strings.Contains(sum, "—") {
+		fmt.Fprintln(stderr, "skillet: "+strings.ReplaceAll(sum, "/skills lists them, /why NAME explains one", "skillet validate lists them, skillet why NAME explains one"))
 	}
 	for _, warning := range unknownApprovals(f.approve, s.Snapshot()) {
 		fmt.Fprintln(stderr, "skillet: warning:", warning)

@@ -596,3 +596,23 @@ func TestR17_ToolRemovedByAnEditLeavesTheRequest(t *testing.T) {
 		t.Fatalf("side-tool should show gone and leave the load's tools: %+v %v", snap.Tools, snap.Loaded[0].Tools)
 	}
 }
+
+// The first thing said of the skills: how many were found, how many are
+// invalid and how many can never load under the limits (R12, R18).
+func TestSkillsSummaryNamesInvalidAndTooLarge(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	w.skill("broken", strings.Repeat("d", 1100), "body", "")
+	w.skill("huge", "Huge does huge work.", strings.Repeat("Step by step, carefully. ", 1200), "")
+	f := w.open("", nil)
+	snap := f.s.Snapshot()
+	want := "5 skills found: 1 invalid, 1 can never load under the limits — /skills lists them, /why NAME explains one"
+	if got := snap.SkillsSummary(); got != want {
+		t.Fatalf("summary %q, want %q", got, want)
+	}
+	for _, st := range snap.Skills {
+		if st.Name == "huge" && !strings.Contains(st.CannotLoad, "over max_skill_chars (24000)") {
+			t.Fatalf("huge: %+v", st)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"skillet/harness/profile"
 	"skillet/skills"
@@ -71,7 +73,10 @@ type SkillStatus struct {
 	Shadowed    bool             `json:"shadowed"`
 	Problems    []skills.Problem `json:"problems,omitempty"`
 	Warnings    []skills.Problem `json:"warnings,omitempty"`
-	Tools       []skills.ToolRef `json:"tools,omitempty"`
+	// CannotLoad says why a valid skill can never load under the
+	// session's limits (R12), "" when it can.
+	CannotLoad string           `json:"cannot_load,omitempty"`
+	Tools      []skills.ToolRef `json:"tools,omitempty"`
 }
 
 // Snapshot is what the UI shows of a session: everything about the next
@@ -151,4 +156,38 @@ type MCPServerInfo struct {
 	NextTry  string   `json:"next_try,omitempty"`
 	Tools    []string `json:"tools,omitempty"`
 	Launches int      `json:"launches"`
+}
+
+// SkillsSummary is the first thing to know about the skills: how many
+// were found, how many are invalid and how many can never load, "" when
+// there are none.
+func (snap *Snapshot) SkillsSummary() string {
+	found, invalid, cannot := 0, 0, 0
+	for _, st := range snap.Skills {
+		if st.Shadowed {
+			continue
+		}
+		found++
+		switch {
+		case len(st.Problems) > 0:
+			invalid++
+		case st.CannotLoad != "":
+			cannot++
+		}
+	}
+	if found == 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("%d skills found", found)
+	if invalid+cannot == 0 {
+		return msg + ", all valid"
+	}
+	var parts []string
+	if invalid > 0 {
+		parts = append(parts, fmt.Sprintf("%d invalid", invalid))
+	}
+	if cannot > 0 {
+		parts = append(parts, fmt.Sprintf("%d can never load under the limits", cannot))
+	}
+	return msg + ": " + strings.Join(parts, ", ") + " — /skills lists them, /why NAME explains one"
 }

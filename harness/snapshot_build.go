@@ -2,10 +2,12 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"skillet/harness/rulebook"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"skillet/skills"
 )
@@ -153,6 +155,9 @@ func (s *Session) skillStatuses() []SkillStatus {
 			}
 			st.Loaded = s.st.FindLoaded(sk.Name) != nil
 			st.Problems = append(append([]skills.Problem{}, st.Problems...), s.w.sel.problems[sk.Name]...)
+			if n := utf8.RuneCountInString(skillText(sk)); len(st.Problems) == 0 && n > s.st.Settings.MaxSkillChars {
+				st.CannotLoad = fmt.Sprintf("%d characters, over max_skill_chars (%d)", n, s.st.Settings.MaxSkillChars)
+			}
 		}
 		out = append(out, st)
 	}

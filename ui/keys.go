@@ -30,6 +30,7 @@ type keyMap struct {
 
 	FoldAll, View, Copy, Inspect key.Binding
 	Unload, Call, JumpContext    key.Binding
+	Why                          key.Binding
 
 	MenuUp, MenuDown, SearchOlder, SearchNewer key.Binding
 }
@@ -77,6 +78,7 @@ func newKeyMap() keyMap {
 		Copy:        b("alt+y", "copy (OSC 52)", "alt+y"),
 		Inspect:     b("alt+i", "inspect this turn's calls (transcript)", "alt+i"),
 		Unload:      b("alt+u", "unload skill (LRU)", "alt+u"),
+		Why:         b("alt+w", "the skill's card: why it loaded or not (LRU)", "alt+w"),
 		Call:        b("alt+c", "call tool by hand (tools)", "alt+c"),
 		JumpContext: b("alt+c", "jump to <current_context> (context)", "alt+c"),
 
@@ -111,7 +113,7 @@ func (k keyMap) paneBindings(p pane) []key.Binding {
 	case paneTranscript:
 		return []key.Binding{updown, hint(k.Fold, "fold"), hint(k.FoldAll, "unfold all"), hint(k.View, "view"), hint(k.Copy, "copy"), hint(k.Inspect, "inspect")}
 	case paneLRU:
-		return []key.Binding{updown, hint(k.Fold, "state & store"), hint(k.Unload, "unload"), hint(k.View, "view"), hint(k.Copy, "copy")}
+		return []key.Binding{updown, hint(k.Fold, "state & store"), hint(k.Unload, "unload"), hint(k.Why, "why"), hint(k.View, "view"), hint(k.Copy, "copy")}
 	case paneContext:
 		return []key.Binding{hint(updown, "scroll"), hint(k.JumpContext, "<current_context>"), hint(k.View, "view"), hint(k.Copy, "copy")}
 	case paneTools:
@@ -146,6 +148,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.Command, k.Complete, k.History, k.ScrollUp, k.ScrollDown, k.Unqueue, k.Suggest},
 		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.HistoryBack, k.HistoryOn, k.Present, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Call, k.JumpContext},
+		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Why, k.Call, k.JumpContext},
 	}
 }

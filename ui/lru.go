@@ -55,6 +55,10 @@ func (p *lruPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
 		if s, ok := p.selected(); ok && s.By != "preload" && p.sel < len(p.snap.Loaded) {
 			return runCommand("/unload " + s.Name)
 		}
+	case key.Matches(msg, k.Why):
+		if s, ok := p.selected(); ok {
+			return runCommand("/why " + s.Name)
+		}
 	case key.Matches(msg, k.Copy):
 		if s, ok := p.selected(); ok {
 			return copyText(fmt.Sprintf("state:\n%s\nstore:\n%s", prettyRaw(s.State), prettyRaw(s.Store)), "state and store of "+s.Name)

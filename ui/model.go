@@ -349,6 +349,10 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		for _, ev := range msg.marks {
 			m.mark(ev)
 		}
+		if sum := msg.snap.SkillsSummary(); sum != "" && len(msg.entries) == 0 {
+			// the first screen says what was found and what cannot work
+			m.tr.addMark(mark{kind: markInfo, after: 0, text: sum})
+		}
 	}
 	if m.pendingSeq > 0 && msg.seq >= m.pendingSeq {
 		m.tr.setPending("")
