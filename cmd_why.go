@@ -174,10 +174,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 // readJournal reads a journal's events; one that does not begin with
 // session_start is not a session's.
 func readJournal(path string) ([]event.Event, []string, error) {
-	events, skipped, err := why.ReadJournal(path)
-	if errors.Is(err, why.ErrEncoded) {
-		events, skipped, err = engineJournal(path)
-	}
+	events, skipped, err := liteJournal(path)
 	if err != nil {
 		return nil, skipped, fmt.Errorf("read session %s: %w", path, err)
 	}
@@ -218,14 +215,15 @@ func hasSkillFile(dir string) bool {
 	return false
 }
 
-// engineJournal reads a journal with the engine's reader.
-func engineJournal(path string) ([]event.Event, []string, error) {
+// liteJournal reads a journal without the request bodies and raw replies
+// an explanation does not need.
+func liteJournal(path string) ([]event.Event, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return harness.ReadJournal(f)
+	return harness.ReadJournalLite(f)
 }
 
 // inSession reports whether a session's events name the skill.

@@ -110,6 +110,23 @@ func ReadJournal(r io.Reader) ([]Event, []string, error) {
 	return events, problems, err
 }
 
+// ReadJournalLite decodes a journal like ReadJournal but leaves out what
+// says nothing of the rule book's decisions and makes most of a long
+// session's bytes: model calls come without their request body, and long
+// raw replies without their text.
+func ReadJournalLite(r io.Reader) ([]Event, []string, error) {
+	events, problems, _, err := readLines(r, true)
+	for _, e := range events {
+		switch e := e.(type) {
+		case *ModelCall:
+			e.Request, e.Ref = nil, nil
+		case *Assistant:
+			e.Raw, e.RawGzip = "", ""
+		}
+	}
+	return events, problems, err
+}
+
 // readJournal reads a journal; lazy puts together the request bodies and
 // raw replies of only the calls whose bodies the state keeps
 // (rulebook.KeepCallBodies, and the first), which is what reopening needs.

@@ -1,8 +1,6 @@
 package why
 
 import (
-	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -145,28 +143,3 @@ func BenchmarkExplain(b *testing.B) {
 }
 
 // A journal that stores content by reference is left to the engine's
-// reader, which puts it back together.
-func TestReadJournalLeavesEncodedJournalsToTheEngine(t *testing.T) {
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"blob":  `{"type":"session_start","turn":0}` + "\n" + `{"type":"blob","hash":"sha256:00","text":"x"}` + "\n",
-		"delta": `{"type":"session_start","turn":0}` + "\n" + `{"type":"model_call","turn":1,"call":2,"request_ref":{"segs":[]},"offered":["a"],"left_off_delta":{"keep":[0,3]}}` + "\n",
-	} {
-		path := dir + "/" + name + ".jsonl"
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := ReadJournal(path); !errors.Is(err, ErrEncoded) {
-			t.Errorf("%s: err %v, want ErrEncoded", name, err)
-		}
-	}
-	plain := dir + "/plain.jsonl"
-	os.WriteFile(plain, []byte(`{"type":"session_start","turn":0,"session_id":"s"}`+"\n"+`{"type":"model_call","turn":1,"call":1,"request":{"messages":[{"role":"user","content":"\",\"offered\":[\"x\"]"}]},"offered":["a"],"left_off":["b"]}`+"\n{torn"), 0o600)
-	events, skipped, err := ReadJournal(plain)
-	if err != nil || len(events) != 2 || len(skipped) != 1 || !strings.HasPrefix(skipped[0], "line 3: ") {
-		t.Fatalf("plain: %v %v %v", events, skipped, err)
-	}
-	if mc := events[1].(*event.ModelCall); !reflect.DeepEqual(mc.Offered, []string{"a"}) || !reflect.DeepEqual(mc.LeftOff, []string{"b"}) {
-		t.Errorf("model call %+v", mc)
-	}
-}
