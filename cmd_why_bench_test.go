@@ -10,20 +10,18 @@ import (
 	"time"
 )
 
-// corpusDir is the 1,180 real skills, by their path from this package.
-const corpusDir = "../../shared/real-corpus/skills"
-
 // BenchmarkWhy times `skillet why` over a 100-turn session with the real
 // corpus's skills, beside a floor measured in the same run: reading the
 // journal's bytes, which any answer about the session must at least do.
 // ratio_to_floor is why's time over the floor's.
 func BenchmarkWhy(b *testing.B) {
-	corpus, err := filepath.Abs(filepath.Join(repoDir, corpusDir))
+	rel := sharedDir("real-corpus/skills")
+	if rel == "" {
+		b.Skip("the real corpus is not in a shared/ folder above the repository")
+	}
+	corpus, err := filepath.Abs(rel)
 	if err != nil {
 		b.Fatal(err)
-	}
-	if _, err := os.Stat(corpus); err != nil {
-		b.Skipf("the real corpus is not at %s: %v", corpus, err)
 	}
 	b.Logf("writing a 100-turn session over %s", corpus)
 	tmp := b.TempDir()

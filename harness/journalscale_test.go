@@ -16,10 +16,14 @@ import (
 
 // corpusDir finds shared/real-corpus/skills in a folder above the package,
 // "" when it is not there.
-func corpusDir() string {
+func corpusDir() string { return sharedPath("real-corpus", "skills") }
+
+// sharedPath finds shared/ELEMS... in a folder above the package, "" when
+// it is not there: the checkout may sit at any depth.
+func sharedPath(elems ...string) string {
 	dir, _ := filepath.Abs(".")
 	for range 6 {
-		p := filepath.Join(dir, "shared", "real-corpus", "skills")
+		p := filepath.Join(append([]string{dir, "shared"}, elems...)...)
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			return p
 		}
