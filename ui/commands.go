@@ -279,7 +279,12 @@ func (m *model) cmdProfile(args string) tea.Cmd {
 }
 
 func (m *model) cmdSkills(string) tea.Cmd {
-	m.overlay = newTextOverlay(m.th, "Skills", "", m.skillsLines(), "skillet-skills.txt", m.opts.ExportDir)
+	o := newTextOverlay(m.th, "Skills", "", m.skillsLines(), "skillet-skills.txt", m.opts.ExportDir)
+	if m.opts.Why != nil {
+		o.enter = func() tea.Cmd { return runCommand("/why") } // pick a skill for its card
+		o.hint = "enter a skill's card · " + o.hint
+	}
+	m.overlay = o
 	return nil
 }
 

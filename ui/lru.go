@@ -33,22 +33,44 @@ func (p *lruPane) skills() []harness.LoadedSkill {
 	return append(slices.Clip(p.snap.Loaded), p.snap.Preloaded...)
 }
 
-// selected is the skill under the cursor.
-func (p *lruPane) selected() (harness.LoadedSkill, bool) {
-	all := p.skills()
-	if p.sel < 0 || p.sel >= len(all) {
-		return harness.LoadedSkill{}, false
+// tableNames are the skills of the last turn's Offered / Delivered /
+// Loaded table, which the cursor reaches after the loaded and preloaded
+// skills.
+func (p *lruPane) tableNames() []string {
+	if p.snap == nil || p.snap.LastTurn == nil {
+		return nil
 	}
-	return all[p.sel], true
+	lt := p.snap.LastTurn
+	return unionNames(lt.Offered, lt.Delivered, lt.Loaded)
+}
+
+// selected is the skill under the cursor; inTable says it is a row of the
+// last turn's table rather than a loaded or preloaded skill.
+func (p *lruPane) selected() (harness.LoadedSkill, bool) {
+	sk, _, ok := p.selectedRow()
+	return sk, ok
+}
+
+func (p *lruPane) selectedRow() (sk harness.LoadedSkill, inTable, ok bool) {
+	all := p.skills()
+	switch {
+	case p.sel >= 0 && p.sel < len(all):
+		return all[p.sel], false, true
+	case p.sel >= len(all) && p.sel < len(all)+len(p.tableNames()):
+		return harness.LoadedSkill{Name: p.tableNames()[p.sel-len(all)]}, true, true
+	}
+	return harness.LoadedSkill{}, false, false
 }
 
 func (p *lruPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
-	if navKey(&p.builtPane, k, msg, len(p.skills()), h) {
+	if navKey(&p.builtPane, k, msg, len(p.skills())+len(p.tableNames()), h) {
 		return nil
 	}
 	switch {
 	case key.Matches(msg, k.Fold):
-		if s, ok := p.selected(); ok {
+		if s, inTable, ok := p.selectedRow(); ok && inTable {
+			return runCommand("/why " + s.Name) // a row of the table: its card
+		} else if ok {
 			p.toggle(s.Name)
 		}
 	case key.Matches(msg, k.Unload):
@@ -86,7 +108,7 @@ func (p *lruPane) build(w int) {
 		return
 	}
 	all := p.skills()
-	p.sel = max(0, min(p.sel, len(all)-1))
+	p.sel = max(0, min(p.sel, len(all)+len(p.tableNames())-1))
 	limit := s.Limits.MaxLoadedSkills
 	head := fmt.Sprintf("Loaded %d/%d", len(s.Loaded), limit)
 	if !s.Lifecycle && s.Profile != "" && s.Profile != harness.DefaultProfile {
@@ -109,7 +131,12 @@ func (p *lruPane) build(w int) {
 		}
 	}
 	add("")
-	add(p.lastTurnLines(w)...)
+	base := len(out)
+	table, row := p.lastTurnLines(w)
+	add(table...)
+	if row >= 0 {
+		p.selFrom, p.selTo = base+row, base+row
+	}
 	p.lines = out
 }
 
@@ -169,11 +196,13 @@ func (p *lruPane) skillLines(out *[]string, sk harness.LoadedSkill, i, w int) {
 
 // lastTurnLines is the R20 table of the last finished turn, its uses
 // (R21) and the skills the list left off (R10).
-func (p *lruPane) lastTurnLines(w int) []string {
+// The second result is the line of the selected row, -1 when none is.
+func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 	th := p.th
 	s := p.snap
 	lt := s.LastTurn
 	var out []string
+	selRow := -1
 	if lt == nil {
 		out = append(out, th.bold.Render("Last turn"), th.faint.Render(clip("  no turn yet", w)))
 	} else {
@@ -186,8 +215,16 @@ func (p *lruPane) lastTurnLines(w int) []string {
 			nw := max(4, w-9)
 			out = append(out, th.faint.Render(clip("  O offered · D delivered · L loaded (R20)", w)))
 			offered, delivered, loaded := set(lt.Offered), set(lt.Delivered), set(lt.Loaded)
-			for _, n := range names {
-				row := "  " + fit(clip(sanitize(n), nw-1), nw) + tick(th, "O", offered[n]) + tick(th, "D", delivered[n]) + tick(th, "L", loaded[n])
+			first := len(p.skills())
+			for j, n := range names {
+				cursor := "  "
+				if first+j == p.sel {
+					selRow = len(out)
+					if p.focused {
+						cursor = th.selected.Render(iconSelected + " ")
+					}
+				}
+				row := cursor + fit(clip(sanitize(n), nw-1), nw) + tick(th, "O", offered[n]) + tick(th, "D", delivered[n]) + tick(th, "L", loaded[n])
 				out = append(out, row)
 			}
 		}
@@ -214,7 +251,7 @@ func (p *lruPane) lastTurnLines(w int) []string {
 	if len(s.LeftOff) > 0 && (lt == nil || !slices.Equal(s.LeftOff, lt.LeftOff)) {
 		out = append(out, indentStyled(th.warn, "  next list leaves off (R10): ", strings.Join(s.LeftOff, ", "), w)...)
 	}
-	return out
+	return out, selRow
 }
 
 // tick is a column of the R20 table: the letter when it holds.

@@ -53,6 +53,9 @@ type textOverlay struct {
 	file  string
 	dir   string
 	h     int
+	// enter, when set, is what enter does (the Skills view picks a
+	// skill for its card).
+	enter func() tea.Cmd
 }
 
 // newTextOverlay shows raw, or the styled lines when given; y and w then
@@ -78,6 +81,10 @@ func (o *textOverlay) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cmd, done
 	}
 	switch msg.String() {
+	case "enter":
+		if o.enter != nil {
+			return o.enter(), false
+		}
 	case "y":
 		return copyText(o.raw, o.title), false
 	case "w":

@@ -53,3 +53,54 @@ func TestTimeTravelShowsThePanesAsEachCallWentOut(t *testing.T) {
 		t.Fatalf("/history 2: %+v", d.m.travel)
 	}
 }
+
+// Enter in /skills picks a skill and opens its card, the record skillet
+// why prints.
+func TestSkillsViewOpensACard(t *testing.T) {
+	dir := t.TempDir()
+	sink := NewEventSink()
+	s := realSession(t, sink, dir, "")
+	defer s.Close()
+	d := driveEngineWith(t, s, sink, 160, 48, Options{Style: "dark", Why: func(skill string) (string, error) { return "the card of " + skill, nil }})
+	d.send("review account ACC-1042 for anomalies")
+	d.send("/skills")
+	if !strings.Contains(d.screen(), "enter a skill's card") {
+		t.Fatalf("the Skills view does not say enter opens a card:\n%s", d.screen())
+	}
+	d.key("enter")
+	d.settle()
+	if _, ok := d.m.overlay.(*picker); !ok {
+		t.Fatalf("enter did not open a skill picker: %T", d.m.overlay)
+	}
+	d.typeText("account")
+	d.key("enter")
+	d.settle()
+	if !strings.Contains(d.screen(), "the card of account-review") {
+		t.Fatalf("no card:\n%s", d.screen())
+	}
+}
+
+// Enter on a row of the last turn's Offered / Delivered / Loaded table
+// opens that skill's card.
+func TestTheOfferedTableOpensACard(t *testing.T) {
+	dir := t.TempDir()
+	sink := NewEventSink()
+	s := realSession(t, sink, dir, "")
+	defer s.Close()
+	d := driveEngineWith(t, s, sink, 160, 48, Options{Style: "dark", Why: func(skill string) (string, error) { return "the card of " + skill, nil }})
+	d.send("review account ACC-1042 for anomalies")
+	d.m.setFocus(paneLRU)
+	names := d.m.lru.tableNames()
+	if len(names) == 0 {
+		t.Fatal("no table after a turn")
+	}
+	// past the loaded and preloaded skills to the table's last row
+	for i := 0; i < len(d.m.lru.skills())+len(names)-1; i++ {
+		d.key("down")
+	}
+	d.key("enter")
+	d.settle()
+	if want := "the card of " + names[len(names)-1]; !strings.Contains(d.screen(), want) {
+		t.Fatalf("no card %q:\n%s", want, d.screen())
+	}
+}

@@ -10,7 +10,12 @@ import (
 // tools and cost that `skillet why` prints, read off the UI's path.
 func (m *model) cmdWhy(args string) tea.Cmd {
 	if args == "" {
-		return m.flashErr(needArg("why", "a skill name (tab completes)"))
+		if m.opts.Why == nil || len(m.knownSkills()) == 0 {
+			return m.flashErr(needArg("why", "a skill name (tab completes)"))
+		}
+		// no name: pick one, filtering as you type
+		m.overlay = newPicker(m.th, "Which skill's card?", m.knownSkills(), "", func(n string) tea.Cmd { return runCommand("/why " + n) })
+		return nil
 	}
 	if m.opts.Why == nil {
 		return m.flashErr(fmt.Errorf("/why: this session cannot explain skills"))
