@@ -16,6 +16,15 @@ import (
 // realSession starts a harness session over the sample skills with the
 // offline demo model, its events going to sink.
 func realSession(t *testing.T, sink *Sink, dir, journal string) *harness.Session {
+	return realSessionAt(t, sink, dir, journal)
+}
+
+// realSessionTB starts a new real session for a benchmark.
+func realSessionTB(tb testing.TB, sink *Sink, dir string) *harness.Session {
+	return realSessionAt(tb, sink, dir, "")
+}
+
+func realSessionAt(t testing.TB, sink *Sink, dir, journal string) *harness.Session {
 	t.Helper()
 	srv, err := demo.Start()
 	if err != nil {

@@ -104,3 +104,28 @@ func TestTheOfferedTableOpensACard(t *testing.T) {
 		t.Fatalf("no card %q:\n%s", want, d.screen())
 	}
 }
+
+// BenchmarkTimeTravelStep is one step back or on through a 20-turn
+// session's model calls, with the screen drawn again.
+func BenchmarkTimeTravelStep(b *testing.B) {
+	sink := NewEventSink()
+	s := realSessionTB(b, sink, b.TempDir())
+	defer s.Close()
+	d := driveEngine(b, s, sink, 160, 48)
+	for i := 0; i < 20; i++ {
+		d.send("review account ACC-1042 for anomalies")
+	}
+	d.key("alt+[")
+	d.settle()
+	if d.m.travel == nil {
+		b.Fatal("no history")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d.m.travel.idx == 0 {
+			d.m.travel.idx = len(d.m.travel.snaps) - 1
+		}
+		d.m.stepHistory(-1)
+		_ = d.m.View()
+	}
+}
