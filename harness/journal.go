@@ -33,6 +33,10 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 	for h := range codec.blobs {
 		codec.blobs[h] = nil // what reading learned: only which blobs exist
 	}
+	for h := range codec.raw {
+		codec.blobs[h] = nil
+	}
+	codec.raw = nil
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)

@@ -52,9 +52,52 @@ type journalCodec struct {
 	lastLeftOff []string
 	// lastMsgs are the blob refs of the last request's messages.
 	lastMsgs []string
+	// raw holds, when lazy, the blob lines not decoded yet, by hash.
+	raw map[string][]byte
 }
 
-func newJournalCodec() *journalCodec { return &journalCodec{blobs: map[string][]byte{}} }
+// get returns a blob's content, decoding its line the first time.
+func (c *journalCodec) get(h string) ([]byte, bool) {
+	if b, ok := c.blobs[h]; ok {
+		return b, true
+	}
+	line, ok := c.raw[h]
+	if !ok {
+		return nil, false
+	}
+	delete(c.raw, h)
+	var bl blobLine
+	if json.Unmarshal(line, &bl) != nil {
+		return nil, false
+	}
+	b := []byte(bl.JSON)
+	if bl.Text != nil {
+		b = []byte(*bl.Text)
+	}
+	if blobHash(b) != bl.Hash {
+		return nil, false
+	}
+	c.blobs[h] = b
+	return b, true
+}
+
+// blobHashOf reads the hash of a blob line as the writer lays it out.
+func blobHashOf(line []byte) (string, bool) {
+	const prefix = `{"type":"blob","hash":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
+	}
+	rest := line[len(prefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end <= 0 {
+		return "", false
+	}
+	return string(rest[:end]), true
+}
+
+func newJournalCodec() *journalCodec {
+	return &journalCodec{blobs: map[string][]byte{}, raw: map[string][]byte{}}
+}
 
 // encode returns the lines an event is written as: blob lines first, then
 // the event's own line. It never changes e.
@@ -170,6 +213,13 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		}
 		typ = head.Type
 	}
+	if typ == typeBlob && c.lazy {
+		// kept undecoded: most blobs of a long journal are never needed
+		if h, ok := blobHashOf(line); ok {
+			c.raw[h] = line
+			return nil, nil
+		}
+	}
 	if typ == typeBlob {
 		var bl blobLine
 		if err := json.Unmarshal(line, &bl); err != nil {
@@ -193,7 +243,7 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		if body.TextRef == "" {
 			return nil
 		}
-		b, ok := c.blobs[body.TextRef]
+		b, ok := c.get(body.TextRef)
 		if !ok {
 			return fmt.Errorf("skill text blob %s is missing", body.TextRef)
 		}
@@ -417,7 +467,7 @@ func (c *journalCodec) resolve(e *ModelCall) error {
 	var buf bytes.Buffer
 	buf.WriteString(r.Head)
 	for i, h := range r.First {
-		b, ok := c.blobs[h]
+		b, ok := c.get(h)
 		if !ok {
 			return fmt.Errorf("model_call %d: request blob %s is missing", e.Call, h)
 		}
@@ -428,7 +478,7 @@ func (c *journalCodec) resolve(e *ModelCall) error {
 	}
 	buf.WriteString(r.Mid)
 	if r.Tools != "" {
-		b, ok := c.blobs[r.Tools]
+		b, ok := c.get(r.Tools)
 		if !ok {
 			return fmt.Errorf("model_call %d: tools blob %s is missing", e.Call, r.Tools)
 		}

@@ -93,9 +93,16 @@ func (m *model) onEvent(ev harness.Event) tea.Cmd {
 // mark shows an event between transcript entries where the engine placed
 // it, once.
 func (m *model) mark(ev harness.Event) {
+	if mk, ok := m.markOf(ev); ok {
+		m.tr.addMark(mk)
+	}
+}
+
+// markOf makes the mark of an event not shown yet.
+func (m *model) markOf(ev harness.Event) (mark, bool) {
 	mk, ok := markFor(ev)
 	if !ok || m.marked[ev] {
-		return
+		return mark{}, false
 	}
 	if m.marked == nil {
 		m.marked = map[harness.Event]bool{}
@@ -104,5 +111,5 @@ func (m *model) mark(ev harness.Event) {
 	mk.after = ev.Head().Entry
 	mk.full, mk.big = mk.text, bigText(ev)
 	mk.text = mk.shown(m.present)
-	m.tr.addMark(mk)
+	return mk, true
 }

@@ -346,9 +346,13 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		// what happened before the program saw an event (a resumed
 		// session) is marked where it happened
 		m.calibrated = true
+		var marks []mark
 		for _, ev := range msg.marks {
-			m.mark(ev)
+			if mk, ok := m.markOf(ev); ok {
+				marks = append(marks, mk)
+			}
 		}
+		m.tr.addMarks(marks) // a resumed session's, laid out once
 		if sum := msg.snap.SkillsSummary(); sum != "" && len(msg.entries) == 0 {
 			// the first screen says what was found and what cannot work
 			m.tr.addMark(mark{kind: markInfo, after: 0, text: sum})

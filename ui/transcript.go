@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"skillet/harness"
@@ -122,6 +123,24 @@ func (t *transcriptPane) setEntries(es []harness.Entry, firstInWindow int) {
 	if grew {
 		t.rebuild()
 	}
+}
+
+// addMarks places many marks at once (a resumed session's), laying the
+// pane out once.
+func (t *transcriptPane) addMarks(ms []mark) {
+	if len(ms) == 0 {
+		return
+	}
+	t.marks = append(t.marks, ms...)
+	sort.SliceStable(t.marks, func(i, j int) bool {
+		a, b := t.marks[i].after, t.marks[j].after
+		if a < 0 || b < 0 {
+			return a >= 0 && b < 0 // marks with no place go last
+		}
+		return a < b
+	})
+	t.invalidate()
+	t.reindex()
 }
 
 // addMark places a mark among the others by the entry it stands before,
