@@ -161,12 +161,8 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	rep.Paths = w.roots
 
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "skillet offered: write JSON: %v\n", err)
-			return 1
+		if code := writeJSON(stdout, stderr, "skillet offered", rep); code != 0 {
+			return code
 		}
 	} else {
 		for _, n := range rep.Notices {

@@ -318,14 +318,14 @@ func unknownApprovals(names []string, snap *harness.Snapshot) []string {
 func writeShowState(path string, s *harness.Session, stdout, stderr io.Writer) int {
 	v := s.State()
 	if path == "-" {
-		return writeStateJSON(stdout, stderr, v)
+		return writeJSON(stdout, stderr, "skillet run", v)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		fmt.Fprintln(stderr, "skillet run: --show-state:", err)
 		return 1
 	}
-	code := writeStateJSON(f, stderr, v)
+	code := writeJSON(f, stderr, "skillet run", v)
 	if err := f.Close(); err != nil {
 		fmt.Fprintln(stderr, "skillet run: --show-state:", err)
 		return 1

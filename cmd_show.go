@@ -68,20 +68,22 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	defer s.Close()
 	v := s.State()
 	if *asJSON {
-		return writeStateJSON(stdout, stderr, v)
+		return writeJSON(stdout, stderr, "skillet show", v)
 	}
 	printState(stdout, v)
 	return 0
 }
 
-// writeStateJSON prints a state view as indented JSON.
-func writeStateJSON(w, stderr io.Writer, v *harness.StateView) int {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		fmt.Fprintln(stderr, "skillet:", err)
+// writeJSON prints what a command reports for machines: indented, with
+// <, > and & as they are. who names the command in an error.
+func writeJSON(w, stderr io.Writer, who string, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "%s: write JSON: %v\n", who, err)
 		return 1
 	}
-	fmt.Fprintf(w, "%s\n", b)
 	return 0
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -213,12 +212,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	out.OK = out.Summary.Invalid == 0 && out.Summary.InvalidToolFiles == 0 && !empty
 
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "skillet validate: write JSON: %v\n", err)
-			return 1
+		if code := writeJSON(stdout, stderr, "skillet validate", out); code != 0 {
+			return code
 		}
 	} else {
 		for _, l := range lines {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -159,12 +158,9 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	}
 	rec.SetVerdict(*turn)
 	if *asJSON {
-		b, err := json.MarshalIndent(rec, "", "  ")
-		if err != nil {
-			fmt.Fprintln(stderr, "skillet why:", err)
-			return 1
+		if c := writeJSON(stdout, stderr, "skillet why", rec); c != 0 {
+			return c
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
 		return code
 	}
 	why.Print(stdout, rec, *turn)

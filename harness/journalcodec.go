@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"skillet/harness/chat"
 	"skillet/harness/event"
 	"slices"
 )
@@ -115,7 +116,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		} else {
 			bl.JSON = b
 		}
-		line, err := marshalLine(bl)
+		line, err := chat.MarshalPlain(bl)
 		if err != nil {
 			return "", err
 		}
@@ -294,16 +295,6 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		return nil, err
 	}
 	return e, nil
-}
-
-func marshalLine(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // splitBody is a request body cut at its messages and tool list.

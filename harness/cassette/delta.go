@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"skillet/harness/chat"
 	"slices"
 	"strings"
 
@@ -22,13 +23,7 @@ func Canonical(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return chat.MarshalPlain(v)
 }
 
 func decode(b []byte) (any, error) {

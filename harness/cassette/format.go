@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"skillet/harness"
+	"skillet/harness/chat"
 	"unicode/utf8"
 )
 
@@ -288,11 +289,6 @@ func (c *Cassette) add(n int, line []byte) error {
 
 // encodeLine is one cassette line: compact JSON, <, > and & as they are.
 func encodeLine(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	b, err := chat.MarshalPlain(v)
+	return append(b, '\n'), err
 }

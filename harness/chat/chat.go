@@ -43,12 +43,13 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		c := m.Content
 		w.Content = &c
 	}
-	return marshalPlain(w)
+	return MarshalPlain(w)
 }
 
-// marshalPlain encodes without escaping <, > and &, so the recorded body
-// reads as it was meant (a system prompt full of XML tags, say).
-func marshalPlain(v any) ([]byte, error) {
+// MarshalPlain encodes compact JSON without escaping <, > and &, so what
+// is recorded reads as it was meant (a system prompt full of XML tags,
+// say).
+func MarshalPlain(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -109,7 +110,7 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 			fields[k] = v
 		}
 	}
-	return marshalPlain(fields) // map keys marshal sorted: deterministic
+	return MarshalPlain(fields) // map keys marshal sorted: deterministic
 }
 
 // UnmarshalJSON keeps unknown fields in Extra.
@@ -166,7 +167,7 @@ type Request struct {
 // Body is the exact JSON the client sends for r; the engine records the same
 // bytes in its model_call event.
 func (r *Request) Body() ([]byte, error) {
-	b, err := marshalPlain(r)
+	b, err := MarshalPlain(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode chat request: %w", err)
 	}

@@ -472,13 +472,11 @@ var eventFactories = map[string]func() Event{
 // Marshal encodes an event as one JSON object with its type.
 func Marshal(e Event) ([]byte, error) {
 	e.Head().Type = e.EventType()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep the recorded request readable
-	if err := enc.Encode(e); err != nil {
+	b, err := chat.MarshalPlain(e) // keep the recorded request readable
+	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.EventType(), err)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return b, nil
 }
 
 // Unmarshal decodes one JSON object written by Marshal.
