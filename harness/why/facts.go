@@ -128,7 +128,7 @@ func FactsOf(cat *skills.Catalog, refs []skills.Ref, name string, count Counter)
 	f.Named = ref != nil
 	f.Preload = ref != nil && ref.Preload
 	f.Enabled = sk.Valid() && f.PinProblem == "" && (!f.ConfigNames || f.Named)
-	text := Text(sk)
+	text := sk.LoadText()
 	f.Chars = utf8.RuneCountInString(text)
 	f.Tokens = count.Count(text)
 	f.ListEntry = count.Count(listEntry(sk))
@@ -147,26 +147,6 @@ func FactsOf(cat *skills.Catalog, refs []skills.Ref, name string, count Counter)
 }
 
 var xmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
-// Text is what a load delivers of a skill: its instructions, then its
-// examples, as the engine renders them (R8, R18).
-func Text(s *skills.Skill) string {
-	if len(s.Examples) == 0 {
-		return s.Body
-	}
-	var b strings.Builder
-	b.WriteString(s.Body)
-	b.WriteString("\n\n<examples>\n")
-	for _, ex := range s.Examples {
-		b.WriteString("<example>\n<situation>" + xmlText.Replace(ex.Situation) + "</situation>\n<resolution>" + xmlText.Replace(ex.Resolution) + "</resolution>\n")
-		if ex.Reason != "" {
-			b.WriteString("<reason>" + xmlText.Replace(ex.Reason) + "</reason>\n")
-		}
-		b.WriteString("</example>\n")
-	}
-	b.WriteString("</examples>")
-	return b.String()
-}
 
 func listEntry(s *skills.Skill) string {
 	return "<skill>\n<name>" + xmlText.Replace(s.Name) + "</name>\n<description>" + xmlText.Replace(s.Description) + "</description>\n</skill>\n"
