@@ -296,18 +296,6 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	return s, problems, s.syncJournal()
 }
 
-func uniq(names []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // PeekSession reads the session_start event of a journal (a journal.jsonl
 // file or a session's folder), to learn where its skills came from before
 // reopening it.

@@ -3,7 +3,6 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"skillet/harness/rulebook"
 	"sort"
 	"time"
@@ -96,18 +95,6 @@ func (s *Session) loadedInfo(ls *rulebook.Loaded, active bool, w rulebook.Window
 	}
 	info.Store = s.st.Stores[ls.Name]
 	return info
-}
-
-// readJSON reads a small state or store file for display.
-func readJSON(path string) json.RawMessage {
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil || !json.Valid(b) {
-		return nil
-	}
-	return b
 }
 
 // firstEntry is the first transcript entry the window carries, counting

@@ -74,28 +74,6 @@ func (b *builtPane) show(w, h int, focused bool, build func(w int)) []string {
 
 func (b *builtPane) footer(h int) string { return position(b.sc.off, h, len(b.lines)) }
 
-// nav moves the selection among n items or scrolls h rows at a time, and
-// reports whether key was one of its keys.
-func (b *builtPane) nav(key string, n, h int) bool {
-	switch key {
-	case "up", "k":
-		b.sel, b.follow, b.dirty = max(0, b.sel-1), true, true
-	case "down", "j":
-		b.sel, b.follow, b.dirty = max(0, min(n-1, b.sel+1)), true, true
-	case "pgdown", "ctrl+d":
-		b.sc.by(max(1, h-2), len(b.lines), h)
-	case "pgup", "ctrl+u":
-		b.sc.by(-max(1, h-2), len(b.lines), h)
-	case "home", "g":
-		b.sc.off = 0
-	case "end", "G":
-		b.sc.by(len(b.lines), len(b.lines), h)
-	default:
-		return false
-	}
-	return true
-}
-
 // toggle folds or unfolds an item.
 func (b *builtPane) toggle(name string) {
 	if b.open == nil {
