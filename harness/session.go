@@ -74,6 +74,10 @@ type Options struct {
 	NewID func() string
 }
 
+// TokensLoaded is closed once the tokenizer's tables have loaded (or
+// failed to): snapshots after it count exactly when they can.
+func (s *Session) TokensLoaded() <-chan struct{} { return s.opts.Tokenizer.Loaded() }
+
 // WarmTokenizer starts loading the default tokenizer's tables in the
 // background, for a program that will show token counts soon (the TUI).
 func WarmTokenizer() { defaultTokenizer.Warm() }

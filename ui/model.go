@@ -61,6 +61,8 @@ type model struct {
 	flashID    int
 	quitArmed  bool
 
+	// awaitedTokens is set once the program waits for exact counts.
+	awaitedTokens bool
 	// travel is set while the side panes show a past model call.
 	travel *travel
 
@@ -99,7 +101,10 @@ type model struct {
 type (
 	// estimatedMsg asks for a snapshot again, for exact token counts.
 	estimatedMsg struct{}
-	refreshMsg   struct {
+	// tokenWaiter is an engine that says when its exact token counts are
+	// ready.
+	tokenWaiter interface{ TokensLoaded() <-chan struct{} }
+	refreshMsg  struct {
 		seq     uint64
 		snap    *harness.Snapshot
 		entries []harness.Entry
@@ -372,9 +377,12 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		m.refreshAgain = false
 		return m.requestRefresh()
 	}
-	if m.snap != nil && m.snap.Estimated {
-		// the exact counts come once the tokenizer's tables are loaded
-		return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return estimatedMsg{} })
+	if t, ok := m.eng.(tokenWaiter); ok && m.snap != nil && m.snap.Estimated && !m.awaitedTokens {
+		// the exact counts come once the tokenizer's tables are loaded;
+		// asked once, since tables that cannot load never will be
+		m.awaitedTokens = true
+		loaded := t.TokensLoaded()
+		return func() tea.Msg { <-loaded; return estimatedMsg{} }
 	}
 	return nil
 }
