@@ -120,8 +120,8 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	for _, n := range snap.Notices {
 		fmt.Fprintln(stderr, "skillet: "+n)
 	}
-	if sum := snap.SkillsSummary(); strings.Contains(sum, "—") {
-		fmt.Fprintln(stderr, "skillet: "+strings.ReplaceAll(sum, "/skills lists them, /why NAME explains one", "skillet validate lists them, skillet why NAME explains one"))
+	if sum, bad := snap.SkillsSummary("skillet validate lists them, skillet why NAME explains one"); bad {
+		fmt.Fprintln(stderr, "skillet: "+sum)
 	}
 	for _, warning := range unknownApprovals(f.approve, s.Snapshot()) {
 		fmt.Fprintln(stderr, "skillet: warning:", warning)

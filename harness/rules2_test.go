@@ -607,7 +607,7 @@ func TestSkillsSummaryNamesInvalidAndTooLarge(t *testing.T) {
 	f := w.open("", nil)
 	snap := f.s.Snapshot()
 	want := "5 skills found: 1 invalid, 1 can never load under the limits — /skills lists them, /why NAME explains one"
-	if got := snap.SkillsSummary(); got != want {
+	if got, bad := snap.SkillsSummary("/skills lists them, /why NAME explains one"); got != want || !bad {
 		t.Fatalf("summary %q, want %q", got, want)
 	}
 	for _, st := range snap.Skills {

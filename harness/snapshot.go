@@ -159,9 +159,10 @@ type MCPServerInfo struct {
 }
 
 // SkillsSummary is the first thing to know about the skills: how many
-// were found, how many are invalid and how many can never load, "" when
-// there are none.
-func (snap *Snapshot) SkillsSummary() string {
+// were found, how many are invalid and how many can never load, with
+// where to read more when some are; "" when none were found. bad says
+// some are.
+func (snap *Snapshot) SkillsSummary(readMore string) (summary string, bad bool) {
 	found, invalid, cannot := 0, 0, 0
 	for _, st := range snap.Skills {
 		if st.Shadowed {
@@ -176,11 +177,11 @@ func (snap *Snapshot) SkillsSummary() string {
 		}
 	}
 	if found == 0 {
-		return ""
+		return "", false
 	}
 	msg := fmt.Sprintf("%d skills found", found)
 	if invalid+cannot == 0 {
-		return msg + ", all valid"
+		return msg + ", all valid", false
 	}
 	var parts []string
 	if invalid > 0 {
@@ -189,5 +190,5 @@ func (snap *Snapshot) SkillsSummary() string {
 	if cannot > 0 {
 		parts = append(parts, fmt.Sprintf("%d can never load under the limits", cannot))
 	}
-	return msg + ": " + strings.Join(parts, ", ") + " — /skills lists them, /why NAME explains one"
+	return msg + ": " + strings.Join(parts, ", ") + " — " + readMore, true
 }

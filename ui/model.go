@@ -358,7 +358,7 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 			}
 		}
 		m.tr.addMarks(marks) // a resumed session's, laid out once
-		if sum := msg.snap.SkillsSummary(); sum != "" && len(msg.entries) == 0 {
+		if sum, _ := msg.snap.SkillsSummary("/skills lists them, /why NAME explains one"); sum != "" && len(msg.entries) == 0 {
 			// the first screen says what was found and what cannot work
 			m.tr.addMark(mark{kind: markInfo, after: 0, text: sum})
 		}
