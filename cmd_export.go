@@ -80,17 +80,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 // exportMarkdown writes /export's Markdown of the session at path, folded
 // with its skills as `skillet show` folds it.
 func exportMarkdown(c *common, path, file string, stdout, stderr io.Writer) bool {
-	c.resume, c.offline = path, true // writing needs no model
-	w, err := wire(c)
+	c.resume = path
+	s, _, _, err := inspectSession(c) // the lines it skips were named above
 	if err != nil {
 		fmt.Fprintln(stderr, "skillet export: --md:", strings.TrimPrefix(err.Error(), "--resume: "))
-		return false
-	}
-	defer w.close()
-	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, BaseURL: w.baseURL, Roots: w.roots}
-	s, _, err := harness.Inspect(w.journal, opts) // the lines it skips were named above
-	if err != nil {
-		fmt.Fprintln(stderr, "skillet export: --md:", err)
 		return false
 	}
 	defer s.Close()

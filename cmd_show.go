@@ -41,27 +41,22 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		printUsage(fs, stderr, showUsage)
 		return 2
 	}
-	c.resume, c.offline = fs.Arg(0), true // looking needs no model
-	w, err := wire(&c)
+	c.resume = fs.Arg(0)
+	s, w, problems, err := inspectSession(&c)
+	if w != nil {
+		for _, n := range w.notices {
+			fmt.Fprintln(stderr, "skillet: "+n)
+		}
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "skillet show: %s: %s was skipped\n", w.journal, p)
+		}
+	}
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(stderr, "skillet show:", strings.TrimPrefix(ue.msg, "--resume: "))
 			return 2
 		}
-		fmt.Fprintln(stderr, "skillet show:", err)
-		return 1
-	}
-	defer w.close()
-	for _, n := range w.notices {
-		fmt.Fprintln(stderr, "skillet: "+n)
-	}
-	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, ModelName: "", BaseURL: w.baseURL, Roots: w.roots}
-	s, problems, err := harness.Inspect(w.journal, opts)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "skillet show: %s: %s was skipped\n", w.journal, p)
-	}
-	if err != nil {
 		fmt.Fprintln(stderr, "skillet show:", err)
 		return 1
 	}
@@ -72,6 +67,20 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	}
 	printState(stdout, v)
 	return 0
+}
+
+// inspectSession folds the journal c.resume names, read-only, with its
+// skills found as --resume finds them. Looking needs no model, so none is
+// started. When the journal does not fold, the wiring and the skipped
+// lines still come back, for what can be said of them.
+func inspectSession(c *common) (*harness.Session, *wiring, []string, error) {
+	w, err := wireSkills(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, Roots: w.roots}
+	s, problems, err := harness.Inspect(w.journal, opts)
+	return s, w, problems, err
 }
 
 // writeJSON prints what a command reports for machines: indented, with
