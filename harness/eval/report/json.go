@@ -72,27 +72,12 @@ type Summary struct {
 	Tokens       int `json:"tokens"`
 }
 
-// Skill is one evaluated skill's scores, without its rows.
+// Skill is one evaluated skill's scores, without its rows (results.json
+// lists them once, under "results").
 type Skill struct {
-	Name         string  `json:"name"`
-	Description  string  `json:"description"`
-	Precision    float64 `json:"precision"`
-	Recall       float64 `json:"recall"`
-	F1           float64 `json:"f1"`
-	Accuracy     float64 `json:"accuracy"`
-	TP           int     `json:"tp"`
-	FP           int     `json:"fp"`
-	TN           int     `json:"tn"`
-	FN           int     `json:"fn"`
-	Passed       int     `json:"passed"`
-	Failed       int     `json:"failed"`
-	VerdictPass  int     `json:"verdict_pass"`
-	VerdictFail  int     `json:"verdict_fail"`
-	Undetermined int     `json:"undetermined"`
-	WeightedPass float64 `json:"weighted_pass"`
-	HijackRate   float64 `json:"hijack_rate"`
-	// ByType is the query pass count per row type.
-	ByType map[string]eval.TypeCount `json:"by_type,omitempty"`
+	eval.SkillScore
+	// Queries hides the score's rows.
+	Queries []eval.QueryScore `json:"queries,omitempty"`
 }
 
 // ArmOut is one arm of an A/A eval.
@@ -151,10 +136,8 @@ func rowOut(skill string, q eval.QueryScore) Row {
 }
 
 func skillOut(s eval.SkillScore) Skill {
-	return Skill{Name: s.Name, Description: s.Description, Precision: s.Precision, Recall: s.Recall, F1: s.F1, Accuracy: s.Accuracy,
-		TP: s.TP, FP: s.FP, TN: s.TN, FN: s.FN, Passed: s.Passed, Failed: s.Failed,
-		VerdictPass: s.VerdictPass, VerdictFail: s.VerdictFail, Undetermined: s.Undetermined, WeightedPass: s.WeightedPass, HijackRate: s.HijackRate,
-		ByType: s.ByType}
+	s.Queries = nil
+	return Skill{SkillScore: s}
 }
 
 func summarize(rows []Row) Summary {
