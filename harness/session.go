@@ -451,17 +451,18 @@ func fillCallBodies(path string, calls []CallRecord) {
 		return
 	}
 	defer f.Close()
-	events, _, _ := ReadJournal(f)
+	// lazily: only the bodies asked for are put together
+	events, _, codec, _ := readLines(f, true)
 	k := -1
 	for _, e := range events {
 		switch e := e.(type) {
 		case *ModelCall:
 			k++
-			if k < len(calls) && calls[k].Request == nil {
+			if k < len(calls) && calls[k].Request == nil && codec.resolve(e) == nil {
 				calls[k].Request = e.Request
 			}
 		case *Assistant:
-			if !e.Manual && k >= 0 && k < len(calls) && calls[k].Reply == "" {
+			if !e.Manual && k >= 0 && k < len(calls) && calls[k].Reply == "" && unzip(e) == nil {
 				calls[k].Reply = e.Raw
 			}
 		}
