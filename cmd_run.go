@@ -123,7 +123,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	if sum, bad := snap.SkillsSummary("skillet validate lists them, skillet why NAME explains one"); bad {
 		fmt.Fprintln(stderr, "skillet: "+sum)
 	}
-	for _, warning := range unknownApprovals(f.approve, s.Snapshot()) {
+	for _, warning := range unknownApprovals(f.approve, snap) {
 		fmt.Fprintln(stderr, "skillet: warning:", warning)
 	}
 	if w.demo && w.tape.player == nil {
