@@ -85,72 +85,26 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 	if err != nil {
 		return &ToolResult{Content: tool + ": " + err.Error(), IsError: true, Refused: true}
 	}
-	s.mu.Lock()
-	p := s.agentProfile()
-	if p == nil {
-		s.mu.Unlock()
-		return &ToolResult{Content: "Unknown tool: " + tool, IsError: true, Refused: true}
-	}
-	a, err := parseActivation(p.Name(), argsJSON)
-	if err != nil {
-		s.mu.Unlock()
-		return &ToolResult{Content: tool + ": " + err.Error(), IsError: true, Refused: true}
-	}
-	var sk *skills.Skill
-	if a.path != "" {
-		var rel string
-		sk, rel = s.skillOfPath(a.path)
-		if sk == nil {
-			s.mu.Unlock()
-			return &ToolResult{Content: fmt.Sprintf("%s: %s is not inside a listed skill's folder; this harness reads only the skills' files", tool, a.path), IsError: true, Refused: true}
+	d := read(s, func(f *frame) activation { return f.activation(tool, argsJSON, tc.ID) })
+	switch {
+	case d.res != nil:
+		return d.res
+	case d.resource != "":
+		text, err := tools.ReadResource(d.sk.Dir, d.resource, maxResourceBytes)
+		if err != nil {
+			return &ToolResult{Content: tool + ": " + err.Error(), IsError: true}
 		}
-		if rel != "SKILL.md" {
-			s.mu.Unlock()
-			text, err := tools.ReadResource(sk.Dir, rel, maxResourceBytes)
-			if err != nil {
-				return &ToolResult{Content: tool + ": " + err.Error(), IsError: true}
-			}
-			return &ToolResult{Content: text}
-		}
-	} else {
-		sk = s.w.sel.byName[a.name]
-	}
-	if sk != nil && s.w.sel.enabledSkill(sk.Name) == nil {
-		// listed like every skill, but Skillet preloads it (R16)
-		text := fmt.Sprintf("%s is preloaded: its guidance is already in the instructions and its tools are offered.", sk.Name)
-		if ls := s.st.FindPreload(sk.Name); ls != nil {
-			text = fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", sk.Name, ls.ExecID)
-		}
-		s.mu.Unlock()
 		return &ToolResult{Content: text}
+	case d.plan != nil:
+		s.insert(ctx, *d.plan)
+	default:
+		s.emit(&SkillActivated{Skill: d.sk.Name, ExecutionID: d.exec, By: ByModel})
 	}
-	if sk == nil {
-		msg := s.unknownSkill(a.name)
-		s.mu.Unlock()
-		return &ToolResult{Content: tool + strings.TrimPrefix(msg, "load_skill"), IsError: true, Refused: true}
-	}
-	name := sk.Name
-	resident := s.st.FindLoaded(name)
-	exec, readThisTurn := s.st.Cur.Execs[name]
-	readThisTurn = readThisTurn && s.st.Cur.ExecVersion[name] == sk.Version
-	if !readThisTurn {
-		if refusal := s.activationLimits(sk, resident); refusal != "" {
-			s.mu.Unlock()
-			return &ToolResult{Content: refusal, IsError: true, Refused: true}
-		}
-		exec = s.nextExecID()
-	}
-	s.mu.Unlock()
-
-	if resident == nil {
-		s.insert(ctx, sk, exec, ByModel, DeliveryToolResult, tc.ID, readThisTurn)
-	} else {
-		s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: ByModel})
-	}
-	act := p.Activate(withFiles(profileSkill(sk)), profile.Request{Args: a.args, Repeat: resident != nil})
-	res := &ToolResult{Content: act.ToolResult, Activated: name, Delivers: !(resident != nil && p.Name() == "claude-code")}
+	resident := d.plan == nil
+	act := d.p.Activate(withFiles(profileSkill(d.sk)), profile.Request{Args: d.args, Repeat: resident})
+	res := &ToolResult{Content: act.ToolResult, Activated: d.sk.Name, Delivers: !(resident && d.p.Name() == "claude-code")}
 	if res.Content == "" {
-		res.Content = "activated " + name
+		res.Content = "activated " + d.sk.Name
 	}
 	for _, m := range act.Messages {
 		res.Messages = append(res.Messages, m.Text)
@@ -158,40 +112,98 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 	return res
 }
 
+// activation is what a call of the activation tool comes to: a final
+// answer (res), a file of a skill to read (resource), a load to carry out
+// (plan), or the activation of a loaded skill under exec.
+type activation struct {
+	res      *ToolResult
+	p        profile.Profile
+	args     string
+	sk       *skills.Skill
+	resource string
+	plan     *insertPlan
+	exec     string
+}
+
+// activation decides a call of the profile's activation tool.
+func (f *frame) activation(tool string, argsJSON []byte, callID string) activation {
+	refuse := func(msg string) activation {
+		return activation{res: &ToolResult{Content: msg, IsError: true, Refused: true}}
+	}
+	p := f.agentProfile()
+	if p == nil {
+		return refuse("Unknown tool: " + tool)
+	}
+	a, err := parseActivation(p.Name(), argsJSON)
+	if err != nil {
+		return refuse(tool + ": " + err.Error())
+	}
+	d := activation{p: p, args: a.args}
+	if a.path != "" {
+		var rel string
+		d.sk, rel = f.skillOfPath(a.path)
+		if d.sk == nil {
+			return refuse(fmt.Sprintf("%s: %s is not inside a listed skill's folder; this harness reads only the skills' files", tool, a.path))
+		}
+		if rel != "SKILL.md" {
+			d.resource = rel
+			return d
+		}
+	} else {
+		d.sk = f.w.sel.byName[a.name]
+	}
+	sk := d.sk
+	if sk != nil && f.w.sel.enabledSkill(sk.Name) == nil {
+		// listed like every skill, but Skillet preloads it (R16)
+		text := fmt.Sprintf("%s is preloaded: its guidance is already in the instructions and its tools are offered.", sk.Name)
+		if ls := f.st.FindPreload(sk.Name); ls != nil {
+			text = fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", sk.Name, ls.ExecID)
+		}
+		return activation{res: &ToolResult{Content: text}}
+	}
+	if sk == nil {
+		return refuse(tool + strings.TrimPrefix(f.unknownSkill(a.name), "load_skill"))
+	}
+	resident := f.st.FindLoaded(sk.Name)
+	exec, readThisTurn := rulebook.ReadThisTurn(f.st, sk.Name, sk.Version)
+	if !readThisTurn {
+		if refusal := f.activationLimits(sk, resident); refusal != "" {
+			return refuse(refusal)
+		}
+		exec = f.nextExecID()
+	}
+	d.exec = exec
+	if resident == nil {
+		d.plan = &insertPlan{sk: sk, exec: exec, by: ByModel, delivery: DeliveryToolResult, toolCallID: callID, repeat: readThisTurn}
+	}
+	return d
+}
+
 // activationLimits applies the load limits (R12) and pins (R14) to an
-// activation when the lifecycle rules are on; "" lets it through. Called
-// with s.mu held.
-func (s *Session) activationLimits(sk *skills.Skill, resident *rulebook.Loaded) string {
-	if !s.lifecycle() {
+// activation when the lifecycle rules are on; "" lets it through.
+func (f *frame) activationLimits(sk *skills.Skill, resident *rulebook.Loaded) string {
+	if !f.lifecycle() {
 		// nothing unloads, so every loaded skill's pins stay
-		if err := s.pinConflict(sk, map[string]bool{}); err != nil {
+		if err := f.pinConflict(sk, map[string]bool{}); err != nil {
 			return "activation refused: " + err.Error()
 		}
 		return ""
 	}
-	set := s.st.Settings
 	text := skillText(sk)
-	if n := utf8.RuneCountInString(text); n > set.MaxSkillChars {
-		return fmt.Sprintf("activation refused: %s is %d characters, over max_skill_chars (%d); a skill arrives whole or not at all", sk.Name, n, set.MaxSkillChars)
+	if why := rulebook.OverLimit(f.st, sk.Name, utf8.RuneCountInString(text), f.count(text)); why != "" {
+		return "activation refused: " + why
 	}
-	if s.st.Cur.Usage.Loads >= set.MaxLoadsPerTurn {
-		return fmt.Sprintf("activation refused: this turn already made %d loads, the max_loads_per_turn limit", set.MaxLoadsPerTurn)
-	}
-	if tokens, used := s.count(text), s.st.Cur.Usage.LoadTokens; used+tokens > set.LoadTokenBudget {
-		return fmt.Sprintf("activation refused: %s is %d tokens and this turn has delivered %d of its load_token_budget of %d", sk.Name, tokens, used, set.LoadTokenBudget)
-	}
-	if err := s.pinConflict(sk, s.victims(resident)); err != nil {
+	if err := f.pinConflict(sk, f.victims(resident)); err != nil {
 		return "activation refused: " + err.Error()
 	}
 	return ""
 }
 
 // skillOfPath finds the enabled or preloaded skill whose folder holds
-// path, and the path relative to it with "/" separators. Called with s.mu
-// held.
-func (s *Session) skillOfPath(path string) (*skills.Skill, string) {
+// path, and the path relative to it with "/" separators.
+func (f *frame) skillOfPath(path string) (*skills.Skill, string) {
 	path = filepath.Clean(path)
-	for _, sk := range append(append([]*skills.Skill{}, s.w.sel.preload...), s.w.sel.enabled...) {
+	for _, sk := range append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...) {
 		rel, err := filepath.Rel(sk.Dir, path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

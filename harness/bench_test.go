@@ -52,14 +52,14 @@ func BenchmarkCompose(b *testing.B) {
 	s := benchSession(b, 1000, 10000)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.compose()
+	c := s.frame().compose()
 	if len(c.offered) != 30 || len(c.req.Messages) > 61 || !strings.Contains(c.instructions, "<current_context>") {
 		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.offered), len(c.req.Messages))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.compose()
+		s.frame().compose()
 	}
 }
 
@@ -72,7 +72,7 @@ func BenchmarkComposeAndEncode(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c := s.compose()
+		c := s.frame().compose()
 		if _, err := c.req.Body(); err != nil {
 			b.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func BenchmarkCompose10k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.w.ranker.last = nil // a new message: rank again
-		s.compose()
+		s.frame().compose()
 	}
 }
 
@@ -123,7 +123,7 @@ func BenchmarkComposeProfile(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				c := s.compose()
+				c := s.frame().compose()
 				if _, err := c.req.Body(); err != nil {
 					b.Fatal(err)
 				}

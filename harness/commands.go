@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -17,30 +18,22 @@ func (s *Session) Set(key, value string) error {
 		return err
 	}
 	defer s.release()
-	s.mu.Lock()
-	probe := s.st.Settings
-	if err := probe.Set(key, value); err != nil {
-		s.mu.Unlock()
-		return fmt.Errorf("set %w", err)
-	}
-	if err := checkProfileSettings(s.profileName(), probe); err != nil {
-		s.mu.Unlock()
-		return fmt.Errorf("set %s: %w", strings.TrimSpace(key), err)
-	}
 	key = strings.TrimSpace(key)
-	v, _ := probe.Get(key)
-	var evict []string
-	for i := probe.MaxLoadedSkills; lifecycleOf(s.profileName(), probe) && i < len(s.st.Loaded); i++ {
-		evict = append(evict, s.st.Loaded[i].Name)
-	}
-	if key == "freeze_prompt" || key == "list_size" {
-		s.st.Frozen = nil // freeze again from the next request
-	}
-	s.mu.Unlock()
-	s.emit(&SettingChanged{Key: key, Value: v})
-	for i := len(evict) - 1; i >= 0; i-- {
-		s.emit(&SkillUnloaded{Skill: evict[i], Reason: "limit"})
-		s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s: max_loaded_skills is now %s", evict[i], v)})
+	var err error
+	s.step(func(f *frame) []Event {
+		probe := f.st.Settings
+		if err = probe.Set(key, value); err != nil {
+			err = fmt.Errorf("set %w", err)
+			return nil
+		}
+		if err = checkProfileSettings(f.profileName(), probe); err != nil {
+			err = fmt.Errorf("set %s: %w", key, err)
+			return nil
+		}
+		return rulebook.SetLimit(f.st, key, probe, lifecycleOf(f.profileName(), probe))
+	})
+	if err != nil {
+		return err
 	}
 	return s.syncJournal()
 }
@@ -72,9 +65,7 @@ func (s *Session) Clear() error {
 		return err
 	}
 	defer s.release()
-	s.mu.Lock()
-	prof, win := s.profileName(), s.st.ContextWindow
-	s.mu.Unlock()
+	prof, win := read(s, func(f *frame) string { return f.profileName() }), read(s, func(f *frame) int { return f.st.ContextWindow })
 	return s.start("", prof, win)
 }
 

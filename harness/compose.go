@@ -44,29 +44,29 @@ type composition struct {
 }
 
 // compose builds the next request from the session's state (R8–R11, R14,
-// R16, R22, R23). Called with s.mu held; it contacts nothing and changes
+// R16, R22, R23).; it contacts nothing and changes
 // nothing.
-func (s *Session) compose() *composition {
-	if p := s.agentProfile(); p != nil {
-		return s.composeProfile(p)
+func (f *frame) compose() *composition {
+	if p := f.agentProfile(); p != nil {
+		return f.composeProfile(p)
 	}
 	c := &composition{}
-	set := s.st.Settings
-	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.opts.Config.Agent.Prompt})
-	pre := s.composePreloads(c)
+	set := f.st.Settings
+	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: f.opts.Config.Agent.Prompt})
+	pre := f.composePreloads(c)
 
 	var list []*skills.Skill
 	if set.LoadSkillTool {
-		list, c.leftOff, c.scores = s.list(set.ListSize)
+		list, c.leftOff, c.scores = f.list(set.ListSize)
 		c.parts = append(c.parts, ContextPart{Kind: "list", Text: listBlock(list)})
 		for _, sk := range list {
 			c.offered = append(c.offered, sk.Name)
 		}
 	}
 
-	c.win = rulebook.ComputeWindow(len(s.st.Msgs), set.MaxTranscriptMessages, s.st.UserMsgs)
+	c.win = rulebook.ComputeWindow(len(f.st.Msgs), set.MaxTranscriptMessages, f.st.UserMsgs)
 	var ctxElems []string
-	for i, ls := range s.st.Loaded {
+	for i, ls := range f.st.Loaded {
 		if ls.Delivery == DeliveryToolResult {
 			if ls.ResultMsg >= c.win.Start {
 				c.delivered = append(c.delivered, ls)
@@ -86,32 +86,32 @@ func (s *Session) compose() *composition {
 		c.delivered = append(c.delivered, ls)
 	}
 	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(s.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(list), c.context)
+	c.instructions = joinBlocks(f.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(list), c.context)
 
-	c.live = s.buildTools()
+	c.live = f.buildTools()
 	tools := chatTools(c.live)
 	c.infos = c.live.infos()
-	if set.FreezePrompt && s.st.Frozen != nil {
-		s.applyFrozen(c)
-		tools = s.st.Frozen.Tools
+	if set.FreezePrompt && f.st.Frozen != nil {
+		f.applyFrozen(c)
+		tools = f.st.Frozen.Tools
 	}
 
 	msgs := make([]chat.Message, 0, c.win.Kept()+1)
 	if c.instructions != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.instructions})
 	}
-	c.msgs = s.st.Msgs[c.win.Start:c.win.N:c.win.N]
+	c.msgs = f.st.Msgs[c.win.Start:c.win.N:c.win.N]
 	msgs = append(msgs, c.msgs...)
-	c.req = &chat.Request{Model: s.st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
+	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
 }
 
 // composePreloads renders this turn's preloads (R16) for the
 // instructions and counts them as delivered.
-func (s *Session) composePreloads(c *composition) []string {
-	preloads := s.st.Preloads
+func (f *frame) composePreloads(c *composition) []string {
+	preloads := f.st.Preloads
 	if preloads == nil {
-		preloads = s.pendingPreloads()
+		preloads = f.pendingPreloads()
 	}
 	var pre []string
 	for _, ls := range preloads {
@@ -126,16 +126,16 @@ func (s *Session) composePreloads(c *composition) []string {
 // applyFrozen puts the frozen instructions and tools in a composition: its
 // list is the first request's, and only what those instructions carried, or
 // a load result in the window, counts as delivered.
-func (s *Session) applyFrozen(c *composition) {
-	f := s.st.Frozen
-	c.instructions, c.infos = f.Instructions, f.Infos
-	c.offered, c.leftOff, c.scores = f.Offered, f.LeftOff, nil
+func (f *frame) applyFrozen(c *composition) {
+	fz := f.st.Frozen
+	c.instructions, c.infos = fz.Instructions, fz.Infos
+	c.offered, c.leftOff, c.scores = fz.Offered, fz.LeftOff, nil
 	var delivered []*rulebook.Loaded
 	for _, ls := range c.delivered {
 		switch {
 		case ls.By == "preload", ls.Delivery == DeliveryToolResult:
 			delivered = append(delivered, ls)
-		case f.Context[ls.Name] == ls.ExecID:
+		case fz.Context[ls.Name] == ls.ExecID:
 			delivered = append(delivered, ls)
 		}
 	}
@@ -153,28 +153,28 @@ func joinBlocks(blocks ...string) string {
 // list returns the skills on the list, the names left off (R10) and the
 // listed skills' rank scores: every enabled skill that is not preloaded,
 // ranked against the latest user message when there are more than fit.
-func (s *Session) list(size int) ([]*skills.Skill, []string, []float64) {
-	pool := s.w.sel.enabled
+func (f *frame) list(size int) ([]*skills.Skill, []string, []float64) {
+	pool := f.w.sel.enabled
 	if len(pool) <= size {
 		return pool, nil, nil
 	}
-	return s.w.ranker.top(pool, s.latestUserText(), size)
+	return f.w.ranker.top(pool, f.latestUserText(), size)
 }
 
-func (s *Session) latestUserText() string {
-	if n := len(s.st.UserMsgs); n > 0 {
-		return s.st.Entries[s.st.MsgEntry[s.st.UserMsgs[n-1]]].Text
+func (f *frame) latestUserText() string {
+	if n := len(f.st.UserMsgs); n > 0 {
+		return f.st.Entries[f.st.MsgEntry[f.st.UserMsgs[n-1]]].Text
 	}
 	return ""
 }
 
 // pendingPreloads renders the preloads the next turn will make, for a
 // snapshot taken before any turn.
-func (s *Session) pendingPreloads() []*rulebook.Loaded {
-	out := make([]*rulebook.Loaded, 0, len(s.w.sel.preload))
-	for _, sk := range s.w.sel.preload {
+func (f *frame) pendingPreloads() []*rulebook.Loaded {
+	out := make([]*rulebook.Loaded, 0, len(f.w.sel.preload))
+	for _, sk := range f.w.sel.preload {
 		ls := &rulebook.Loaded{Name: sk.Name, By: ByPreload, ResultMsg: -1}
-		s.render(ls, sk, false)
+		f.render(ls, sk, false)
 		out = append(out, ls)
 	}
 	return out
@@ -182,28 +182,28 @@ func (s *Session) pendingPreloads() []*rulebook.Loaded {
 
 // freeze keeps the first request's instructions and declares every tool
 // any enabled skill could bring (R23).
-func (s *Session) freeze(c *composition) *PromptFrozen {
+func (f *frame) freeze(c *composition) *PromptFrozen {
 	all := &toolset{byName: map[string]*binding{}}
 	for _, b := range c.live.list {
 		if b.info.Source != SourceSkill {
 			all.add(b)
 		}
 	}
-	for _, sk := range append(append([]*skills.Skill{}, s.w.sel.preload...), s.w.sel.enabled...) {
+	for _, sk := range append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...) {
 		ls := &rulebook.Loaded{Name: sk.Name, Body: bodyOf(sk), ResultMsg: -1}
 		for _, ref := range sk.Tools {
-			s.bindSkillTool(all, ls, ref)
+			f.bindSkillTool(all, ls, ref)
 		}
 	}
 	tools, _ := json.Marshal(chatTools(all))
-	f := &PromptFrozen{Instructions: c.instructions, Tools: tools, Infos: all.infos(),
+	fz := &PromptFrozen{Instructions: c.instructions, Tools: tools, Infos: all.infos(),
 		Offered: nonNil(c.offered), LeftOff: c.leftOff, Context: map[string]string{}}
-	for _, ls := range s.st.Loaded {
+	for _, ls := range f.st.Loaded {
 		if ls.Delivery != DeliveryToolResult {
-			f.Context[ls.Name] = ls.ExecID
+			fz.Context[ls.Name] = ls.ExecID
 		}
 	}
-	return f
+	return fz
 }
 
 // callPlan is what composeCall hands the turn loop: the request and what
@@ -212,6 +212,8 @@ type callPlan struct {
 	*composition
 	deliveredUses []Use
 	reusedUses    []Use
+	// events come before the model_call: trims and warnings.
+	events []Event
 }
 
 // composeCall prepares one model call of the running turn. MCP servers the
@@ -222,64 +224,67 @@ type callPlan struct {
 // skill and reused tool uses (R21). Window trims (R9), text out of window
 // (R11) and skills left off the list (R10) are emitted as they happen.
 func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
-	s.mu.Lock()
-	need := s.loadedSkills()
-	if s.st.Settings.FreezePrompt && s.st.Frozen == nil {
-		need = append(need, s.w.sel.enabled...)
-	}
-	refs := s.mcpRefs(need)
-	s.mu.Unlock()
+	refs := read(s, func(f *frame) []string {
+		need := f.loadedSkills()
+		if f.st.Settings.FreezePrompt && f.st.Frozen == nil {
+			need = append(need, f.w.sel.enabled...)
+		}
+		return f.mcpRefs(need)
+	})
 	var logs []string
-	for _, f := range s.prefetchMCP(ctx, refs) {
-		logs = append(logs, f+" (a call of it will try the server again)")
+	for _, msg := range s.prefetchMCP(ctx, refs) {
+		logs = append(logs, msg+" (a call of it will try the server again)")
 	}
-	s.mu.Lock()
-	logs = append(logs, s.buildTools().dropped...)
-	logs = unwarned(s.st.Cur, logs)
-	s.mu.Unlock()
-	for _, l := range logs {
-		s.logWarn(l)
-	}
+	s.step(func(f *frame) []Event {
+		var out []Event
+		for _, l := range unwarned(f.st.Cur, append(logs, f.buildTools().dropped...)) {
+			out = append(out, &Warning{Message: l, Log: true})
+		}
+		return out
+	})
+	s.step(func(f *frame) []Event {
+		if f.st.Settings.FreezePrompt && f.st.Frozen == nil {
+			return []Event{f.freeze(f.compose())}
+		}
+		return nil
+	})
+	var p *callPlan
+	s.step(func(f *frame) []Event {
+		p = f.plan(call)
+		return p.events
+	})
+	return p
+}
 
-	s.mu.Lock()
-	if s.st.Settings.FreezePrompt && s.st.Frozen == nil {
-		f := s.freeze(s.compose())
-		s.mu.Unlock()
-		s.emit(f)
-		s.mu.Lock()
-	}
-	c := s.compose()
-	cur := s.st.Cur
+// plan composes the next request of the running turn and gathers what the
+// model_call event records of it, with the events that come before it:
+// window trims (R9), skills left off the list (R10), text out of window
+// (R11).
+func (f *frame) plan(call int) *callPlan {
+	c := f.compose()
+	cur := f.st.Cur
 	p := &callPlan{composition: c}
 	for _, ls := range c.delivered {
-		p.deliveredUses = append(p.deliveredUses, Use{Role: "SKILL", Name: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Reused: ls.ExecTurn < s.st.Turn})
+		p.deliveredUses = append(p.deliveredUses, Use{Role: "SKILL", Name: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Reused: ls.ExecTurn < f.st.Turn})
 	}
-	p.reusedUses = s.reusedTools(c.win)
-	var warns []string
-	if w := s.leftOffWarning(c.leftOff); w != "" && c.catalogue == nil {
-		warns = append(warns, unwarned(cur, []string{w})...)
-	}
-	warns = append(warns, unwarned(cur, c.warnings)...)
-	var gone []*Warning
-	for _, ls := range c.outOfWindow {
-		if !s.st.OutOfWindow[ls.Name] {
-			gone = append(gone, &Warning{OutOfWindow: ls.Name, Message: fmt.Sprintf("%s is still loaded (its tools stay) but the load_skill result that delivered its text has left the window: the model no longer sees its text", ls.Name)})
-		}
-	}
-	trimmed := c.win.Dropped() > s.st.LastDropped || c.win.CapExceeded
-	s.mu.Unlock()
-
-	if trimmed {
-		s.emit(&WindowTrimmed{Call: call, Dropped: c.win.Dropped(), Kept: c.win.Kept(), CapExceeded: c.win.CapExceeded})
+	p.reusedUses = f.reusedTools(c.win)
+	if c.win.Dropped() > f.st.LastDropped || c.win.CapExceeded {
+		p.events = append(p.events, &WindowTrimmed{Call: call, Dropped: c.win.Dropped(), Kept: c.win.Kept(), CapExceeded: c.win.CapExceeded})
 		if c.win.CapExceeded {
-			s.warn(fmt.Sprintf("this turn alone is longer than max_transcript_messages (%d): the window starts at its user message and carries %d messages", s.settingsNow().MaxTranscriptMessages, c.win.Kept()))
+			p.events = append(p.events, &Warning{Message: fmt.Sprintf("this turn alone is longer than max_transcript_messages (%d): the window starts at its user message and carries %d messages", f.st.Settings.MaxTranscriptMessages, c.win.Kept())})
 		}
 	}
-	for _, w := range warns {
-		s.warn(w)
+	var warns []string
+	if w := f.leftOffWarning(c.leftOff); w != "" && c.catalogue == nil {
+		warns = append(warns, w)
 	}
-	for _, w := range gone {
-		s.emit(w)
+	for _, w := range unwarned(cur, append(warns, c.warnings...)) {
+		p.events = append(p.events, &Warning{Message: w})
+	}
+	for _, ls := range c.outOfWindow {
+		if !f.st.OutOfWindow[ls.Name] {
+			p.events = append(p.events, &Warning{OutOfWindow: ls.Name, Message: fmt.Sprintf("%s is still loaded (its tools stay) but the load_skill result that delivered its text has left the window: the model no longer sees its text", ls.Name)})
+		}
 	}
 	return p
 }
@@ -299,13 +304,12 @@ func unwarned(t *rulebook.TurnState, msgs []string) []string {
 }
 
 // reusedTools lists, as reused uses, tool results of earlier turns that a
-// request carries and this turn has not counted yet (R21). Called with s.mu
-// held.
-func (s *Session) reusedTools(w rulebook.Window) []Use {
+// request carries and this turn has not counted yet (R21).
+func (f *frame) reusedTools(w rulebook.Window) []Use {
 	var out []Use
 	for k := w.Start; k < w.N; k++ {
-		en := &s.st.Entries[s.st.MsgEntry[k]]
-		if en.Kind != EntryTool || en.Turn >= s.st.Turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || en.Activated != "" || s.st.Cur.Reused[en.ToolCallID] {
+		en := &f.st.Entries[f.st.MsgEntry[k]]
+		if en.Kind != EntryTool || en.Turn >= f.st.Turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || en.Activated != "" || f.st.Cur.Reused[en.ToolCallID] {
 			continue
 		}
 		v := ""
@@ -318,21 +322,20 @@ func (s *Session) reusedTools(w rulebook.Window) []Use {
 }
 
 // leftOffWarning names the skills the list leaves off (R10): all of them
-// the first time, then only what changed since the last request. Called
-// with s.mu held.
-func (s *Session) leftOffWarning(left []string) string {
+// the first time, then only what changed since the last request.
+func (f *frame) leftOffWarning(left []string) string {
 	var prev []string
-	if n := len(s.st.Calls); n > 0 {
-		if cur := s.st.Cur; cur != nil && cur.Usage.ModelCalls > 0 {
+	if n := len(f.st.Calls); n > 0 {
+		if cur := f.st.Cur; cur != nil && cur.Usage.ModelCalls > 0 {
 			prev = cur.LeftOff
-		} else if s.st.Last != nil {
-			prev = s.st.Last.LeftOff
+		} else if f.st.Last != nil {
+			prev = f.st.Last.LeftOff
 		}
 	}
 	if len(left) == 0 || slices.Equal(prev, left) {
 		return ""
 	}
-	size := s.st.Settings.ListSize
+	size := f.st.Settings.ListSize
 	if len(prev) == 0 {
 		return fmt.Sprintf("the list holds %d skills: left off %s", size, joinNames(left))
 	}

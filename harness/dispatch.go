@@ -72,12 +72,12 @@ func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
 	}
 	var args struct{ Skill, Path string }
 	_ = json.Unmarshal(argsJSON, &args)
-	s.mu.Lock()
-	ls := s.st.FindLoaded(args.Skill)
-	if ls == nil {
-		ls = s.st.FindPreload(args.Skill)
-	}
-	s.mu.Unlock()
+	ls := read(s, func(f *frame) *rulebook.Loaded {
+		if ls := f.st.FindLoaded(args.Skill); ls != nil {
+			return ls
+		}
+		return f.st.FindPreload(args.Skill)
+	})
 	if ls == nil {
 		return &ToolResult{Content: fmt.Sprintf("read_skill_resource: skill %q is not loaded; load it first", args.Skill), IsError: true, Refused: true}
 	}
@@ -119,8 +119,9 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 	if b.owner != nil {
 		skill = b.owner.Name
 		call.Dir = b.owner.Body.Dir
-		call.StoreFile = s.storeFile(skill)
-		call.StateFile = s.stateFile(b.owner.Name, b.owner.LoadExec)
+		dir := s.Dir()
+		call.StoreFile = storeFile(dir, skill)
+		call.StateFile = stateFile(dir, b.owner.Name, b.owner.LoadExec)
 		ensureJSONFile(call.StoreFile)
 		if call.StateFile != "" {
 			ensureJSONFile(call.StateFile)
@@ -154,9 +155,7 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 	default:
 		return ""
 	}
-	s.mu.Lock()
-	saved := s.st.Approved[name]
-	s.mu.Unlock()
+	saved := read(s, func(f *frame) bool { return f.st.Approved[name] })
 	switch {
 	case saved:
 		return ""
@@ -191,14 +190,14 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 // stillLoaded reports whether a skill's load is still in the loaded set or
 // among the preloads.
 func (s *Session) stillLoaded(ls *rulebook.Loaded) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, x := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
-		if x == ls {
-			return true
+	return read(s, func(f *frame) bool {
+		for _, x := range append(append([]*rulebook.Loaded{}, f.st.Loaded...), f.st.Preloads...) {
+			if x == ls {
+				return true
+			}
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func containsString(list []string, v string) bool {
@@ -241,15 +240,12 @@ func (s *Session) noteState(ls *rulebook.Loaded, stateFile, storeFile string) {
 	if stateFile != "" {
 		state, _ = os.ReadFile(stateFile)
 	}
-	s.mu.Lock()
-	prevStore := s.st.Stores[ls.Name]
-	prevState := ls.State
-	s.mu.Unlock()
+	prev := read(s, func(f *frame) [2]json.RawMessage { return [2]json.RawMessage{f.st.Stores[ls.Name], ls.State} })
 	ev := &StateChanged{Skill: ls.Name}
-	if len(store) > 0 && !bytes.Equal(store, prevStore) && json.Valid(store) {
+	if len(store) > 0 && !bytes.Equal(store, prev[0]) && json.Valid(store) {
 		ev.Store = json.RawMessage(store)
 	}
-	if len(state) > 0 && !bytes.Equal(state, prevState) && json.Valid(state) {
+	if len(state) > 0 && !bytes.Equal(state, prev[1]) && json.Valid(state) {
 		ev.State = json.RawMessage(state)
 	}
 	if ev.Store != nil || ev.State != nil {
@@ -264,19 +260,18 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 		return nil, err
 	}
 	defer s.release()
-	s.mu.Lock()
-	refs := s.mcpRefs(s.loadedSkills())
-	s.mu.Unlock()
-	s.prefetchMCP(ctx, refs)
-	s.mu.Lock()
-	live := s.buildTools()
-	n := 0
-	for _, e := range s.st.Entries {
-		if e.Manual {
-			n++
+	s.prefetchMCP(ctx, read(s, func(f *frame) []string { return f.mcpRefs(f.loadedSkills()) }))
+	var live *toolset
+	n := read(s, func(f *frame) int {
+		live = f.buildTools()
+		n := 0
+		for _, e := range f.st.Entries {
+			if e.Manual {
+				n++
+			}
 		}
-	}
-	s.mu.Unlock()
+		return n
+	})
 	if live.byName[name] == nil {
 		return nil, fmt.Errorf("call %s: not a tool of the next request (tools: %s)", name, strings.Join(toolNames(live), ", "))
 	}

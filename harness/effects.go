@@ -17,8 +17,8 @@ type effects struct {
 }
 
 // effectsOf works out an event's file effects from the state before it is
-// applied. Called with s.mu held.
-func (s *Session) effectsOf(e Event) effects {
+// applied.
+func (f *frame) effectsOf(e Event) effects {
 	var fx effects
 	fresh := func(path string) {
 		if fx.write == nil {
@@ -28,17 +28,17 @@ func (s *Session) effectsOf(e Event) effects {
 	}
 	switch e := e.(type) {
 	case *TurnStart:
-		for _, ls := range s.st.Preloads {
-			fx.remove = append(fx.remove, s.stateFile(ls.Name, ls.LoadExec)) // last turn's preloads end with it
+		for _, ls := range f.st.Preloads {
+			fx.remove = append(fx.remove, stateFile(f.dir, ls.Name, ls.LoadExec)) // last turn's preloads end with it
 		}
 	case *SkillPreload:
-		fresh(s.stateFile(e.Skill, e.ExecutionID))
+		fresh(stateFile(f.dir, e.Skill, e.ExecutionID))
 	case *SkillLoaded:
 		// each load starts from a fresh, empty state (R26)
-		fresh(s.stateFile(e.Skill, e.ExecutionID))
+		fresh(stateFile(f.dir, e.Skill, e.ExecutionID))
 	case *SkillUnloaded:
-		if ls := s.st.FindLoaded(e.Skill); ls != nil {
-			fx.remove = append(fx.remove, s.stateFile(ls.Name, ls.LoadExec))
+		if ls := f.st.FindLoaded(e.Skill); ls != nil {
+			fx.remove = append(fx.remove, stateFile(f.dir, ls.Name, ls.LoadExec))
 		}
 	}
 	return fx
@@ -56,29 +56,35 @@ func (fx effects) run() {
 // materialize writes the state and store files of a folded state, so the
 // tools of a reopened session find what they left (R26).
 func (s *Session) materialize() {
-	s.mu.Lock()
-	files := map[string]json.RawMessage{}
-	for name, store := range s.st.Stores {
-		files[s.storeFile(name)] = store
-	}
-	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
-		st := ls.State
-		if st == nil {
-			st = json.RawMessage("{}")
-		}
-		files[s.stateFile(ls.Name, ls.LoadExec)] = st
-	}
-	s.mu.Unlock()
+	files := read(s, (*frame).stateFiles)
 	for p, b := range files {
 		_ = os.MkdirAll(filepath.Dir(p), 0o700)
 		_ = os.WriteFile(p, b, 0o600)
 	}
 }
 
-func (s *Session) stateFile(skill, execID string) string {
-	return filepath.Join(s.dir, "state", skill+"."+execID+".json")
+// stateFile is where a load's state lives in a session's folder (R26).
+// stateFiles are the state and store files a folded state implies.
+func (f *frame) stateFiles() map[string]json.RawMessage {
+	files := map[string]json.RawMessage{}
+	for name, store := range f.st.Stores {
+		files[storeFile(f.dir, name)] = store
+	}
+	for _, ls := range append(append([]*rulebook.Loaded{}, f.st.Loaded...), f.st.Preloads...) {
+		st := ls.State
+		if st == nil {
+			st = json.RawMessage("{}")
+		}
+		files[stateFile(f.dir, ls.Name, ls.LoadExec)] = st
+	}
+	return files
 }
 
-func (s *Session) storeFile(skill string) string {
-	return filepath.Join(s.dir, "store", skill+".json")
+func stateFile(dir, skill, execID string) string {
+	return filepath.Join(dir, "state", skill+"."+execID+".json")
+}
+
+// storeFile is where a skill's store lives in a session's folder (R26).
+func storeFile(dir, skill string) string {
+	return filepath.Join(dir, "store", skill+".json")
 }

@@ -37,13 +37,11 @@ func (s *Session) ExportHTML(w io.Writer) error {
 // shared folds the session's own journal for sharing: the journal, not the
 // live state, holds every event's time.
 func (s *Session) shared() (*share.Session, error) {
-	s.mu.Lock()
-	dir, hasJournal := s.dir, s.journal != nil || s.readOnly
-	s.mu.Unlock()
-	if !hasJournal || dir == "" {
+	path := s.journalPath()
+	if path == "" {
 		return nil, errors.New("this session keeps no journal to export from")
 	}
-	return ShareJournal(filepath.Join(dir, JournalFile))
+	return ShareJournal(path)
 }
 
 // ShareJournal reads the journal at path (a journal file or a session
@@ -81,19 +79,26 @@ func ShareJournal(path string) (*share.Session, error) {
 // each turn's Offered / Delivered / Loaded. It holds no secrets: the API key
 // is never part of a session.
 func (s *Session) ExportMarkdown(w io.Writer) error {
-	s.mu.Lock()
-	entries := s.st.Entries[:len(s.st.Entries):len(s.st.Entries)]
-	id, model, base, demo := s.st.ID, s.st.Model, s.opts.BaseURL, s.opts.Demo
-	// a turn's end goes after the last entry it recorded
-	endsAfter := map[int][]*TurnEnd{}
-	for _, e := range s.st.Ends {
-		endsAfter[s.st.EndAt[e.Turn]] = append(endsAfter[s.st.EndAt[e.Turn]], e)
+	type exportCopy struct {
+		entries         []Entry
+		id, model, base string
+		demo            bool
+		endsAfter       map[int][]*TurnEnd
+		approvals       map[string]Decision
 	}
-	approvals := make(map[string]Decision, len(s.st.Approvals))
-	for k, v := range s.st.Approvals {
-		approvals[k] = v
-	}
-	s.mu.Unlock()
+	x := read(s, func(f *frame) exportCopy {
+		x := exportCopy{entries: f.st.Entries[:len(f.st.Entries):len(f.st.Entries)], id: f.st.ID, model: f.st.Model, base: f.opts.BaseURL, demo: f.opts.Demo,
+			endsAfter: map[int][]*TurnEnd{}, approvals: make(map[string]Decision, len(f.st.Approvals))}
+		// a turn's end goes after the last entry it recorded
+		for _, e := range f.st.Ends {
+			x.endsAfter[f.st.EndAt[e.Turn]] = append(x.endsAfter[f.st.EndAt[e.Turn]], e)
+		}
+		for k, v := range f.st.Approvals {
+			x.approvals[k] = v
+		}
+		return x
+	})
+	entries, id, model, base, demo, endsAfter, approvals := x.entries, x.id, x.model, x.base, x.demo, x.endsAfter, x.approvals
 
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Skillet session %s\n\n", id)

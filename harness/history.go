@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"skillet/harness/chat"
@@ -17,12 +16,7 @@ import (
 // the state as the call went out, and the instructions, <current_context>,
 // tools and window of the request the model got, byte for byte.
 func (s *Session) History() ([]*Snapshot, error) {
-	s.mu.Lock()
-	path := ""
-	if s.journal != nil || s.readOnly {
-		path = filepath.Join(s.dir, JournalFile)
-	}
-	s.mu.Unlock()
+	path := s.journalPath()
 	if path == "" {
 		return nil, errors.New("history: this session keeps no journal")
 	}

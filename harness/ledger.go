@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"skillet/harness/rulebook"
 	"strings"
 
 	"skillet/harness/chat"
@@ -35,9 +36,11 @@ type LedgerPart struct {
 	Tokens int    `json:"tokens"`
 }
 
-// ledger counts the parts of a composed request. Called with s.mu held.
-func (s *Session) ledger(c *composition, count func(string) int) Ledger {
-	l := Ledger{Tokenizer: s.opts.Tokenizer.Name()}
+// ledger counts the parts of a composed request, with the notes waiting
+// for the next user message (pending) and the last call whose usage the
+// endpoint reported.
+func ledger(c *composition, count func(string) int, tokenizer, unsent string, reported *rulebook.CallRecord) Ledger {
+	l := Ledger{Tokenizer: tokenizer}
 	add := func(kind, skill string, n int) {
 		l.Parts = append(l.Parts, LedgerPart{Kind: kind, Skill: skill, Tokens: n})
 	}
@@ -78,18 +81,15 @@ func (s *Session) ledger(c *composition, count func(string) int) Ledger {
 	}
 	add("tools", "", tools)
 	sum += tools
-	pending := count(strings.Join(s.st.Unsent, "\n"))
+	pending := count(unsent)
 	add("pending_notes", "", pending)
 	sum += pending
 	body, _ := c.req.Body()
 	l.Total = count(string(body)) + pending
 	add("framing", "", l.Total-sum)
-	for i := len(s.st.Calls) - 1; i >= 0; i-- {
-		if cr := s.st.Calls[i]; cr.Usage != nil {
-			l.Reported = cr.Usage.PromptTokens
-			l.LastEstimate = count(string(cr.Request))
-			break
-		}
+	if reported != nil {
+		l.Reported = reported.Usage.PromptTokens
+		l.LastEstimate = count(string(reported.Request))
 	}
 	return l
 }

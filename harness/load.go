@@ -24,6 +24,28 @@ type loadOutcome struct {
 	refused bool
 }
 
+// insertPlan is a load decided but not recorded yet: the skill's MCP
+// servers are asked for their tools first, outside the lock.
+type insertPlan struct {
+	sk         *skills.Skill
+	exec       string
+	by         LoadedBy
+	delivery   Delivery
+	toolCallID string
+	// repeat marks a skill read earlier this turn under the same execution.
+	repeat bool
+}
+
+// loadDecision is what a model's load_skill call comes to: a final
+// answer, or contextChanged lines recorded now, or a load to carry out.
+type loadDecision struct {
+	out      loadOutcome
+	events   []Event
+	lines    []string
+	plan     *insertPlan
+	delivery Delivery
+}
+
 // modelLoad carries out the model's load_skill call (R2, R3, R11–R14, R16).
 func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	argsJSON, err := tools.ValidateArgs(loadSkillSchema, tc.Function.Arguments)
@@ -35,140 +57,142 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	}
 	_ = json.Unmarshal(argsJSON, &args)
 	name := strings.TrimSpace(args.Name)
+	var d loadDecision
+	s.step(func(f *frame) []Event {
+		d = f.modelLoad(name, tc.ID)
+		return d.events
+	})
+	switch {
+	case d.plan != nil:
+		d.lines = s.insert(ctx, *d.plan)
+	case d.lines == nil:
+		return d.out
+	}
+	return loadOutcome{content: read(s, func(f *frame) string { return loadResult(d.lines, f.st.FindLoaded(name), d.delivery) })}
+}
 
-	s.mu.Lock()
-	set := s.st.Settings
-	delivery := set.Delivery
+// modelLoad decides a load_skill call of the model: refused, already
+// there, or a load to carry out.
+func (f *frame) modelLoad(name, callID string) loadDecision {
+	set := f.st.Settings
+	d := loadDecision{delivery: set.Delivery}
 	if set.FreezePrompt {
 		// a frozen prompt cannot show new text: the result carries it (R23)
-		delivery = DeliveryToolResult
+		d.delivery = DeliveryToolResult
 	}
-	if ls := s.st.FindPreload(name); ls != nil {
-		s.mu.Unlock()
-		return loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.ExecID)}
+	refuse := func(msg string) loadDecision {
+		d.out = loadOutcome{content: msg, isError: true, refused: true}
+		return d
 	}
-	sk := s.w.sel.enabledSkill(name)
+	if ls := f.st.FindPreload(name); ls != nil {
+		d.out = loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.ExecID)}
+		return d
+	}
+	sk := f.w.sel.enabledSkill(name)
 	if sk == nil {
-		msg := s.unknownSkill(name)
-		s.mu.Unlock()
-		return loadOutcome{content: msg, isError: true, refused: true}
+		return refuse(f.unknownSkill(name))
 	}
-	resident := s.st.FindLoaded(name)
-	exec, readThisTurn := s.st.Cur.Execs[name]
-	readThisTurn = readThisTurn && s.st.Cur.ExecVersion[name] == sk.Version
+	resident := f.st.FindLoaded(name)
+	exec, readThisTurn := rulebook.ReadThisTurn(f.st, name, sk.Version)
 	if readThisTurn && resident != nil && resident.ExecID == exec {
 		// R13: within a turn, loads of one version share one execution
-		wasActive := s.st.Loaded[0] == resident
-		s.mu.Unlock()
 		line := fmt.Sprintf("contextChanged: %s was already read this turn as execution %s", name, exec)
-		if !wasActive {
+		if f.st.Loaded[0] != resident {
 			line += "; it is the active skill again"
-			s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: ByModel})
+			d.events = append(d.events, &SkillActivated{Skill: name, ExecutionID: exec, By: ByModel})
 		}
-		s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
-		return loadOutcome{content: s.loadResult([]string{line}, resident, delivery)}
+		d.events = append(d.events, &ContextChanged{Line: line, ToolCallID: callID})
+		d.lines = []string{line}
+		return d
 	}
-	if err := s.pinConflict(sk, s.victims(resident)); err != nil {
-		s.mu.Unlock()
-		return loadOutcome{content: "load refused: " + err.Error(), isError: true, refused: true}
+	if err := f.pinConflict(sk, f.victims(resident)); err != nil {
+		return refuse("load refused: " + err.Error())
 	}
 	if readThisTurn {
 		// read this turn and unloaded since: back under the same execution,
 		// not counted again
-		s.mu.Unlock()
-		lines := s.insert(ctx, sk, exec, ByModel, delivery, tc.ID, true)
-		return loadOutcome{content: s.loadResult(lines, s.loadedNamed(name), delivery)}
+		d.plan = &insertPlan{sk: sk, exec: exec, by: ByModel, delivery: d.delivery, toolCallID: callID, repeat: true}
+		return d
 	}
 	text := skillText(sk)
-	tokens := s.count(text)
-	if n := utf8.RuneCountInString(text); n > set.MaxSkillChars {
-		s.mu.Unlock()
-		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d characters, over max_skill_chars (%d); a skill arrives whole or not at all", name, n, set.MaxSkillChars), isError: true, refused: true}
+	if why := rulebook.OverLimit(f.st, name, utf8.RuneCountInString(text), f.count(text)); why != "" {
+		return refuse("load refused: " + why)
 	}
-	if s.st.Cur.Usage.Loads >= set.MaxLoadsPerTurn {
-		s.mu.Unlock()
-		return loadOutcome{content: fmt.Sprintf("load refused: this turn already made %d loads, the max_loads_per_turn limit", set.MaxLoadsPerTurn), isError: true, refused: true}
-	}
-	if used := s.st.Cur.Usage.LoadTokens; used+tokens > set.LoadTokenBudget {
-		s.mu.Unlock()
-		return loadOutcome{content: fmt.Sprintf("load refused: %s is %d tokens and this turn has delivered %d of its load_token_budget of %d", name, tokens, used, set.LoadTokenBudget), isError: true, refused: true}
-	}
-	exec = s.nextExecID()
-	s.mu.Unlock()
-
+	exec = f.nextExecID()
 	if resident == nil {
-		lines := s.insert(ctx, sk, exec, ByModel, delivery, tc.ID, false)
-		return loadOutcome{content: s.loadResult(lines, s.loadedNamed(name), delivery)}
+		d.plan = &insertPlan{sk: sk, exec: exec, by: ByModel, delivery: d.delivery, toolCallID: callID}
+		return d
 	}
-	s.emit(&SkillActivated{Skill: name, ExecutionID: exec, By: ByModel})
 	line := fmt.Sprintf("contextChanged: %s read again as execution %s; it is the active skill", name, exec)
-	s.emit(&ContextChanged{Line: line, ToolCallID: tc.ID})
-	return loadOutcome{content: s.loadResult([]string{line}, s.loadedNamed(name), delivery)}
+	d.events = []Event{&SkillActivated{Skill: name, ExecutionID: exec, By: ByModel}, &ContextChanged{Line: line, ToolCallID: callID}}
+	d.lines = []string{line}
+	return d
 }
 
-// victims names the skills a load would unload to stay within
-// max_loaded_skills: none when the skill is already loaded. Called with
-// s.mu held.
-func (s *Session) victims(resident *rulebook.Loaded) map[string]bool {
-	out := map[string]bool{}
-	if resident != nil || !s.lifecycle() {
-		return out
-	}
-	for i := len(s.st.Loaded) - 1; i >= 0 && i >= s.st.Settings.MaxLoadedSkills-1; i-- {
-		out[s.st.Loaded[i].Name] = true
+// victims names the skills a load would unload (R2).
+func (f *frame) victims(resident *rulebook.Loaded) map[string]bool {
+	return rulebook.Victims(f.st, resident, f.lifecycle())
+}
+
+// insert loads a skill that is not loaded (see frame.insert). The skill's
+// MCP servers are asked for their tools first, outside the lock. It
+// returns the contextChanged lines recorded.
+func (s *Session) insert(ctx context.Context, p insertPlan) []string {
+	refs := read(s, func(f *frame) []string { return f.mcpRefs([]*skills.Skill{p.sk}) })
+	failures := mcpWarnings(s.prefetchMCP(ctx, refs))
+	var lines []string
+	s.step(func(f *frame) []Event {
+		events, l := f.insert(p)
+		lines = l
+		return append(failures, events...)
+	})
+	return lines
+}
+
+// mcpWarnings are the harness.log warnings of MCP servers that could not
+// be asked for their tools.
+func mcpWarnings(failures []string) []Event {
+	out := make([]Event, 0, len(failures))
+	for _, msg := range failures {
+		out = append(out, &Warning{Message: msg + " (a call of it will try the server again)", Log: true})
 	}
 	return out
 }
 
-func (s *Session) loadedNamed(name string) *rulebook.Loaded {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.FindLoaded(name)
-}
-
-// insert loads a skill that is not loaded: it unloads the least recently
-// used skills past max_loaded_skills (R2), then loads it and records the
-// contextChanged lines (R7). toolCallID "" records them as notes. The
-// skill's MCP servers are asked for their tools first, outside the lock.
-func (s *Session) insert(ctx context.Context, sk *skills.Skill, exec string, by LoadedBy, delivery Delivery, toolCallID string, repeat bool) []string {
-	s.mu.Lock()
-	refs := s.mcpRefs([]*skills.Skill{sk})
-	s.mu.Unlock()
-	failures := s.prefetchMCP(ctx, refs)
-
-	s.mu.Lock()
-	ls := &rulebook.Loaded{Name: sk.Name, ExecID: exec, ExecTurn: s.st.Turn, LoadedTurn: s.st.Turn, By: by, Delivery: delivery, ResultMsg: -1}
+// insert records the load of a skill that is not loaded: it unloads the
+// least recently used skills past max_loaded_skills (R2), then loads it
+// and records the contextChanged lines (R7). A plan without a tool call id
+// records them as notes.
+func (f *frame) insert(p insertPlan) ([]Event, []string) {
+	sk, by := p.sk, p.by
+	ls := &rulebook.Loaded{Name: sk.Name, ExecID: p.exec, ExecTurn: f.st.Turn, LoadedTurn: f.st.Turn, By: by, Delivery: p.delivery, ResultMsg: -1}
 	if by != ByModel {
 		ls.Delivery = DeliveryContext // only a tool result can carry text
 	}
-	s.render(ls, sk, by == ByModel || by == ByPaste)
+	f.render(ls, sk, by == ByModel || by == ByPaste)
 	var evicted []string
-	keep := s.st.Loaded
-	for s.lifecycle() && len(keep) >= s.st.Settings.MaxLoadedSkills && len(keep) > 0 {
+	keep := f.st.Loaded
+	for f.lifecycle() && len(keep) >= f.st.Settings.MaxLoadedSkills && len(keep) > 0 {
 		evicted = append(evicted, keep[len(keep)-1].Name)
 		keep = keep[:len(keep)-1]
 	}
-	before := s.buildTools()
-	after := s.buildToolsWith(s.st.Preloads, append([]*rulebook.Loaded{ls}, keep...))
+	before := f.buildTools()
+	after := f.buildToolsWith(f.st.Preloads, append([]*rulebook.Loaded{ls}, keep...))
 	ls.Tools = madeAvailable(before, after, ls)
-	max := s.st.Settings.MaxLoadedSkills
-	s.mu.Unlock()
 
-	for _, f := range failures {
-		s.logWarn(f + " (a call of it will try the server again)")
-	}
+	var events []Event
 	var lines []string
 	for _, name := range evicted {
-		s.emit(&SkillUnloaded{Skill: name, Reason: UnloadLRU})
-		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; max_loaded_skills is %d): its instructions and tools left", name, max)
+		events = append(events, &SkillUnloaded{Skill: name, Reason: UnloadLRU})
+		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; max_loaded_skills is %d): its instructions and tools left", name, f.st.Settings.MaxLoadedSkills)
 		lines = append(lines, line)
-		s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
+		events = append(events, &ContextChanged{Line: line, ToolCallID: p.toolCallID})
 	}
-	s.emit(&SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: exec, Evicted: nonNil(evicted), Tools: nonNil(ls.Tools), By: by, Tokens: ls.Tokens, Delivery: ls.Delivery, Repeat: repeat, Body: ls.Body})
+	events = append(events, &SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: p.exec, Evicted: nonNil(evicted), Tools: nonNil(ls.Tools), By: by, Tokens: ls.Tokens, Delivery: ls.Delivery, Repeat: p.repeat, Body: ls.Body})
 	line := loadLine(ls, by)
 	lines = append(lines, line)
-	s.emit(&ContextChanged{Line: line, ToolCallID: toolCallID})
-	return lines
+	events = append(events, &ContextChanged{Line: line, ToolCallID: p.toolCallID})
+	return events, lines
 }
 
 func nonNil(v []string) []string {
@@ -199,7 +223,7 @@ func loadLine(ls *rulebook.Loaded, by LoadedBy) string {
 
 // loadResult is the load_skill answer: the contextChanged lines, and in
 // tool-result delivery the skill's whole text after them (R11).
-func (s *Session) loadResult(lines []string, ls *rulebook.Loaded, delivery Delivery) string {
+func loadResult(lines []string, ls *rulebook.Loaded, delivery Delivery) string {
 	out := strings.Join(lines, "\n")
 	if delivery == DeliveryToolResult && ls != nil {
 		out += "\n\n" + skillElement(ls.Name, ls.Version, ls.ExecID, true, "", ls.Body.Text)
@@ -209,18 +233,18 @@ func (s *Session) loadResult(lines []string, ls *rulebook.Loaded, delivery Deliv
 
 // unknownSkill explains a load of a name that is not an enabled skill,
 // naming the closest ones.
-func (s *Session) unknownSkill(name string) string {
-	if sk := s.opts.Catalog.Get(name); sk != nil {
+func (f *frame) unknownSkill(name string) string {
+	if sk := f.opts.Catalog.Get(name); sk != nil {
 		if !sk.Valid() {
 			return fmt.Sprintf("load_skill: skill %q is invalid and left out: %s", name, problemsText(sk.Problems))
 		}
-		if p := s.w.sel.problems[name]; len(p) > 0 {
+		if p := f.w.sel.problems[name]; len(p) > 0 {
 			return fmt.Sprintf("load_skill: skill %q is left out: %s", name, problemsText(p))
 		}
 		return fmt.Sprintf("load_skill: skill %q is not enabled (the config does not name it)", name)
 	}
-	names := make([]string, 0, len(s.w.sel.enabled))
-	for _, sk := range s.w.sel.enabled {
+	names := make([]string, 0, len(f.w.sel.enabled))
+	for _, sk := range f.w.sel.enabled {
 		names = append(names, sk.Name)
 	}
 	if near := Closest(name, names, 3); len(near) > 0 {
@@ -240,44 +264,52 @@ func (s *Session) LoadSkill(name string) error {
 	}
 	defer s.release()
 	s.syncSkills() // read from disk, as a turn would (R17)
-	s.mu.Lock()
-	if s.st.Settings.FreezePrompt {
-		s.mu.Unlock()
-		return fmt.Errorf("load %s: with freeze_prompt the instructions cannot change, so only the model can load a skill (its text arrives as the load_skill result)", name)
+	var err error
+	var plan *insertPlan
+	s.step(func(f *frame) []Event {
+		var events []Event
+		events, plan, err = f.userLoad(name)
+		return events
+	})
+	if err != nil {
+		return err
 	}
-	for _, p := range s.w.sel.preload {
-		if p.Name == name {
-			s.mu.Unlock()
-			return fmt.Errorf("load %s: it is preloaded: its guidance is in the instructions at every turn", name)
-		}
+	if plan != nil {
+		s.insert(context.Background(), *plan)
 	}
-	if ls := s.st.FindLoaded(name); ls != nil {
-		active := s.st.Loaded[0] == ls
-		s.mu.Unlock()
-		if !active {
-			s.emit(&SkillActivated{Skill: name, ExecutionID: ls.ExecID, By: ByUser})
-			s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: %s made the active skill by the user", name)})
-		}
-		return nil
-	}
-	sk := s.w.sel.enabledSkill(name)
-	if sk == nil {
-		msg := s.unknownSkill(name)
-		s.mu.Unlock()
-		return fmt.Errorf("load %s: %s", name, strings.TrimPrefix(msg, "load_skill: "))
-	}
-	if n := utf8.RuneCountInString(skillText(sk)); n > s.st.Settings.MaxSkillChars {
-		s.mu.Unlock()
-		return fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, s.st.Settings.MaxSkillChars)
-	}
-	if err := s.pinConflict(sk, s.victims(nil)); err != nil {
-		s.mu.Unlock()
-		return fmt.Errorf("load %s: %w", name, err)
-	}
-	exec := s.nextExecID()
-	s.mu.Unlock()
-	s.insert(context.Background(), sk, exec, ByUser, DeliveryContext, "", false)
 	return s.syncJournal()
+}
+
+// userLoad decides a /load: refused, made active, or a load to carry out.
+func (f *frame) userLoad(name string) ([]Event, *insertPlan, error) {
+	if f.st.Settings.FreezePrompt {
+		return nil, nil, fmt.Errorf("load %s: with freeze_prompt the instructions cannot change, so only the model can load a skill (its text arrives as the load_skill result)", name)
+	}
+	for _, p := range f.w.sel.preload {
+		if p.Name == name {
+			return nil, nil, fmt.Errorf("load %s: it is preloaded: its guidance is in the instructions at every turn", name)
+		}
+	}
+	if ls := f.st.FindLoaded(name); ls != nil {
+		if f.st.Loaded[0] == ls {
+			return nil, nil, nil
+		}
+		return []Event{
+			&SkillActivated{Skill: name, ExecutionID: ls.ExecID, By: ByUser},
+			&ContextChanged{Line: fmt.Sprintf("contextChanged: %s made the active skill by the user", name)},
+		}, nil, nil
+	}
+	sk := f.w.sel.enabledSkill(name)
+	if sk == nil {
+		return nil, nil, fmt.Errorf("load %s: %s", name, strings.TrimPrefix(f.unknownSkill(name), "load_skill: "))
+	}
+	if n := utf8.RuneCountInString(skillText(sk)); n > f.st.Settings.MaxSkillChars {
+		return nil, nil, fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, f.st.Settings.MaxSkillChars)
+	}
+	if err := f.pinConflict(sk, f.victims(nil)); err != nil {
+		return nil, nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	return nil, &insertPlan{sk: sk, exec: f.nextExecID(), by: ByUser, delivery: DeliveryContext}, nil
 }
 
 // UnloadSkill unloads a skill at the user's request (/unload).
@@ -286,49 +318,75 @@ func (s *Session) UnloadSkill(name string) error {
 		return err
 	}
 	defer s.release()
-	s.mu.Lock()
-	ls := s.st.FindLoaded(name)
-	s.mu.Unlock()
-	if ls == nil {
-		return fmt.Errorf("unload %s: it is not loaded", name)
+	var err error
+	s.step(func(f *frame) []Event {
+		var events []Event
+		events, err = rulebook.UnloadByUser(f.st, name)
+		return events
+	})
+	if err != nil {
+		return err
 	}
-	s.emit(&SkillUnloaded{Skill: name, Reason: UnloadUser})
-	s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s by the user: its instructions and tools left", name)})
 	return s.syncJournal()
 }
 
-// preloadSkills loads the preloaded skills at the start of a turn, in
-// config order, each an execution of its own (R16).
-func (s *Session) preloadSkills() {
-	s.mu.Lock()
-	var todo []*rulebook.Loaded
-	var refused []string
-	for _, sk := range s.w.sel.preload {
-		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: s.st.Turn, ExecTurn: s.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
-		s.render(ls, sk, false) // preloads count against no limit (R16)
-		if n := utf8.RuneCountInString(ls.Body.Text); n > s.st.Settings.MaxSkillChars {
-			refused = append(refused, fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, s.st.Settings.MaxSkillChars))
+// preloadSkills loads the preloaded skills at the start of a turn (R16).
+func (s *Session) preloadSkills() { s.step((*frame).preloads) }
+
+// preloads records the preloaded skills' loads, in config order, each an
+// execution of its own (R16); one over max_skill_chars is refused with a
+// warning.
+func (f *frame) preloads() []Event {
+	var warns, loads []Event
+	for _, sk := range f.w.sel.preload {
+		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: f.st.Turn, ExecTurn: f.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
+		f.render(ls, sk, false) // preloads count against no limit (R16)
+		if n := utf8.RuneCountInString(ls.Body.Text); n > f.st.Settings.MaxSkillChars {
+			warns = append(warns, &Warning{Log: true, Message: fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, f.st.Settings.MaxSkillChars)})
 			continue
 		}
-		ls.ExecID = s.nextExecID()
-		todo = append(todo, ls)
+		ls.ExecID = f.nextExecID()
+		loads = append(loads, &SkillPreload{Skill: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Tokens: ls.Tokens, Body: ls.Body})
 	}
-	s.mu.Unlock()
-	for _, r := range refused {
-		s.logWarn(r)
-	}
-	for _, ls := range todo {
-		s.emit(&SkillPreload{Skill: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Tokens: ls.Tokens, Body: ls.Body})
-	}
+	return append(warns, loads...)
 }
 
 // pasteSkills puts the top-ranked skills that fit the load limits into the
 // instructions, when there is no load_skill tool (R22). They are Delivered,
 // not Loaded.
 func (s *Session) pasteSkills(text string) {
-	s.mu.Lock()
-	set := s.st.Settings
-	ranked, scores := s.w.ranker.rank(s.w.sel.enabled, text)
+	var chosen []*skills.Skill
+	s.step(func(f *frame) []Event {
+		var events []Event
+		chosen, events = f.paste(text)
+		return events
+	})
+	// the best match goes last so it ends up most recent: the active one
+	for i := len(chosen) - 1; i >= 0; i-- {
+		sk := chosen[i]
+		var plan *insertPlan
+		s.step(func(f *frame) []Event {
+			exec := f.nextExecID()
+			if f.st.FindLoaded(sk.Name) == nil {
+				plan = &insertPlan{sk: sk, exec: exec, by: ByPaste, delivery: DeliveryContext}
+				return nil
+			}
+			return []Event{
+				&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: ByPaste},
+				&ContextChanged{Line: fmt.Sprintf("contextChanged: %s pasted again for this message as execution %s", sk.Name, exec)},
+			}
+		})
+		if plan != nil {
+			s.insert(context.Background(), *plan)
+		}
+	}
+}
+
+// paste chooses the skills to paste for a user message (R22) and unloads
+// the pasted skills that no longer rank among them.
+func (f *frame) paste(text string) ([]*skills.Skill, []Event) {
+	set := f.st.Settings
+	ranked, scores := f.w.ranker.rank(f.w.sel.enabled, text)
 	var chosen []*skills.Skill
 	tokens := 0
 	for i, sk := range ranked {
@@ -336,8 +394,8 @@ func (s *Session) pasteSkills(text string) {
 			break
 		}
 		t := skillText(sk)
-		n := s.opts.Tokenizer.Count(t)
-		if utf8.RuneCountInString(t) > set.MaxSkillChars || tokens+n > set.LoadTokenBudget || s.pinConflictWith(sk, chosen) != nil {
+		n := f.count(t)
+		if utf8.RuneCountInString(t) > set.MaxSkillChars || tokens+n > set.LoadTokenBudget || f.pinConflictWith(sk, chosen) != nil {
 			continue
 		}
 		tokens += n
@@ -347,29 +405,12 @@ func (s *Session) pasteSkills(text string) {
 	for _, sk := range chosen {
 		keep[sk.Name] = true
 	}
-	var drop []string
-	for _, ls := range s.st.Loaded {
+	var events []Event
+	for _, ls := range f.st.Loaded {
 		if !keep[ls.Name] {
-			drop = append(drop, ls.Name)
+			events = append(events, &SkillUnloaded{Skill: ls.Name, Reason: UnloadPaste},
+				&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s: it no longer ranks among the skills pasted for this message", ls.Name)})
 		}
 	}
-	s.mu.Unlock()
-	for _, name := range drop {
-		s.emit(&SkillUnloaded{Skill: name, Reason: UnloadPaste})
-		s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: unloaded %s: it no longer ranks among the skills pasted for this message", name)})
-	}
-	// the best match goes last so it ends up most recent: the active one
-	for i := len(chosen) - 1; i >= 0; i-- {
-		sk := chosen[i]
-		s.mu.Lock()
-		exec := s.nextExecID()
-		resident := s.st.FindLoaded(sk.Name)
-		s.mu.Unlock()
-		if resident != nil {
-			s.emit(&SkillActivated{Skill: sk.Name, ExecutionID: exec, By: ByPaste})
-			s.emit(&ContextChanged{Line: fmt.Sprintf("contextChanged: %s pasted again for this message as execution %s", sk.Name, exec)})
-			continue
-		}
-		s.insert(context.Background(), sk, exec, ByPaste, DeliveryContext, "", false)
-	}
+	return chosen, events
 }

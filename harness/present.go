@@ -19,22 +19,22 @@ const DefaultProfile = "skillet"
 
 func isSkilletProfile(name string) bool { return name == "" || name == DefaultProfile }
 
-// profileName is the session's profile. Called with s.mu held.
-func (s *Session) profileName() string {
-	if isSkilletProfile(s.st.Profile) {
+// profileName is the session's profile.
+func (f *frame) profileName() string {
+	if isSkilletProfile(f.st.Profile) {
 		return DefaultProfile
 	}
-	return s.st.Profile
+	return f.st.Profile
 }
 
 // agentProfile is the session's profile when it is another agent's, nil
 // for skillet. A journal naming a profile this build does not know is
-// composed as skillet rather than not at all. Called with s.mu held.
-func (s *Session) agentProfile() profile.Profile {
-	if isSkilletProfile(s.st.Profile) {
+// composed as skillet rather than not at all.
+func (f *frame) agentProfile() profile.Profile {
+	if isSkilletProfile(f.st.Profile) {
 		return nil
 	}
-	p, err := profile.Get(s.st.Profile)
+	p, err := profile.Get(f.st.Profile)
 	if err != nil {
 		return nil
 	}
@@ -44,9 +44,8 @@ func (s *Session) agentProfile() profile.Profile {
 // lifecycle reports whether Skillet's own lifecycle rules apply: LRU
 // eviction (R2–R4), the per-turn load limits (R12) and the transcript
 // window (R9). Always under skillet; under another profile as the
-// lifecycle setting says, by default as the profile says (off). Called
-// with s.mu held.
-func (s *Session) lifecycle() bool { return lifecycleOf(s.profileName(), s.st.Settings) }
+// lifecycle setting says, by default as the profile says (off).
+func (f *frame) lifecycle() bool { return lifecycleOf(f.profileName(), f.st.Settings) }
 
 func lifecycleOf(prof string, set Settings) bool {
 	if isSkilletProfile(prof) {
@@ -82,11 +81,10 @@ func checkProfileSettings(prof string, set Settings) error {
 // preloaded ones included (preloading is Skillet's; the agents list every
 // skill), in the catalog's order, as `skillet offered` gives them. Usage is
 // left at zero, so Claude Code's least-used-first rule keeps that order.
-// Called with s.mu held.
-func (s *Session) profileInput() profile.Input {
-	in := profile.Input{ContextWindow: s.st.ContextWindow, Roots: s.opts.Roots, Now: s.opts.Now()}
-	for _, sk := range s.opts.Catalog.All() {
-		if picked := s.w.sel.byName[sk.Name]; picked != nil {
+func (f *frame) profileInput() profile.Input {
+	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now()}
+	for _, sk := range f.opts.Catalog.All() {
+		if picked := f.w.sel.byName[sk.Name]; picked != nil {
 			in.Skills = append(in.Skills, profileSkill(picked))
 		}
 	}
@@ -119,15 +117,15 @@ func withFiles(ps profile.Skill) profile.Skill {
 // system message for Codex's developer message, Claude Code's reminder
 // before the latest user message, the activation tool's description), the
 // activation tool replaces load_skill, and activated text stays in the
-// history unless the lifecycle rules unloaded its skill. Called with s.mu
-// held; like compose, it changes nothing.
-func (s *Session) composeProfile(p profile.Profile) *composition {
+// history unless the lifecycle rules unloaded its skill. Like compose, it
+// changes nothing.
+func (f *frame) composeProfile(p profile.Profile) *composition {
 	c := &composition{}
-	set := s.st.Settings
-	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: s.opts.Config.Agent.Prompt})
-	pre := s.composePreloads(c)
+	set := f.st.Settings
+	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: f.opts.Config.Agent.Prompt})
+	pre := f.composePreloads(c)
 
-	cat := p.Catalogue(s.profileInput())
+	cat := p.Catalogue(f.profileInput())
 	c.catalogue = &cat
 	for _, e := range cat.Entries {
 		switch e.State {
@@ -153,14 +151,14 @@ func (s *Session) composeProfile(p profile.Profile) *composition {
 		// which buildTools declares
 	}
 
-	lifecycle := s.lifecycle()
+	lifecycle := f.lifecycle()
 	limit := set.MaxTranscriptMessages
 	if !lifecycle {
 		limit = 0 // the whole history
 	}
-	c.win = rulebook.ComputeWindow(len(s.st.Msgs), limit, s.st.UserMsgs)
+	c.win = rulebook.ComputeWindow(len(f.st.Msgs), limit, f.st.UserMsgs)
 	var ctxElems []string
-	for i, ls := range s.st.Loaded {
+	for i, ls := range f.st.Loaded {
 		if ls.Delivery == DeliveryToolResult {
 			continue // its text is in the history
 		}
@@ -172,9 +170,9 @@ func (s *Session) composeProfile(p profile.Profile) *composition {
 		c.delivered = append(c.delivered, ls)
 	}
 	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(append(append([]string{s.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre)}, system...), c.context)...)
+	c.instructions = joinBlocks(append(append([]string{f.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre)}, system...), c.context)...)
 
-	c.live = s.buildTools()
+	c.live = f.buildTools()
 	c.infos = c.live.infos()
 
 	var msgs []chat.Message
@@ -184,9 +182,9 @@ func (s *Session) composeProfile(p profile.Profile) *composition {
 	for _, d := range developer {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: d})
 	}
-	c.msgs = s.profileHistory(c, lifecycle, reminder)
+	c.msgs = f.profileHistory(c, lifecycle, reminder)
 	msgs = append(msgs, c.msgs...)
-	c.req = &chat.Request{Model: s.st.Model, Messages: msgs, Tools: chatTools(c.live), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
+	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: chatTools(c.live), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
 }
 
@@ -195,8 +193,8 @@ func (s *Session) composeProfile(p profile.Profile) *composition {
 // reminder before the latest user message (or last, before a turn). With
 // the lifecycle rules on, the text of an activation whose skill has since
 // unloaded is replaced by a line saying so. The skills whose text the
-// history carries are Delivered. Called with s.mu held.
-func (s *Session) profileHistory(c *composition, lifecycle bool, reminder []string) []chat.Message {
+// history carries are Delivered.
+func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string) []chat.Message {
 	out := make([]chat.Message, 0, c.win.Kept()+len(reminder)+2)
 	var follow []string
 	flush := func() {
@@ -206,14 +204,14 @@ func (s *Session) profileHistory(c *composition, lifecycle bool, reminder []stri
 		follow = nil
 	}
 	latest := -1
-	if n := len(s.st.UserMsgs); n > 0 {
-		latest = s.st.UserMsgs[n-1]
+	if n := len(f.st.UserMsgs); n > 0 {
+		latest = f.st.UserMsgs[n-1]
 	}
 	at := -1
 	seen := map[string]bool{}
 	for k := c.win.Start; k < c.win.N; k++ {
-		m := s.st.Msgs[k]
-		en := &s.st.Entries[s.st.MsgEntry[k]]
+		m := f.st.Msgs[k]
+		en := &f.st.Entries[f.st.MsgEntry[k]]
 		if m.Role != chat.RoleTool {
 			flush()
 		}
@@ -228,9 +226,9 @@ func (s *Session) profileHistory(c *composition, lifecycle bool, reminder []stri
 			follow = append(follow, en.Messages...)
 		}
 		if en.Kind == EntryTool && en.Activated != "" {
-			ls := s.st.FindLoaded(en.Activated)
+			ls := f.st.FindLoaded(en.Activated)
 			if lifecycle && (ls == nil || k < ls.JoinedMsg) {
-				m.Content = fmt.Sprintf("[skill %s is no longer loaded (max_loaded_skills is %d, least recently used first): the text this call returned has left the conversation]", en.Activated, s.st.Settings.MaxLoadedSkills)
+				m.Content = fmt.Sprintf("[skill %s is no longer loaded (max_loaded_skills is %d, least recently used first): the text this call returned has left the conversation]", en.Activated, f.st.Settings.MaxLoadedSkills)
 				out = append(out, m)
 				continue
 			}
@@ -264,10 +262,9 @@ func (s *Session) profileHistory(c *composition, lifecycle bool, reminder []stri
 	return append(out[:at:at], append(rem, out[at:]...)...)
 }
 
-// activationTool is the profile's activation tool as a binding. Called
-// with s.mu held.
-func (s *Session) activationTool(p profile.Profile) *binding {
-	t := p.Tool(s.profileInput())
+// activationTool is the profile's activation tool as a binding.
+func (f *frame) activationTool(p profile.Profile) *binding {
+	t := p.Tool(f.profileInput())
 	if t == nil {
 		return nil
 	}
@@ -280,9 +277,9 @@ var mentionRE = regexp.MustCompile(`\$([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 
 // mentions are the skills a user message names as $name under a profile
 // that injects them (Codex), with the messages it adds, each once, in the
-// order named. Called with s.mu held.
-func (s *Session) mentions(text string, turn int) ([]Use, []string) {
-	p := s.agentProfile()
+// order named.
+func (f *frame) mentions(text string, turn int) ([]Use, []string) {
+	p := f.agentProfile()
 	if p == nil || p.Name() != "codex" {
 		return nil, nil
 	}
@@ -290,7 +287,7 @@ func (s *Session) mentions(text string, turn int) ([]Use, []string) {
 	var msgs []string
 	seen := map[string]bool{}
 	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := s.w.sel.byName[strings.TrimRight(m[1], ".")]
+		sk := f.w.sel.byName[strings.TrimRight(m[1], ".")]
 		if sk == nil || seen[sk.Name] {
 			continue
 		}

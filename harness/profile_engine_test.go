@@ -280,7 +280,7 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	if st := starts[0].(*SessionStart); st.Profile != "claude-code" || st.ContextWindow != 5000 {
 		t.Fatalf("session_start profile %q window %d", st.Profile, st.ContextWindow)
 	}
-	live, _ := f.s.compose().req.Body()
+	live, _ := f.s.frame().compose().req.Body()
 	f.s.Close()
 	s, err := Open(f.s.Dir(), Options{Catalog: w.catalog(), Model: &scripted{}, ModelName: "test-model"})
 	if err != nil {
@@ -288,7 +288,7 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	}
 	defer s.Close()
 	s.mu.Lock()
-	again, _ := s.compose().req.Body()
+	again, _ := s.frame().compose().req.Body()
 	s.mu.Unlock()
 	if !bytes.Equal(live, again) {
 		t.Fatalf("the reopened session composes differently:\n%s", firstDiff(string(live), string(again)))

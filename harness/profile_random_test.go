@@ -90,7 +90,7 @@ func TestRandomProfileSessions(t *testing.T) {
 				_ = s.Set("max_loaded_skills", fmt.Sprint(1+rng.Intn(3)))
 			}
 			s.mu.Lock()
-			if s.lifecycle() && len(s.st.Loaded) > s.st.Settings.MaxLoadedSkills {
+			if s.frame().lifecycle() && len(s.st.Loaded) > s.st.Settings.MaxLoadedSkills {
 				t.Errorf("seed %d (%s): %d loaded with the lifecycle on, max %d", seed, prof, len(s.st.Loaded), s.st.Settings.MaxLoadedSkills)
 			}
 			s.mu.Unlock()

@@ -252,7 +252,7 @@ func checkSession(t *testing.T, s *Session) {
 	}
 	live := map[string]bool{}
 	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
-		live[filepath.Base(s.stateFile(ls.Name, ls.LoadExec))] = true
+		live[filepath.Base(stateFile(s.dir, ls.Name, ls.LoadExec))] = true
 	}
 	states, _ := os.ReadDir(filepath.Join(s.dir, "state"))
 	for _, st := range states {
@@ -261,7 +261,7 @@ func checkSession(t *testing.T, s *Session) {
 		}
 	}
 	for name := range s.st.Stores {
-		if _, err := os.Stat(s.storeFile(name)); err != nil {
+		if _, err := os.Stat(storeFile(s.dir, name)); err != nil {
 			t.Errorf("store of %s is gone: %v", name, err)
 		}
 	}

@@ -99,17 +99,17 @@ func bodyOf(sk *skills.Skill) SkillBody {
 	return SkillBody{Text: skillText(sk), Dir: sk.Dir, Tools: sk.Tools}
 }
 
-// render sets a new load's text from a parsed skill. Called with s.mu held,
-// on a load not yet in the state. Only loads that count against the turn's
+// render sets a new load's text from a parsed skill, on a load not yet in
+// the state. Only loads that count against the turn's
 // token budget (R12) need an exact count; the others take the estimate
 // while the tokenizer's tables load.
-func (s *Session) render(ls *rulebook.Loaded, sk *skills.Skill, exact bool) {
+func (f *frame) render(ls *rulebook.Loaded, sk *skills.Skill, exact bool) {
 	ls.Version = sk.Version
 	ls.Body = bodyOf(sk)
 	if exact {
-		ls.Tokens = s.count(ls.Body.Text)
+		ls.Tokens = f.count(ls.Body.Text)
 	} else {
-		ls.Tokens = s.countNow(ls.Body.Text, nil)
+		ls.Tokens = f.countNow(ls.Body.Text, nil)
 	}
 }
 

@@ -99,8 +99,9 @@ type world struct {
 	// mcpSaid holds the MCP failures reported, per tool and server state.
 	mcpSaid map[string]bool
 	notices []string
-	// tokCache remembers token counts of recent texts.
-	tokCache map[string]int
+	// execHigh is the highest execution number handed out, which may run
+	// ahead of the recorded ones until their events are applied.
+	execHigh int
 }
 
 // Session is one conversation (R1) and everything the rule book keeps for
@@ -130,9 +131,8 @@ type Session struct {
 	// readOnly marks a session folded for looking at (Inspect): it
 	// writes no journal line and no file.
 	readOnly bool
-	// execHigh is the highest execution number handed out, which may run
-	// ahead of the recorded ones until their events are applied.
-	execHigh int
+	// tok counts tokens; it has its own lock.
+	tok *counter
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.
@@ -197,11 +197,11 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = redactURL(opts.BaseURL)
-	s := &Session{opts: opts, w: world{ranker: newRanker()}, secrets: secretsOf(opts.Config)}
+	s := &Session{opts: opts, w: world{ranker: newRanker()}, tok: &counter{tok: opts.Tokenizer}, secrets: secretsOf(opts.Config)}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}
-	sel, err := s.selectSkills()
+	sel, err := selectSkills(&s.opts)
 	if err != nil {
 		return nil, fmt.Errorf("select skills: %w", err)
 	}
@@ -273,11 +273,11 @@ func (s *Session) start(id, prof string, window int) error {
 }
 
 // reset empties the session's state for a conversation with the given id.
-// Called with s.mu held.
+// Called by start and reopen, which hold the lock.
 func (s *Session) reset(id string) {
 	s.st = rulebook.New(id, s.opts.ModelName, s.opts.Config.Session)
 	s.model = s.opts.Model
-	s.execHigh = 0
+	s.w.execHigh = 0
 	s.w.mcpDefs = map[string]*skills.ToolDef{}
 	s.w.mcpErrs = map[string]error{}
 	s.w.mcpSaid = map[string]bool{}
@@ -390,45 +390,42 @@ func redactURL(raw string) string {
 
 // ID is the session's id.
 func (s *Session) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.ID
+	return read(s, func(f *frame) string { return f.st.ID })
 }
 
 // Dir is the session's folder (journal, state and store files).
 func (s *Session) Dir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dir
+	return read(s, func(f *frame) string { return f.dir })
+}
+
+// journalPath is the session's journal, "" when it keeps none.
+func (s *Session) journalPath() string {
+	return read(s, func(f *frame) string {
+		if s.journal == nil && !s.readOnly {
+			return ""
+		}
+		return filepath.Join(f.dir, JournalFile)
+	})
 }
 
 // Transcript returns the entries recorded so far. The slice is shared:
 // entries never change once recorded, and new ones go past its length.
 func (s *Session) Transcript() []Entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Entries[:len(s.st.Entries):len(s.st.Entries)]
+	return read(s, func(f *frame) []Entry { return f.st.Entries[:len(f.st.Entries):len(f.st.Entries)] })
 }
 
 // Marks returns the events that stand between transcript entries, in
 // order, each with its Header.Entry; a reopened session has them all.
 func (s *Session) Marks() []Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Event(nil), s.st.Marks...)
+	return read(s, func(f *frame) []Event { return append([]Event(nil), f.st.Marks...) })
 }
 
 // ModelCalls returns every model call of the session, for the inspector.
 // The bodies of older calls, which memory does not keep, are read back
 // from the journal.
 func (s *Session) ModelCalls() []CallRecord {
-	s.mu.Lock()
-	calls := append([]CallRecord(nil), s.st.Calls...)
-	path := ""
-	if s.journal != nil || s.readOnly {
-		path = filepath.Join(s.dir, JournalFile)
-	}
-	s.mu.Unlock()
+	calls := read(s, func(f *frame) []CallRecord { return append([]CallRecord(nil), f.st.Calls...) })
+	path := s.journalPath()
 	missing := false
 	for _, c := range calls {
 		if c.Request == nil {
@@ -471,9 +468,7 @@ func fillCallBodies(path string, calls []CallRecord) {
 
 // Models lists the models the endpoint offers, when the model can say.
 func (s *Session) Models(ctx context.Context) ([]string, error) {
-	s.mu.Lock()
-	m := s.model
-	s.mu.Unlock()
+	m := read(s, func(*frame) chat.Model { return s.model })
 	if l, ok := m.(ModelLister); ok {
 		return l.Models(ctx)
 	}
@@ -499,58 +494,10 @@ func (s *Session) Close() error {
 	return errors.Join(errs...)
 }
 
-// emit stamps an event, applies it to the rule book's state, carries out
-// its file effects, journals it and hands it to OnEvent. Every state change
-// goes through here, which is what lets a journal reopen a session.
-func (s *Session) emit(e Event) {
-	s.emitMu.Lock()
-	defer s.emitMu.Unlock()
-	s.mu.Lock()
-	h := e.Head()
-	h.Type = e.EventType()
-	s.scrub(e)
-	if h.Turn == 0 {
-		h.Turn = s.st.Turn
-	}
-	if h.Time.IsZero() {
-		h.Time = s.opts.Now().UTC()
-	}
-	fx := s.effectsOf(e)
-	s.st.Apply(e)
-	j := s.journal
-	s.mu.Unlock()
-	if s.readOnly {
-		j = nil
-	} else {
-		fx.run()
-	}
-	if j != nil && Journaled(e) {
-		if err := j.write(e); err != nil && s.opts.OnEvent != nil {
-			s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
-		}
-	}
-	if s.opts.OnEvent != nil {
-		s.opts.OnEvent(e)
-	}
-}
-
-func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
-
-// logWarn records a harness.log line in the transcript and warns.
-func (s *Session) logWarn(msg string) { s.emit(&Warning{Message: msg, Log: true}) }
-
 func (s *Session) syncJournal() error {
-	s.mu.Lock()
-	j := s.journal
-	s.mu.Unlock()
+	j := read(s, func(*frame) *journal { return s.journal })
 	if j == nil {
 		return nil
 	}
 	return j.sync()
-}
-
-// nextExecID hands out the next execution id. Called with s.mu held.
-func (s *Session) nextExecID() string {
-	s.execHigh = max(s.execHigh, s.st.ExecSeq) + 1
-	return fmt.Sprintf("x-%d", s.execHigh)
 }

@@ -70,21 +70,21 @@ func (s *Session) State() *StateView {
 		}
 		v.Tools = append(v.Tools, ToolView{Name: t.Name, Version: t.Version, Source: t.Source, Skill: t.Skill, Approval: t.Approval, Pinned: t.Pinned})
 	}
-	s.mu.Lock()
-	v.Demo = s.st.Demo
-	for _, e := range s.st.Ends {
-		v.Turns = append(v.Turns, TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
-			Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason})
-	}
-	names := make([]string, 0, len(s.st.Stores))
-	for name := range s.st.Stores {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v.Stores[name] = s.st.Stores[name]
-	}
-	s.mu.Unlock()
+	s.with(func(f *frame) {
+		v.Demo = f.st.Demo
+		for _, e := range f.st.Ends {
+			v.Turns = append(v.Turns, TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
+				Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason})
+		}
+		names := make([]string, 0, len(f.st.Stores))
+		for name := range f.st.Stores {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			v.Stores[name] = f.st.Stores[name]
+		}
+	})
 	return v
 }
 

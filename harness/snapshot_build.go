@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"skillet/harness/rulebook"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -20,33 +21,22 @@ import (
 func (s *Session) Snapshot() *Snapshot { return s.snapshot(false) }
 
 // snapshot takes a snapshot; exact waits for the tokenizer's tables.
+// What the state holds is copied under the lock; tokens are counted, the
+// catalog's skills described and tool servers asked after releasing it.
 func (s *Session) snapshot(exact bool) *Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	var c *composition
+	var sc snapCopy
+	snap := read(s, func(f *frame) *Snapshot {
+		c = f.compose()
+		sc = f.snapCopy()
+		return f.snapState(c)
+	})
 	var estimated bool
 	count := func(text string) int {
 		if exact {
-			return s.count(text)
+			return s.tok.count(text)
 		}
-		return s.countNow(text, &estimated)
-	}
-	c := s.compose()
-	snap := &Snapshot{
-		SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo,
-		Turn: s.st.Turn, Running: s.st.Running, Limits: s.st.Settings,
-		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: s.st.Last,
-		Notices: append([]string(nil), s.w.notices...),
-		Profile: s.profileName(), ContextWindow: s.st.ContextWindow, Lifecycle: s.lifecycle(), Catalogue: c.catalogue,
-	}
-	for i, ls := range s.st.Loaded {
-		snap.Loaded = append(snap.Loaded, s.loadedInfo(ls, i == 0, c.win))
-	}
-	preloads := s.st.Preloads
-	if preloads == nil {
-		preloads = s.pendingPreloads()
-	}
-	for _, ls := range preloads {
-		snap.Preloaded = append(snap.Preloaded, s.loadedInfo(ls, false, c.win))
+		return s.tok.countNow(text, &estimated)
 	}
 	for _, p := range c.parts {
 		if p.Text == "" {
@@ -58,22 +48,69 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		snap.Parts = append(snap.Parts, p)
 	}
 	snap.InstructionTokens = count(c.instructions)
-	snap.Tools = append(c.infos, s.goneTools(c.infos)...)
-	snap.Window = WindowInfo{Messages: len(s.st.Msgs), InWindow: c.win.Kept(), Cap: s.st.Settings.MaxTranscriptMessages, FirstEntry: s.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
-	snap.Ledger = s.ledger(c, count)
+	snap.Ledger = ledger(c, count, s.opts.Tokenizer.Name(), sc.unsent, sc.reported)
 	snap.RequestTokens = snap.Ledger.Total
-	if s.st.Cur != nil {
-		snap.Usage = s.st.Cur.Usage
-	}
-	snap.Skills = s.skillStatuses()
-	snap.MCP = s.mcpInfo()
+	snap.Skills = skillStatuses(&s.opts, sc)
+	snap.MCP = mcpInfo(&s.opts)
 	snap.Estimated = estimated
 	return snap
 }
 
-func (s *Session) mcpInfo() []MCPServerInfo {
+// snapCopy is what a snapshot needs of the state besides the composition,
+// copied under the lock for the work done after it.
+type snapCopy struct {
+	sel      *selection
+	loaded   map[string]bool
+	maxChars int
+	unsent   string
+	// reported is the last call whose usage the endpoint reported.
+	reported *rulebook.CallRecord
+}
+
+func (f *frame) snapCopy() snapCopy {
+	sc := snapCopy{sel: f.w.sel, loaded: map[string]bool{}, maxChars: f.st.Settings.MaxSkillChars, unsent: strings.Join(f.st.Unsent, "\n")}
+	for _, ls := range f.st.Loaded {
+		sc.loaded[ls.Name] = true
+	}
+	for i := len(f.st.Calls) - 1; i >= 0; i-- {
+		if cr := f.st.Calls[i]; cr.Usage != nil {
+			sc.reported = &cr
+			break
+		}
+	}
+	return sc
+}
+
+// snapState is the part of a snapshot that needs no counting.
+func (f *frame) snapState(c *composition) *Snapshot {
+	snap := &Snapshot{
+		SessionID: f.st.ID, Model: f.st.Model, BaseURL: f.opts.BaseURL, Demo: f.opts.Demo,
+		Turn: f.st.Turn, Running: f.st.Running, Limits: f.st.Settings,
+		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: f.st.Last,
+		Notices: append([]string(nil), f.w.notices...),
+		Profile: f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.catalogue,
+	}
+	for i, ls := range f.st.Loaded {
+		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.win))
+	}
+	preloads := f.st.Preloads
+	if preloads == nil {
+		preloads = f.pendingPreloads()
+	}
+	for _, ls := range preloads {
+		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.win))
+	}
+	snap.Tools = append(c.infos, f.goneTools(c.infos)...)
+	snap.Window = WindowInfo{Messages: len(f.st.Msgs), InWindow: c.win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
+	if f.st.Cur != nil {
+		snap.Usage = f.st.Cur.Usage
+	}
+	return snap
+}
+
+func mcpInfo(o *Options) []MCPServerInfo {
 	var out []MCPServerInfo
-	for _, st := range s.opts.Runner.MCPStatuses() {
+	for _, st := range o.Runner.MCPStatuses() {
 		info := MCPServerInfo{Name: st.Name, Target: st.Target, Log: st.Log, State: string(st.State), Why: st.Why, Tools: st.Tools, Launches: st.Launches}
 		if !st.NextTry.IsZero() {
 			info.NextTry = st.NextTry.UTC().Format(time.RFC3339)
@@ -83,7 +120,7 @@ func (s *Session) mcpInfo() []MCPServerInfo {
 	return out
 }
 
-func (s *Session) loadedInfo(ls *rulebook.Loaded, active bool, w rulebook.Window) LoadedSkill {
+func (f *frame) loadedInfo(ls *rulebook.Loaded, active bool, w rulebook.Window) LoadedSkill {
 	info := LoadedSkill{
 		Name: ls.Name, Version: ls.Version, ExecutionID: ls.ExecID, Active: active, Tokens: ls.Tokens,
 		Changed: ls.Changed, By: ls.By, LoadedTurn: ls.LoadedTurn, Tools: append([]string{}, ls.Tools...),
@@ -93,18 +130,18 @@ func (s *Session) loadedInfo(ls *rulebook.Loaded, active bool, w rulebook.Window
 	if info.State == nil {
 		info.State = json.RawMessage("{}") // each load starts from an empty state (R26)
 	}
-	info.Store = s.st.Stores[ls.Name]
+	info.Store = f.st.Stores[ls.Name]
 	return info
 }
 
 // firstEntry is the first transcript entry the window carries, counting
 // the notes that travel inside its first user message.
-func (s *Session) firstEntry(w rulebook.Window) int {
-	if w.Start >= len(s.st.Msgs) {
-		return len(s.st.Entries)
+func (f *frame) firstEntry(w rulebook.Window) int {
+	if w.Start >= len(f.st.Msgs) {
+		return len(f.st.Entries)
 	}
-	i := s.st.MsgEntry[w.Start]
-	for i > 0 && s.st.Entries[i-1].Kind == EntryNote && s.st.Entries[i-1].NoteKind != NoteSkillPreload {
+	i := f.st.MsgEntry[w.Start]
+	for i > 0 && f.st.Entries[i-1].Kind == EntryNote && f.st.Entries[i-1].NoteKind != NoteSkillPreload {
 		i--
 	}
 	return i
@@ -112,14 +149,14 @@ func (s *Session) firstEntry(w rulebook.Window) int {
 
 // goneTools are tools of skills that unloaded during the last turn (or the
 // running one) and are not offered any more: shown struck through.
-func (s *Session) goneTools(live []ToolInfo) []ToolInfo {
+func (f *frame) goneTools(live []ToolInfo) []ToolInfo {
 	have := map[string]bool{}
 	for _, t := range live {
 		have[t.Name] = true
 	}
 	var out []ToolInfo
-	for _, g := range s.st.Gone {
-		if have[g.Name] || g.LeftTurn < s.st.Turn-1 || (g.LeftTurn == s.st.Turn-1 && !s.st.Running) {
+	for _, g := range f.st.Gone {
+		if have[g.Name] || g.LeftTurn < f.st.Turn-1 || (g.LeftTurn == f.st.Turn-1 && !f.st.Running) {
 			continue
 		}
 		have[g.Name] = true
@@ -128,64 +165,32 @@ func (s *Session) goneTools(live []ToolInfo) []ToolInfo {
 	return out
 }
 
-func (s *Session) skillStatuses() []SkillStatus {
+func skillStatuses(o *Options, sc snapCopy) []SkillStatus {
 	var out []SkillStatus
 	add := func(sk *skills.Skill, shadowed bool) {
 		st := SkillStatus{Name: sk.Name, Description: sk.Description, Version: sk.Version, Dir: sk.Dir, Root: sk.Root,
 			Shadowed: shadowed, Problems: sk.Problems, Warnings: sk.Warnings, Tools: sk.Tools}
 		if !shadowed {
-			_, st.Enabled = s.w.sel.byName[sk.Name]
-			for _, p := range s.w.sel.preload {
+			_, st.Enabled = sc.sel.byName[sk.Name]
+			for _, p := range sc.sel.preload {
 				if p.Name == sk.Name {
 					st.Preload = true
 				}
 			}
-			st.Loaded = s.st.FindLoaded(sk.Name) != nil
-			st.Problems = append(append([]skills.Problem{}, st.Problems...), s.w.sel.problems[sk.Name]...)
-			if n := utf8.RuneCountInString(skillText(sk)); len(st.Problems) == 0 && n > s.st.Settings.MaxSkillChars {
-				st.CannotLoad = fmt.Sprintf("%d characters, over max_skill_chars (%d)", n, s.st.Settings.MaxSkillChars)
+			st.Loaded = sc.loaded[sk.Name]
+			st.Problems = append(append([]skills.Problem{}, st.Problems...), sc.sel.problems[sk.Name]...)
+			if n := utf8.RuneCountInString(skillText(sk)); len(st.Problems) == 0 && n > sc.maxChars {
+				st.CannotLoad = fmt.Sprintf("%d characters, over max_skill_chars (%d)", n, sc.maxChars)
 			}
 		}
 		out = append(out, st)
 	}
-	for _, sk := range s.opts.Catalog.All() {
+	for _, sk := range o.Catalog.All() {
 		add(sk, false)
 	}
-	for _, sk := range s.opts.Catalog.Shadowed() {
+	for _, sk := range o.Catalog.Shadowed() {
 		add(sk, true)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-// countNow counts tokens without waiting for the tokenizer's tables: an
-// estimate until they are ready (and *estimated is set, when given).
-func (s *Session) countNow(text string, estimated *bool) int {
-	if s.opts.Tokenizer.Ready() {
-		return s.count(text)
-	}
-	if n, ok := s.w.tokCache[text]; ok {
-		return n
-	}
-	if estimated != nil {
-		*estimated = true
-	}
-	return CountEstimate(text)
-}
-
-// count counts tokens, remembering recent texts: skill texts and messages
-// are counted again at every snapshot otherwise.
-func (s *Session) count(text string) int {
-	if len(text) < 64 {
-		return s.opts.Tokenizer.Count(text)
-	}
-	if n, ok := s.w.tokCache[text]; ok {
-		return n
-	}
-	n := s.opts.Tokenizer.Count(text)
-	if s.w.tokCache == nil || len(s.w.tokCache) > 512 {
-		s.w.tokCache = map[string]int{}
-	}
-	s.w.tokCache[text] = n
-	return n
 }

@@ -39,18 +39,18 @@ func (sel *selection) enabledSkill(name string) *skills.Skill {
 // selectSkills applies the config's [[skills]] to the catalog (R19) and
 // leaves out skills named like a built-in or agent tool (R18). On error the
 // selection still holds what could be selected.
-func (s *Session) selectSkills() (*selection, error) {
-	picked, err := s.opts.Catalog.Select(s.opts.Config.Refs())
+func selectSkills(o *Options) (*selection, error) {
+	picked, err := o.Catalog.Select(o.Config.Refs())
 	if picked == nil {
 		picked = &skills.Selection{}
 	}
-	return s.buildSelection(picked), err
+	return buildSelection(o, picked), err
 }
 
-func (s *Session) buildSelection(picked *skills.Selection) *selection {
+func buildSelection(o *Options, picked *skills.Selection) *selection {
 	sel := &selection{byName: map[string]*skills.Skill{}, unnamed: picked.Unnamed, problems: map[string][]skills.Problem{}}
 	toolNames := map[string]string{ToolLoadSkill: "a built-in tool", ToolReadResource: "a built-in tool"}
-	for _, t := range s.opts.Config.Agent.Tools {
+	for _, t := range o.Config.Agent.Tools {
 		toolNames[t.Name] = "one of the agent's tools"
 	}
 	// A skill named like a tool another skill brings is kept: that tool is
@@ -87,9 +87,15 @@ func (s *Session) syncSkills() {
 	if err != nil {
 		s.warn("re-reading skills: " + err.Error())
 	}
-	s.mu.Lock()
-	sel, selErr := s.selectSkills()
-	s.w.sel = sel
+	s.step(func(f *frame) []Event { return f.sync(changes) })
+}
+
+// sync reconciles the state with the skills as the catalog now reads them
+// (R17), recording what changed: new selection, unloads of removed or
+// invalid skills, edits of loaded ones.
+func (f *frame) sync(changes skills.Changes) []Event {
+	sel, selErr := selectSkills(f.opts)
+	f.w.sel = sel
 	type change struct {
 		name, line, warn, version string
 		reason                    UnloadReason
@@ -99,11 +105,11 @@ func (s *Session) syncSkills() {
 		tools, removed, added     []string
 	}
 	var todo []change
-	for _, ls := range s.st.Loaded {
+	for _, ls := range f.st.Loaded {
 		cur := sel.byName[ls.Name]
 		switch {
 		case cur == nil:
-			sk := s.opts.Catalog.Get(ls.Name)
+			sk := f.opts.Catalog.Get(ls.Name)
 			c := change{name: ls.Name, reason: UnloadRemoved}
 			switch {
 			case sk == nil:
@@ -116,15 +122,15 @@ func (s *Session) syncSkills() {
 			}
 			c.line = fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.Name, c.reason)
 			todo = append(todo, c)
-		case bodyChanged(cur, ls) && utf8.RuneCountInString(skillText(cur)) > s.st.Settings.MaxSkillChars:
+		case bodyChanged(cur, ls) && utf8.RuneCountInString(skillText(cur)) > f.st.Settings.MaxSkillChars:
 			c := change{name: ls.Name, reason: UnloadTooLong}
-			c.warn = fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.Name, s.st.Settings.MaxSkillChars)
+			c.warn = fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.Name, f.st.Settings.MaxSkillChars)
 			c.line = fmt.Sprintf("contextChanged: unloaded %s (its new text is over max_skill_chars): its instructions and tools left", ls.Name)
 			todo = append(todo, c)
 		case bodyChanged(cur, ls):
 			body := bodyOf(cur)
-			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: s.countNow(body.Text, nil)}
-			c.tools, c.removed, c.added = s.toolsAfterEdit(ls, body)
+			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: f.countNow(body.Text, nil)}
+			c.tools, c.removed, c.added = f.toolsAfterEdit(ls, body)
 			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.Name)
 			if ls.Delivery == DeliveryToolResult {
 				c.line = fmt.Sprintf("contextChanged: %s changed on disk; read it again with load_skill for the new text", ls.Name)
@@ -140,32 +146,31 @@ func (s *Session) syncSkills() {
 	}
 	var newlyInvalid []string
 	for _, name := range changes.Changed {
-		if sk := s.opts.Catalog.Get(name); sk != nil && !sk.Valid() && s.st.FindLoaded(name) == nil {
+		if sk := f.opts.Catalog.Get(name); sk != nil && !sk.Valid() && f.st.FindLoaded(name) == nil {
 			newlyInvalid = append(newlyInvalid, fmt.Sprintf("skill %s is now invalid and left out: %s", name, problemsText(sk.Problems)))
 		}
 	}
 	for _, name := range changes.Added {
-		if sk := s.opts.Catalog.Get(name); sk != nil && !sk.Valid() {
+		if sk := f.opts.Catalog.Get(name); sk != nil && !sk.Valid() {
 			newlyInvalid = append(newlyInvalid, fmt.Sprintf("new skill %s is invalid and left out: %s", name, problemsText(sk.Problems)))
 		}
 	}
-	s.mu.Unlock()
-
+	var events []Event
 	if selErr != nil {
-		s.warn("skills in the config no longer select cleanly; keeping the valid ones: " + oneLine(selErr))
+		events = append(events, &Warning{Message: "skills in the config no longer select cleanly; keeping the valid ones: " + oneLine(selErr)})
 	}
 	for _, w := range newlyInvalid {
-		s.warn(w)
+		events = append(events, &Warning{Message: w})
 	}
 	for _, c := range todo {
 		if c.changed {
-			s.emit(&SkillChanged{Skill: c.name, Version: c.version, Body: c.body, Tokens: c.tokens, Tools: c.tools, Removed: c.removed})
+			events = append(events, &SkillChanged{Skill: c.name, Version: c.version, Body: c.body, Tokens: c.tokens, Tools: c.tools, Removed: c.removed})
 		} else {
-			s.emit(&SkillUnloaded{Skill: c.name, Reason: c.reason})
-			s.logWarn(c.warn)
+			events = append(events, &SkillUnloaded{Skill: c.name, Reason: c.reason}, &Warning{Message: c.warn, Log: true})
 		}
-		s.emit(&ContextChanged{Line: c.line})
+		events = append(events, &ContextChanged{Line: c.line})
 	}
+	return events
 }
 
 func problemsText(ps []skills.Problem) string {
@@ -253,18 +258,18 @@ func bodyChanged(sk *skills.Skill, ls *rulebook.Loaded) bool {
 
 // toolsAfterEdit works out the tools a loaded skill makes available once
 // its edited body is rendered (R14, R17): all of them as name@version, and
-// those the edit removed and added. Called with s.mu held.
-func (s *Session) toolsAfterEdit(ls *rulebook.Loaded, body SkillBody) (tools, removed, added []string) {
+// those the edit removed and added.
+func (f *frame) toolsAfterEdit(ls *rulebook.Loaded, body SkillBody) (tools, removed, added []string) {
 	edited := *ls
 	edited.Body = body
-	loaded := make([]*rulebook.Loaded, len(s.st.Loaded))
-	for i, x := range s.st.Loaded {
+	loaded := make([]*rulebook.Loaded, len(f.st.Loaded))
+	for i, x := range f.st.Loaded {
 		loaded[i] = x
 		if x == ls {
 			loaded[i] = &edited
 		}
 	}
-	after := s.buildToolsWith(s.st.Preloads, loaded)
+	after := f.buildToolsWith(f.st.Preloads, loaded)
 	tools = []string{}
 	have := map[string]bool{}
 	for _, ref := range body.Tools {

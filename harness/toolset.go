@@ -57,11 +57,11 @@ func modelToolName(ref string) string { return strings.ReplaceAll(ref, "/", "__"
 
 // policy returns the approval policy for a tool (R15): the agent's own
 // reference, then the [approval] table, then the default by kind.
-func (s *Session) policy(name string, def *skills.ToolDef, agent *AgentRef) string {
+func (f *frame) policy(name string, def *skills.ToolDef, agent *AgentRef) string {
 	if agent != nil && agent.Approval != "" {
 		return agent.Approval
 	}
-	if a, ok := s.opts.Config.Approval[name]; ok {
+	if a, ok := f.opts.Config.Approval[name]; ok {
 		return a
 	}
 	if def != nil && (def.Kind == skills.KindCommand || def.Kind == skills.KindMCP) {
@@ -73,22 +73,22 @@ func (s *Session) policy(name string, def *skills.ToolDef, agent *AgentRef) stri
 // resolveRef finds the definition a skill's tool reference names. MCP
 // references use what prefetchMCP learned from the server; the lock is
 // held here, so no server is ever contacted.
-func (s *Session) resolveRef(owner *skills.Skill, ref skills.ToolRef) (*skills.ToolDef, error) {
+func (f *frame) resolveRef(owner *skills.Skill, ref skills.ToolRef) (*skills.ToolDef, error) {
 	if _, _, isMCP := strings.Cut(ref.Name, "/"); !isMCP {
-		return s.opts.Catalog.Tool(owner, ref)
+		return f.opts.Catalog.Tool(owner, ref)
 	}
-	if d, ok := s.w.mcpDefs[ref.Name]; ok {
+	if d, ok := f.w.mcpDefs[ref.Name]; ok {
 		return d, nil
 	}
-	if err, ok := s.w.mcpErrs[ref.Name]; ok {
+	if err, ok := f.w.mcpErrs[ref.Name]; ok {
 		return nil, err
 	}
 	return nil, fmt.Errorf("tool %s: its MCP server has not been asked yet", ref.Name)
 }
 
 // mcpRefs lists the MCP references of the given skills whose definitions
-// are not known yet. Called with s.mu held.
-func (s *Session) mcpRefs(sks []*skills.Skill) []string {
+// are not known yet.
+func (f *frame) mcpRefs(sks []*skills.Skill) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, sk := range sks {
@@ -97,7 +97,7 @@ func (s *Session) mcpRefs(sks []*skills.Skill) []string {
 				continue
 			}
 			seen[ref.Name] = true
-			if _, ok := s.w.mcpDefs[ref.Name]; !ok {
+			if _, ok := f.w.mcpDefs[ref.Name]; !ok {
 				out = append(out, ref.Name)
 			}
 		}
@@ -114,31 +114,30 @@ func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 		server, tool, _ := strings.Cut(name, "/")
 		d, err := s.opts.Runner.MCPTool(ctx, server, tool)
 		st, _ := s.opts.Runner.MCPStatus(server)
-		s.mu.Lock()
-		if err != nil {
-			s.w.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
-			// said once per change of the server's state, not at every
-			// call while it backs off
-			if key := name + "@" + strconv.FormatUint(st.Change, 10); !s.w.mcpSaid[key] {
-				s.w.mcpSaid[key] = true
-				failures = append(failures, s.w.mcpErrs[name].Error())
+		s.with(func(f *frame) {
+			if err != nil {
+				f.w.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
+				// said once per change of the server's state, not at every
+				// call while it backs off
+				if key := name + "@" + strconv.FormatUint(st.Change, 10); !f.w.mcpSaid[key] {
+					f.w.mcpSaid[key] = true
+					failures = append(failures, f.w.mcpErrs[name].Error())
+				}
+			} else {
+				cp := *d
+				cp.Name = modelToolName(name)
+				f.w.mcpDefs[name] = &cp
+				delete(f.w.mcpErrs, name)
 			}
-		} else {
-			cp := *d
-			cp.Name = modelToolName(name)
-			s.w.mcpDefs[name] = &cp
-			delete(s.w.mcpErrs, name)
-		}
-		s.mu.Unlock()
+		})
 	}
 	return failures
 }
 
 // loadedSkills returns the parsed skills of the preloads and loaded set.
-// Called with s.mu held.
-func (s *Session) loadedSkills() []*skills.Skill {
+func (f *frame) loadedSkills() []*skills.Skill {
 	var out []*skills.Skill
-	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Preloads...), s.st.Loaded...) {
+	for _, ls := range append(append([]*rulebook.Loaded{}, f.st.Preloads...), f.st.Loaded...) {
 		out = append(out, lightSkill(ls))
 	}
 	return out
@@ -147,36 +146,36 @@ func (s *Session) loadedSkills() []*skills.Skill {
 // buildTools resolves the tools of the next request (R5, R14): built-ins,
 // the agent's own tools, then every preloaded and loaded skill's tools. A
 // pinned version wins over latest; the agent's reference wins over both.
-func (s *Session) buildTools() *toolset {
-	return s.buildToolsWith(s.st.Preloads, s.st.Loaded)
+func (f *frame) buildTools() *toolset {
+	return f.buildToolsWith(f.st.Preloads, f.st.Loaded)
 }
 
 // buildToolsWith resolves the tools for a given set of preloaded and loaded
 // skills (loaded most recent first).
-func (s *Session) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
+func (f *frame) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	ts := &toolset{byName: map[string]*binding{}}
-	if p := s.agentProfile(); p != nil {
-		if b := s.activationTool(p); b != nil {
+	if p := f.agentProfile(); p != nil {
+		if b := f.activationTool(p); b != nil {
 			ts.add(b)
 		}
-	} else if s.st.Settings.LoadSkillTool {
+	} else if f.st.Settings.LoadSkillTool {
 		ts.add(&binding{info: ToolInfo{Name: ToolLoadSkill, Description: "Load a skill from <available_skills>: its instructions and tools join the conversation.", Parameters: loadSkillSchema, Source: "built-in", Approval: ApproveNever}})
 	}
-	if s.opts.RoutingOnly {
+	if f.opts.RoutingOnly {
 		return ts // the skill's routing alone: no other tool to reach for
 	}
-	if len(s.w.sel.byName) > 0 {
+	if len(f.w.sel.byName) > 0 {
 		ts.add(&binding{info: ToolInfo{Name: ToolReadResource, Description: "Read a file of a loaded skill's folder (references/, assets/, ...), or list its files.", Parameters: readResourceSchema, Source: "built-in", Approval: ApproveNever}})
 	}
-	for i := range s.opts.Config.Agent.Tools {
-		ref := &s.opts.Config.Agent.Tools[i]
-		def := s.w.agentDefs[ref.Name]
+	for i := range f.opts.Config.Agent.Tools {
+		ref := &f.opts.Config.Agent.Tools[i]
+		def := f.w.agentDefs[ref.Name]
 		if def == nil {
 			continue
 		}
 		ts.add(&binding{def: def, agent: ref, info: ToolInfo{
 			Name: ref.Name, Description: def.Description, Parameters: def.Parameters, Source: "agent",
-			Version: def.Version, Pinned: ref.Version > 0, Approval: s.policy(ref.Name, def, ref), Kind: def.Kind,
+			Version: def.Version, Pinned: ref.Version > 0, Approval: f.policy(ref.Name, def, ref), Kind: def.Kind,
 		}})
 	}
 	// Preloads first, then loaded skills from the oldest: the first load
@@ -187,25 +186,25 @@ func (s *Session) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	}
 	for _, ls := range owners {
 		for _, ref := range ls.Body.Tools {
-			s.bindSkillTool(ts, ls, ref)
+			f.bindSkillTool(ts, ls, ref)
 		}
 	}
 	return ts
 }
 
-func (s *Session) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.ToolRef) {
+func (f *frame) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.ToolRef) {
 	name := modelToolName(ref.Name)
 	prev := ts.byName[name]
 	switch {
 	case prev != nil && prev.info.Source != "skill":
 		return // the agent's own reference (or a built-in) wins
-	case s.w.sel.byName[name] != nil:
+	case f.w.sel.byName[name] != nil:
 		ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: its name is now the name of a skill", name, ls.Name))
 		return
 	case prev != nil && (prev.info.Pinned || !ref.Pinned()):
 		return // first come keeps it; a pin is only displaced by nothing
 	}
-	def, err := s.resolveRef(s.ownerOf(ls), ref)
+	def, err := f.resolveRef(f.ownerOf(ls), ref)
 	if err != nil {
 		server, tool, isMCP := strings.Cut(ref.Name, "/")
 		if !isMCP || errors.Is(err, tools.ErrNoMCPTool) {
@@ -223,7 +222,7 @@ func (s *Session) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.Too
 	}
 	b := &binding{def: def, owner: ls, info: ToolInfo{
 		Name: name, Description: def.Description, Parameters: def.Parameters, Source: "skill", Skill: ls.Name,
-		Version: def.Version, Pinned: ref.Pinned(), Approval: s.policy(name, def, nil), Kind: def.Kind,
+		Version: def.Version, Pinned: ref.Pinned(), Approval: f.policy(name, def, nil), Kind: def.Kind,
 	}}
 	if prev != nil {
 		for i, x := range ts.list {
@@ -266,22 +265,21 @@ func (ts *toolset) infos() []ToolInfo {
 // pinConflict returns an error when loading sk would make two different
 // pinned versions of one tool meet (R14), against the preloads and the
 // loaded skills other than those in except (the ones the load evicts).
-// Called with s.mu held.
-func (s *Session) pinConflict(sk *skills.Skill, except map[string]bool) error {
+func (f *frame) pinConflict(sk *skills.Skill, except map[string]bool) error {
 	var others []*skills.Skill
-	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Preloads...), s.st.Loaded...) {
+	for _, ls := range append(append([]*rulebook.Loaded{}, f.st.Preloads...), f.st.Loaded...) {
 		if ls.Name != sk.Name && !except[ls.Name] {
 			others = append(others, lightSkill(ls))
 		}
 	}
-	return s.pinConflictWith(sk, others)
+	return f.pinConflictWith(sk, others)
 }
 
 // pinConflictWith checks a skill's pins against other skills' pins; the
 // agent's own reference to a tool makes the skills' pins moot.
-func (s *Session) pinConflictWith(sk *skills.Skill, others []*skills.Skill) error {
+func (f *frame) pinConflictWith(sk *skills.Skill, others []*skills.Skill) error {
 	for _, ref := range sk.Tools {
-		if !ref.Pinned() || s.agentHas(modelToolName(ref.Name)) {
+		if !ref.Pinned() || f.agentHas(modelToolName(ref.Name)) {
 			continue
 		}
 		for _, o := range others {
@@ -296,8 +294,8 @@ func (s *Session) pinConflictWith(sk *skills.Skill, others []*skills.Skill) erro
 	return nil
 }
 
-func (s *Session) agentHas(name string) bool {
-	for _, t := range s.opts.Config.Agent.Tools {
+func (f *frame) agentHas(name string) bool {
+	for _, t := range f.opts.Config.Agent.Tools {
 		if t.Name == name {
 			return true
 		}
@@ -342,9 +340,8 @@ func lightSkill(ls *rulebook.Loaded) *skills.Skill {
 
 // ownerOf returns the catalog's skill for a load, which knows its own
 // tools/ folder; the load's light copy when the catalog no longer has it.
-// Called with s.mu held.
-func (s *Session) ownerOf(ls *rulebook.Loaded) *skills.Skill {
-	if sk := s.opts.Catalog.Get(ls.Name); sk != nil && sk.Dir == ls.Body.Dir {
+func (f *frame) ownerOf(ls *rulebook.Loaded) *skills.Skill {
+	if sk := f.opts.Catalog.Get(ls.Name); sk != nil && sk.Dir == ls.Body.Dir {
 		return sk
 	}
 	return lightSkill(ls)

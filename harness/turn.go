@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"skillet/harness/chat"
+	"skillet/harness/rulebook"
 )
 
 // ErrTurnRunning is returned when a turn or command is asked for while a
@@ -30,15 +31,12 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 		return nil, err
 	}
 	defer s.release()
-	s.mu.Lock()
-	turn := s.st.Turn + 1
-	s.mu.Unlock()
-
-	start := &TurnStart{Header: Header{Turn: turn}, Text: text}
-	s.mu.Lock()
-	start.Mentions, start.Messages = s.mentions(text, turn)
-	s.mu.Unlock()
-	s.emit(start)
+	s.step(func(f *frame) []Event {
+		turn := f.st.Turn + 1
+		start := &TurnStart{Header: Header{Turn: turn}, Text: text}
+		start.Mentions, start.Messages = f.mentions(text, turn)
+		return []Event{start}
+	})
 	s.syncSkills()
 	s.preloadSkills()
 	if !s.settingsNow().LoadSkillTool {
@@ -71,9 +69,7 @@ func (s *Session) release() {
 }
 
 func (s *Session) settingsNow() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Settings
+	return read(s, func(f *frame) Settings { return f.st.Settings })
 }
 
 // loop makes model calls until the turn ends.
@@ -130,9 +126,7 @@ type partialReply struct{ text, reasoning string }
 // complete calls the model, turning its stream into delta events.
 func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*chat.Reply, partialReply, error) {
 	var p partialReply
-	s.mu.Lock()
-	m := s.model
-	s.mu.Unlock()
+	m := read(s, func(*frame) chat.Model { return s.model })
 	reply, err := m.Complete(ctx, req, func(ev chat.StreamEvent) {
 		switch ev.Kind {
 		case chat.EventText:
@@ -160,21 +154,27 @@ func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*c
 // send none or restart their numbering.
 func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
 	a := &Assistant{Call: call, Text: r.Message.Content, Reasoning: r.Reasoning, FinishReason: r.FinishReason, Usage: r.Usage, Interrupted: r.Interrupted, Raw: r.Raw, ToolCalls: []ToolCallRecord{}}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	a.ToolCalls = read(s, func(f *frame) []ToolCallRecord { return callIDs(f.st, call, calls) })
+	return a
+}
+
+// callIDs gives every tool call of a reply an id no other call of the
+// session has.
+func callIDs(st *rulebook.State, call int, calls []chat.ToolCall) []ToolCallRecord {
+	out := []ToolCallRecord{}
 	taken := map[string]bool{}
 	for i, tc := range calls {
 		id := tc.ID
-		for n := 0; id == "" || s.st.CallIDs[id] || taken[id]; n++ {
-			id = fmt.Sprintf("call_%d_%d_%d", s.st.Turn, call, i+1)
+		for n := 0; id == "" || st.CallIDs[id] || taken[id]; n++ {
+			id = fmt.Sprintf("call_%d_%d_%d", st.Turn, call, i+1)
 			if n > 0 {
 				id += fmt.Sprintf("_%d", n)
 			}
 		}
 		taken[id] = true
-		a.ToolCalls = append(a.ToolCalls, ToolCallRecord{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Extra: tc.Extra})
+		out = append(out, ToolCallRecord{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Extra: tc.Extra})
 	}
-	return a
+	return out
 }
 
 // calls turns the recorded tool calls back into calls to run.
@@ -209,10 +209,7 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 			s.refuse(tc, overLimit, true, true)
 			continue
 		}
-		s.mu.Lock()
-		over := s.st.Cur.Usage.ToolCalls >= max
-		s.mu.Unlock()
-		if over {
+		if read(s, func(f *frame) bool { return f.st.Cur.Usage.ToolCalls >= max }) {
 			stop = StopMaxToolCalls
 			s.refuse(tc, overLimit, true, true)
 			continue
@@ -233,22 +230,10 @@ func (s *Session) refuse(tc chat.ToolCall, content string, isError, overLimit bo
 // finishTurn records the turn's end with Offered / Delivered / Loaded (R20)
 // and uses (R21).
 func (s *Session) finishTurn(stop StopReason) *TurnEnd {
-	s.mu.Lock()
-	cur := s.st.Cur
-	uses := make([]Use, 0, len(cur.SkillUses)+len(cur.ToolUses))
-	for _, name := range cur.Delivered.Names {
-		uses = append(uses, cur.SkillUses[name])
-	}
-	uses = append(uses, cur.ToolUses...)
-	answer := ""
-	for i := len(s.st.Entries) - 1; i >= 0 && s.st.Entries[i].Turn == s.st.Turn; i-- {
-		if s.st.Entries[i].Kind == EntryAssistant && s.st.Entries[i].Text != "" {
-			answer = s.st.Entries[i].Text
-			break
-		}
-	}
-	end := &TurnEnd{Offered: cur.Offered.List(), Delivered: cur.Delivered.List(), Loaded: cur.LoadedNames.List(), Uses: uses, LeftOff: cur.LeftOff, StopReason: stop, Answer: answer}
-	s.mu.Unlock()
-	s.emit(end)
+	var end *TurnEnd
+	s.step(func(f *frame) []Event {
+		end = rulebook.TurnEnd(f.st, stop)
+		return []Event{end}
+	})
 	return end
 }

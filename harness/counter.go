@@ -1,0 +1,53 @@
+package harness
+
+import "sync"
+
+// counter counts tokens with a tokenizer, remembering recent texts: skill
+// texts and messages are counted again at every snapshot otherwise. It has
+// its own lock, so snapshots count after releasing the session's.
+type counter struct {
+	tok *Tokenizer
+	// mu guards cache.
+	mu    sync.Mutex
+	cache map[string]int
+}
+
+func (c *counter) cached(text string) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.cache[text]
+	return n, ok
+}
+
+// count counts tokens exactly, waiting for the tokenizer's tables.
+func (c *counter) count(text string) int {
+	if len(text) < 64 {
+		return c.tok.Count(text)
+	}
+	if n, ok := c.cached(text); ok {
+		return n
+	}
+	n := c.tok.Count(text)
+	c.mu.Lock()
+	if c.cache == nil || len(c.cache) > 512 {
+		c.cache = map[string]int{}
+	}
+	c.cache[text] = n
+	c.mu.Unlock()
+	return n
+}
+
+// countNow counts tokens without waiting for the tokenizer's tables: an
+// estimate until they are ready (and *estimated is set, when given).
+func (c *counter) countNow(text string, estimated *bool) int {
+	if c.tok.Ready() {
+		return c.count(text)
+	}
+	if n, ok := c.cached(text); ok {
+		return n
+	}
+	if estimated != nil {
+		*estimated = true
+	}
+	return CountEstimate(text)
+}

@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"fmt"
+
+	"skillet/harness/rulebook"
+)
+
+// frame is what the shell's rules see while they run: the rule book's
+// state, what the shell knows of the world, the session's options and
+// folder. Only read and step hand one out, with the session's lock held, so
+// a function that takes a frame needs no lock of its own and cannot be
+// called without one. A frame's functions do no I/O besides reading the
+// catalog and counting tokens, and never emit: what they decide comes back
+// as events.
+type frame struct {
+	st   *rulebook.State
+	w    *world
+	opts *Options
+	dir  string
+	tok  *counter
+}
+
+// read runs f with the session's frame, under the lock, and returns what it
+// returns. f may update what the shell knows of the world (frame.w), never
+// the rule book's state, which only step changes.
+func read[T any](s *Session, f func(*frame) T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return f(s.frame())
+}
+
+// frame is the session's frame. Called by read and step only.
+func (s *Session) frame() *frame {
+	return &frame{st: s.st, w: &s.w, opts: &s.opts, dir: s.dir, tok: s.tok}
+}
+
+// step runs one rule: under the lock, the rule decides from the frame and
+// returns its events, which are stamped and applied in order (each sees the
+// state the one before made). Then, with the lock released, their file
+// effects are carried out, and they are journaled and handed to OnEvent.
+// Every state change goes through here, which is what lets a journal
+// reopen a session; I/O happens before or after a step, never inside one.
+func (s *Session) step(rule func(*frame) []Event) []Event {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.mu.Lock()
+	f := s.frame()
+	events := rule(f)
+	fxs := make([]effects, len(events))
+	for i, e := range events {
+		h := e.Head()
+		h.Type = e.EventType()
+		s.scrub(e)
+		if h.Turn == 0 {
+			h.Turn = s.st.Turn
+		}
+		if h.Time.IsZero() {
+			h.Time = s.opts.Now().UTC()
+		}
+		fxs[i] = f.effectsOf(e)
+		s.st.Apply(e)
+	}
+	j := s.journal
+	if s.readOnly {
+		j = nil
+	}
+	s.mu.Unlock()
+	for i, e := range events {
+		if !s.readOnly {
+			fxs[i].run()
+		}
+		if j != nil && Journaled(e) {
+			if err := j.write(e); err != nil && s.opts.OnEvent != nil {
+				h := e.Head()
+				s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
+			}
+		}
+		if s.opts.OnEvent != nil {
+			s.opts.OnEvent(e)
+		}
+	}
+	return events
+}
+
+// emit records events decided outside a rule: step with a rule that
+// returns them.
+func (s *Session) emit(events ...Event) {
+	s.step(func(*frame) []Event { return events })
+}
+
+func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
+
+// logWarn records a harness.log line in the transcript and warns.
+func (s *Session) logWarn(msg string) { s.emit(&Warning{Message: msg, Log: true}) }
+
+// nextExecID hands out the next execution id. Ids may be handed out before
+// the events that record them are applied, so the highest one handed out is
+// remembered beside the highest one recorded.
+func (f *frame) nextExecID() string {
+	f.w.execHigh = max(f.w.execHigh, f.st.ExecSeq) + 1
+	return fmt.Sprintf("x-%d", f.w.execHigh)
+}
+
+func (f *frame) count(text string) int { return f.tok.count(text) }
+
+func (f *frame) countNow(text string, estimated *bool) int { return f.tok.countNow(text, estimated) }
+
+// with runs f with the session's frame under the lock, like read, for
+// work that only updates what the shell knows of the world.
+func (s *Session) with(f func(*frame)) {
+	read(s, func(fr *frame) struct{} { f(fr); return struct{}{} })
+}
