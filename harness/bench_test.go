@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"runtime"
+	"skillet/harness/rulebook"
 	"strings"
 	"testing"
 
@@ -87,6 +88,34 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.Snapshot()
+	}
+}
+
+// BenchmarkSnapshotLocked measures how long a snapshot holds the
+// session's lock: composing and copying, not counting.
+func BenchmarkSnapshotLocked(b *testing.B) {
+	s := benchSession(b, 1000, 10000)
+	s.Snapshot()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.frame().snapLocked()
+	}
+}
+
+// BenchmarkStep measures one step at 1,000 skills and 10,000 messages:
+// take the lock, run a rule of the rule book, apply its events, release,
+// notify (no journal).
+func BenchmarkStep(b *testing.B) {
+	s := benchSession(b, 1000, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.step(func(f *frame) []Event {
+			return rulebook.SetLimit(f.st, "max_tool_calls", f.st.Settings, f.lifecycle())
+		})
 	}
 }
 

@@ -24,13 +24,8 @@ func (s *Session) Snapshot() *Snapshot { return s.snapshot(false) }
 // What the state holds is copied under the lock; tokens are counted, the
 // catalog's skills described and tool servers asked after releasing it.
 func (s *Session) snapshot(exact bool) *Snapshot {
-	var c *composition
-	var sc snapCopy
-	snap := read(s, func(f *frame) *Snapshot {
-		c = f.compose()
-		sc = f.snapCopy()
-		return f.snapState(c)
-	})
+	locked := read(s, (*frame).snapLocked)
+	c, sc, snap := locked.c, locked.sc, locked.snap
 	var estimated bool
 	count := func(text string) int {
 		if exact {
@@ -54,6 +49,19 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 	snap.MCP = mcpInfo(&s.opts)
 	snap.Estimated = estimated
 	return snap
+}
+
+// snapLocked is the part of a snapshot taken under the lock: the
+// composition, the state's copy, and the fields that need no counting.
+type snapLocked struct {
+	c    *composition
+	sc   snapCopy
+	snap *Snapshot
+}
+
+func (f *frame) snapLocked() snapLocked {
+	c := f.compose()
+	return snapLocked{c: c, sc: f.snapCopy(), snap: f.snapState(c)}
 }
 
 // snapCopy is what a snapshot needs of the state besides the composition,
