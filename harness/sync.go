@@ -96,54 +96,6 @@ func (s *Session) syncSkills() {
 func (f *frame) sync(changes skills.Changes) []Event {
 	sel, selErr := selectSkills(f.opts)
 	f.w.sel = sel
-	type change struct {
-		name, line, warn, version string
-		reason                    UnloadReason
-		changed                   bool
-		body                      SkillBody
-		tokens                    int
-		tools, removed, added     []string
-	}
-	var todo []change
-	for _, ls := range f.st.Loaded {
-		cur := sel.byName[ls.Name]
-		switch {
-		case cur == nil:
-			sk := f.opts.Catalog.Get(ls.Name)
-			c := change{name: ls.Name, reason: UnloadRemoved}
-			switch {
-			case sk == nil:
-				c.warn = fmt.Sprintf("skill %s was removed from disk: unloaded", ls.Name)
-			case !sk.Valid():
-				c.reason = UnloadInvalid
-				c.warn = fmt.Sprintf("skill %s is now invalid and left out (%s): unloaded; the others keep working", ls.Name, problemsText(sk.Problems))
-			default:
-				c.warn = fmt.Sprintf("skill %s is no longer enabled: unloaded", ls.Name)
-			}
-			c.line = fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.Name, c.reason)
-			todo = append(todo, c)
-		case bodyChanged(cur, ls) && utf8.RuneCountInString(skillText(cur)) > f.st.Settings.MaxSkillChars:
-			c := change{name: ls.Name, reason: UnloadTooLong}
-			c.warn = fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.Name, f.st.Settings.MaxSkillChars)
-			c.line = fmt.Sprintf("contextChanged: unloaded %s (its new text is over max_skill_chars): its instructions and tools left", ls.Name)
-			todo = append(todo, c)
-		case bodyChanged(cur, ls):
-			body := bodyOf(cur)
-			c := change{name: ls.Name, changed: true, version: cur.Version, body: body, tokens: f.countNow(body.Text, nil)}
-			c.tools, c.removed, c.added = f.toolsAfterEdit(ls, body)
-			c.line = fmt.Sprintf("contextChanged: %s changed on disk; its new text is rendered from now on", ls.Name)
-			if ls.Delivery == DeliveryToolResult {
-				c.line = fmt.Sprintf("contextChanged: %s changed on disk; read it again with load_skill for the new text", ls.Name)
-			}
-			if len(c.removed) > 0 {
-				c.line += "; tools removed, they leave the request: " + strings.Join(c.removed, ", ")
-			}
-			if len(c.added) > 0 {
-				c.line += "; tools added: " + strings.Join(c.added, ", ")
-			}
-			todo = append(todo, c)
-		}
-	}
 	var newlyInvalid []string
 	for _, name := range changes.Changed {
 		if sk := f.opts.Catalog.Get(name); sk != nil && !sk.Valid() && f.st.FindLoaded(name) == nil {
@@ -162,15 +114,32 @@ func (f *frame) sync(changes skills.Changes) []Event {
 	for _, w := range newlyInvalid {
 		events = append(events, &Warning{Message: w})
 	}
-	for _, c := range todo {
-		if c.changed {
-			events = append(events, &SkillChanged{Skill: c.name, Version: c.version, Body: c.body, Tokens: c.tokens, Tools: c.tools, Removed: c.removed})
-		} else {
-			events = append(events, &SkillUnloaded{Skill: c.name, Reason: c.reason}, &Warning{Message: c.warn, Log: true})
+	return append(events, rulebook.Sync(f.st, func(ls *rulebook.Loaded) rulebook.Disk { return f.onDisk(sel, ls) })...)
+}
+
+// onDisk is a loaded skill as the catalog now reads it (R17).
+func (f *frame) onDisk(sel *selection, ls *rulebook.Loaded) rulebook.Disk {
+	cur := sel.byName[ls.Name]
+	if cur == nil {
+		sk := f.opts.Catalog.Get(ls.Name)
+		switch {
+		case sk == nil:
+			return rulebook.Disk{Gone: rulebook.GoneRemoved}
+		case !sk.Valid():
+			return rulebook.Disk{Gone: rulebook.GoneInvalid, Problems: problemsText(sk.Problems)}
 		}
-		events = append(events, &ContextChanged{Line: c.line})
+		return rulebook.Disk{Gone: rulebook.GoneNotEnabled}
 	}
-	return events
+	if !bodyChanged(cur, ls) {
+		return rulebook.Disk{}
+	}
+	d := rulebook.Disk{Changed: true, Chars: utf8.RuneCountInString(skillText(cur)), Version: cur.Version, Body: bodyOf(cur)}
+	if d.Chars <= f.st.Settings.MaxSkillChars {
+		d.Tokens = f.countNow(d.Body.Text, nil)
+		d.Tools, d.Removed, d.Added = f.toolsAfterEdit(ls, d.Body)
+	}
+	return d
+
 }
 
 func problemsText(ps []skills.Problem) string {

@@ -18,13 +18,14 @@
 //	R13 load identity ............. apply.go (noteLoaded, TurnState.Execs), load.go (ReadThisTurn)
 //	R15 approvals ................. apply.go (Approval: Approved, Approvals)
 //	R16 preload ................... apply.go (SkillPreload)
+//	R17 skills read every turn .... sync.go (Sync: edits, removals, invalid, too long)
 //	R20 Offered/Delivered/Loaded .. apply.go (ModelCall, SkillLoaded), state.go (TurnState), turnend.go (TurnEnd)
 //	R21 uses ...................... apply.go (ModelCall reused, ToolResult), turnend.go (TurnEnd)
 //	R23 frozen prompt ............. apply.go (PromptFrozen, thawFrozen)
 //	R26 state and store ........... apply.go (StateChanged, for loads and preloads)
 //
 // The rules that need the skill catalog, the tool definitions or a token
-// count (R5, R6, R8, R10, R11, R14, R17–R19, R22, R24, R25) are decided by
+// count (R5, R6, R8, R10, R11, R14, R18, R19, R22, R24, R25) are decided by
 // the shell in package harness, in functions of a frame (the state and what
 // the shell knows of the world, handed out under its lock) that return
 // events; they ask the rules above, and their events are folded here.
