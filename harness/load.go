@@ -13,10 +13,6 @@ import (
 	"skillet/skills"
 )
 
-// excerptChars is how much of each line a load's contextChanged record
-// carries (R7).
-const excerptChars = 200
-
 // loadOutcome is what a load_skill call answers.
 type loadOutcome struct {
 	content string
@@ -159,10 +155,9 @@ func mcpWarnings(failures []string) []Event {
 	return out
 }
 
-// insert records the load of a skill that is not loaded: it unloads the
-// least recently used skills past max_loaded_skills (R2), then loads it
-// and records the contextChanged lines (R7). A plan without a tool call id
-// records them as notes.
+// insert records the load of a skill that is not loaded (R2, R7): the
+// shell renders it and works out the tools it makes available; the rule
+// book records the evictions and the load.
 func (f *frame) insert(p insertPlan) ([]Event, []string) {
 	sk, by := p.sk, p.by
 	ls := &rulebook.Loaded{Name: sk.Name, ExecID: p.exec, ExecTurn: f.st.Turn, LoadedTurn: f.st.Turn, By: by, Delivery: p.delivery, ResultMsg: -1}
@@ -170,29 +165,13 @@ func (f *frame) insert(p insertPlan) ([]Event, []string) {
 		ls.Delivery = DeliveryContext // only a tool result can carry text
 	}
 	f.render(ls, sk, by == ByModel || by == ByPaste)
-	var evicted []string
-	keep := f.st.Loaded
-	for f.lifecycle() && len(keep) >= f.st.Settings.MaxLoadedSkills && len(keep) > 0 {
-		evicted = append(evicted, keep[len(keep)-1].Name)
-		keep = keep[:len(keep)-1]
-	}
+	evicted := rulebook.Evicted(f.st, f.lifecycle())
+	keep := f.st.Loaded[:len(f.st.Loaded)-len(evicted)]
 	before := f.buildTools()
 	after := f.buildToolsWith(f.st.Preloads, append([]*rulebook.Loaded{ls}, keep...))
 	ls.Tools = madeAvailable(before, after, ls)
-
-	var events []Event
-	var lines []string
-	for _, name := range evicted {
-		events = append(events, &SkillUnloaded{Skill: name, Reason: UnloadLRU})
-		line := fmt.Sprintf("contextChanged: unloaded %s (least recently used; max_loaded_skills is %d): its instructions and tools left", name, f.st.Settings.MaxLoadedSkills)
-		lines = append(lines, line)
-		events = append(events, &ContextChanged{Line: line, ToolCallID: p.toolCallID})
-	}
-	events = append(events, &SkillLoaded{Skill: sk.Name, Version: sk.Version, ExecutionID: p.exec, Evicted: nonNil(evicted), Tools: nonNil(ls.Tools), By: by, Tokens: ls.Tokens, Delivery: ls.Delivery, Repeat: p.repeat, Body: ls.Body})
-	line := loadLine(ls, by)
-	lines = append(lines, line)
-	events = append(events, &ContextChanged{Line: line, ToolCallID: p.toolCallID})
-	return events, lines
+	return rulebook.Insert(f.st, rulebook.Load{Skill: sk.Name, Version: sk.Version, Exec: p.exec, By: by, Delivery: ls.Delivery, ToolCallID: p.toolCallID,
+		Repeat: p.repeat, Body: ls.Body, Tokens: ls.Tokens, Tools: ls.Tools}, evicted)
 }
 
 func nonNil(v []string) []string {
@@ -200,25 +179,6 @@ func nonNil(v []string) []string {
 		return []string{}
 	}
 	return v
-}
-
-// loadLine is the contextChanged record of a load, with the first 200
-// characters of each line the skill added (R7).
-func loadLine(ls *rulebook.Loaded, by LoadedBy) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "contextChanged: loaded %s version %s as execution %s", ls.Name, orNone(ls.Version), ls.ExecID)
-	if by == ByUser {
-		b.WriteString(" by the user")
-	}
-	b.WriteString("; it is the active skill")
-	if len(ls.Tools) > 0 {
-		b.WriteString("; tools: " + strings.Join(ls.Tools, ", "))
-	}
-	for _, l := range firstChars(ls.Body.Text, excerptChars) {
-		b.WriteString("\n  | ")
-		b.WriteString(l)
-	}
-	return b.String()
 }
 
 // loadResult is the load_skill answer: the contextChanged lines, and in

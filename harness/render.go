@@ -66,23 +66,6 @@ func wrapBlock(tag string, elems []string) string {
 	return "<" + tag + ">\n" + strings.Join(elems, "\n") + "\n</" + tag + ">"
 }
 
-// firstChars keeps the first n characters of each non-empty line, for the
-// contextChanged record of a load (R7).
-func firstChars(text string, n int) []string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, " \t\r")
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if r := []rune(line); len(r) > n {
-			line = string(r[:n])
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
 // joinParts joins the non-empty parts of the instructions.
 func joinParts(parts []ContextPart) string {
 	texts := make([]string, 0, len(parts))
@@ -111,11 +94,4 @@ func (f *frame) render(ls *rulebook.Loaded, sk *skills.Skill, exact bool) {
 	} else {
 		ls.Tokens = f.countNow(ls.Body.Text, nil)
 	}
-}
-
-func orNone(v string) string {
-	if v == "" {
-		return "(none)"
-	}
-	return v
 }

@@ -15,6 +15,7 @@
 //	R7  contextChanged ............ apply.go (addNote: notes travel with the next user message), unload.go (the unload lines)
 //	R9  window .................... window.go (ComputeWindow)
 //	R12 load limits ............... load.go (OverLimit)
+//	R2, R7 a load ................. load.go (Evicted, Insert: evictions, the load, their lines)
 //	R13 load identity ............. apply.go (noteLoaded, TurnState.Execs), load.go (ReadThisTurn)
 //	R15 approvals ................. apply.go (Approval: Approved, Approvals)
 //	R16 preload ................... apply.go (SkillPreload)

@@ -5,7 +5,12 @@
 
 package rulebook
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"skillet/harness/event"
+)
 
 // OverLimit says why a load of a skill whose text is chars characters and
 // tokens tokens would break a limit of the running turn (R12); "" when it
@@ -35,4 +40,99 @@ func ReadThisTurn(st *State, name, version string) (string, bool) {
 	}
 	exec, ok := st.Cur.Execs[name]
 	return exec, ok && st.Cur.ExecVersion[name] == version
+}
+
+// ExcerptChars is how much of each line of a skill a load's
+// contextChanged line carries (R7).
+const ExcerptChars = 200
+
+// Load is a load of a skill that is not loaded, as the shell rendered it:
+// its text and token count, and the tools it makes available once loaded
+// in place of the skills it evicts.
+type Load struct {
+	Skill, Version, Exec string
+	By                   event.LoadedBy
+	Delivery             event.Delivery
+	// ToolCallID is the load_skill call the lines answer; "" records them
+	// as notes.
+	ToolCallID string
+	// Repeat marks a skill read earlier this turn, under the same
+	// execution, and unloaded since (R13).
+	Repeat bool
+	Body   event.SkillBody
+	Tokens int
+	Tools  []string
+}
+
+// Evicted names the skills a load of a skill not loaded unloads to stay
+// within max_loaded_skills (R2), least recently used first; none without
+// the lifecycle rules.
+func Evicted(st *State, lifecycle bool) []string {
+	var out []string
+	for n := len(st.Loaded); lifecycle && n > 0 && n >= st.Settings.MaxLoadedSkills; n-- {
+		out = append(out, st.Loaded[n-1].Name)
+	}
+	return out
+}
+
+// Insert records a load of a skill that is not loaded: the unloads of the
+// skills it evicts, then the load, each with its contextChanged line (R2,
+// R7). It returns the events and the lines.
+func Insert(st *State, l Load, evicted []string) ([]event.Event, []string) {
+	var events []event.Event
+	var lines []string
+	note := func(line string) {
+		lines = append(lines, line)
+		events = append(events, &event.ContextChanged{Line: line, ToolCallID: l.ToolCallID})
+	}
+	for _, name := range evicted {
+		events = append(events, &event.SkillUnloaded{Skill: name, Reason: event.UnloadLRU})
+		note(fmt.Sprintf("contextChanged: unloaded %s (least recently used; max_loaded_skills is %d): its instructions and tools left", name, st.Settings.MaxLoadedSkills))
+	}
+	events = append(events, &event.SkillLoaded{Skill: l.Skill, Version: l.Version, ExecutionID: l.Exec, Evicted: nonNil(evicted), Tools: nonNil(l.Tools),
+		By: l.By, Tokens: l.Tokens, Delivery: l.Delivery, Repeat: l.Repeat, Body: l.Body})
+	note(loadLine(l))
+	return events, lines
+}
+
+// loadLine is the contextChanged record of a load, with the first
+// ExcerptChars characters of each line the skill added (R7).
+func loadLine(l Load) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "contextChanged: loaded %s version %s as execution %s", l.Skill, orNone(l.Version), l.Exec)
+	if l.By == event.ByUser {
+		b.WriteString(" by the user")
+	}
+	b.WriteString("; it is the active skill")
+	if len(l.Tools) > 0 {
+		b.WriteString("; tools: " + strings.Join(l.Tools, ", "))
+	}
+	for _, line := range firstChars(l.Body.Text, ExcerptChars) {
+		b.WriteString("\n  | ")
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// firstChars keeps the first n characters of each non-empty line.
+func firstChars(text string, n int) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if r := []rune(line); len(r) > n {
+			line = string(r[:n])
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
 }

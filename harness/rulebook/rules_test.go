@@ -213,3 +213,53 @@ func TestTurnEnd(t *testing.T) {
 		t.Errorf("an empty turn ends with %+v", e)
 	}
 }
+
+func TestInsert(t *testing.T) {
+	two := func(s *event.Settings) { s.MaxLoadedSkills = 2 }
+	body := event.SkillBody{Text: "# Deploy\n\nFirst line of the steps.\n   \n" + strings.Repeat("x", 250)}
+	for _, tc := range []struct {
+		name      string
+		st        *State
+		lifecycle bool
+		load      Load
+		want      string
+		// lines are parts of the contextChanged lines, in order.
+		lines []string
+	}{
+		{"room left: the load alone", fold(two, userMsg(1, "hi")), true,
+			Load{Skill: "d", Version: "3", Exec: "x-1", By: event.ByModel, ToolCallID: "c1", Body: body, Tools: []string{"ship@1"}},
+			"skill_loaded note",
+			[]string{"contextChanged: loaded d version 3 as execution x-1; it is the active skill; tools: ship@1\n  | # Deploy\n  | First line of the steps.\n  | " + strings.Repeat("x", ExcerptChars)}},
+		{"a full set evicts its least recent first", fold(two, userMsg(1, "hi"), loaded(1, "a", "x-1"), loaded(1, "b", "x-2")), true,
+			Load{Skill: "d", Exec: "x-3", By: event.ByUser, Body: body},
+			"unload(a:lru) note skill_loaded note",
+			[]string{"unloaded a (least recently used; max_loaded_skills is 2)", "loaded d version (none) as execution x-3 by the user"}},
+		{"without the lifecycle rules nothing is evicted", fold(two, userMsg(1, "hi"), loaded(1, "a", "x-1"), loaded(1, "b", "x-2")), false,
+			Load{Skill: "d", Exec: "x-3", By: event.ByModel, Body: body},
+			"skill_loaded note", []string{"loaded d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events, lines := Insert(tc.st, tc.load, Evicted(tc.st, tc.lifecycle))
+			if b := brief(events); b != tc.want {
+				t.Fatalf("got %q, want %q", b, tc.want)
+			}
+			if len(lines) != len(tc.lines) {
+				t.Fatalf("lines %q, want %d", lines, len(tc.lines))
+			}
+			for i, l := range tc.lines {
+				if !strings.Contains(lines[i], l) {
+					t.Errorf("line %d %q lacks %q", i, lines[i], l)
+				}
+				if cc := events[2*i+1].(*event.ContextChanged); cc.Line != lines[i] || cc.ToolCallID != tc.load.ToolCallID {
+					t.Errorf("event %d records %q for call %q", 2*i+1, cc.Line, cc.ToolCallID)
+				}
+			}
+			for _, e := range events {
+				tc.st.Apply(e)
+			}
+			if tc.st.Loaded[0].Name != "d" || (tc.lifecycle && len(tc.st.Loaded) > 2) {
+				t.Errorf("after the fold: %d loaded, active %s", len(tc.st.Loaded), tc.st.Loaded[0].Name)
+			}
+		})
+	}
+}

@@ -40,16 +40,16 @@ func SetLimit(st *State, key string, probe event.Settings, lifecycle bool) []eve
 	return events
 }
 
-// Victims names the skills a load of a skill not loaded would unload to
-// stay within max_loaded_skills; none when resident (the skill is loaded)
-// or without the lifecycle rules.
+// Victims names the skills a load would unload to stay within
+// max_loaded_skills (see Evicted); none when resident (the skill is
+// loaded already).
 func Victims(st *State, resident *Loaded, lifecycle bool) map[string]bool {
 	out := map[string]bool{}
-	if resident != nil || !lifecycle {
+	if resident != nil {
 		return out
 	}
-	for i := len(st.Loaded) - 1; i >= 0 && i >= st.Settings.MaxLoadedSkills-1; i-- {
-		out[st.Loaded[i].Name] = true
+	for _, name := range Evicted(st, lifecycle) {
+		out[name] = true
 	}
 	return out
 }
