@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"skillet/harness/chat"
@@ -29,10 +28,16 @@ type Model struct {
 	// Names, when set, is what Models lists; when nil Models fails, as a
 	// provider without a model list does.
 	Names []string
+	// Raw fills each reply's Raw, where its step left it empty, with the
+	// JSON body a chat-completions endpoint answers, so what shows the
+	// raw reply has one to show.
+	Raw bool
 
 	mu    sync.Mutex
 	steps []Step
 	reqs  []*chat.Request
+	// calls numbers the tool calls this model made
+	calls int
 }
 
 // New returns a model that plays steps in order.
@@ -62,7 +67,56 @@ func (m *Model) Complete(ctx context.Context, req *chat.Request, on func(chat.St
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return st(ctx, &cp, on)
+	r, err := st(ctx, &cp, on)
+	if r != nil {
+		m.number(&cp, r)
+	}
+	if r != nil && m.Raw && r.Raw == "" {
+		r.Raw = RawBody(r)
+	}
+	return r, err
+}
+
+// RawBody is the JSON body of a non-streamed chat-completions answer
+// carrying r.
+func RawBody(r *chat.Reply) string {
+	type choice struct {
+		Index        int          `json:"index"`
+		Message      chat.Message `json:"message"`
+		FinishReason string       `json:"finish_reason"`
+	}
+	body := struct {
+		Object  string      `json:"object"`
+		Choices []choice    `json:"choices"`
+		Usage   *chat.Usage `json:"usage,omitempty"`
+	}{"chat.completion", []choice{{Message: r.Message, FinishReason: r.FinishReason}}, r.Usage}
+	b, err := chat.MarshalPlain(body)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// number gives the reply's tool calls that have no id the next ids c1, c2
+// and so on: the same in every run, and past every such id of the request,
+// so a session reopened with a fresh model never sees one twice.
+func (m *Model) number(req *chat.Request, r *chat.Reply) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, msg := range req.Messages {
+		for _, tc := range msg.ToolCalls {
+			var n int
+			if _, err := fmt.Sscanf(tc.ID, "c%d", &n); err == nil && n > m.calls {
+				m.calls = n
+			}
+		}
+	}
+	for i := range r.Message.ToolCalls {
+		if r.Message.ToolCalls[i].ID == "" {
+			m.calls++
+			r.Message.ToolCalls[i].ID = fmt.Sprintf("c%d", m.calls)
+		}
+	}
 }
 
 // Add appends steps to the script.
@@ -136,17 +190,14 @@ func Text(text string) *chat.Reply {
 	return &chat.Reply{Message: chat.Message{Role: chat.RoleAssistant, Content: text}, FinishReason: "stop"}
 }
 
-// callSeq numbers tool calls across models, so a session reopened with a
-// fresh model never sees an id twice.
-var callSeq atomic.Int64
-
-// ToolCall makes a tool call with a fresh id.
+// ToolCall makes a tool call without an id; the Model that answers with
+// it gives it one.
 func ToolCall(name, args string) chat.ToolCall {
-	return chat.ToolCall{ID: fmt.Sprintf("c%d", callSeq.Add(1)), Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}
+	return chat.ToolCall{Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}
 }
 
 // Calls is a reply that calls tools, given as name and JSON arguments in
-// turn.
+// turn; the Model that answers with it numbers the calls.
 func Calls(pairs ...string) *chat.Reply {
 	r := &chat.Reply{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: "tool_calls"}
 	for i := 0; i+1 < len(pairs); i += 2 {

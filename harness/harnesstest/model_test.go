@@ -58,14 +58,24 @@ func TestModelPlaysItsScriptThenTheFallback(t *testing.T) {
 	}
 }
 
-func TestToolCallIDsAreUnique(t *testing.T) {
-	a, b := Calls("x", "{}", "y", "{}"), Calls("x", "{}")
-	ids := map[string]bool{}
+// Tool call ids are the same in every run and new to the request, even
+// when a fresh model takes over a session.
+func TestToolCallIDsAreNumberedPastTheRequests(t *testing.T) {
+	m := New(Call("x", "{}", "y", "{}"), Call("x", "{}"))
+	a, _ := m.Complete(context.Background(), &chat.Request{}, nil)
+	b, _ := m.Complete(context.Background(), &chat.Request{}, nil)
+	var ids []string
 	for _, c := range append(a.Message.ToolCalls, b.Message.ToolCalls...) {
-		if ids[c.ID] {
-			t.Fatalf("id %s twice", c.ID)
-		}
-		ids[c.ID] = true
+		ids = append(ids, c.ID)
+	}
+	if strings.Join(ids, ",") != "c1,c2,c3" {
+		t.Fatalf("ids %v", ids)
+	}
+	fresh := New(Load("alpha"))
+	req := &chat.Request{Messages: []chat.Message{{Role: chat.RoleAssistant, ToolCalls: a.Message.ToolCalls}, {Role: chat.RoleAssistant, ToolCalls: b.Message.ToolCalls}}}
+	r, _ := fresh.Complete(context.Background(), req, nil)
+	if id := r.Message.ToolCalls[0].ID; id != "c4" {
+		t.Fatalf("a fresh model's first id after c3 is %s", id)
 	}
 }
 
@@ -126,6 +136,19 @@ func TestStreamAndBlockStopWhenCancelled(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("block: %v", err)
+	}
+}
+
+func TestRawRepliesCarryTheBody(t *testing.T) {
+	m := New(Say("hi"), Load("alpha"))
+	m.Raw = true
+	r, _, _ := ask(t, m, context.Background(), "q")
+	if r.Raw != `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}` {
+		t.Fatalf("raw %s", r.Raw)
+	}
+	r, _, _ = ask(t, m, context.Background(), "q")
+	if !strings.Contains(r.Raw, `"content":null,"tool_calls":[{"function":{"name":"load_skill","arguments":"{\"name\":\"alpha\"}"}`) {
+		t.Fatalf("raw %s", r.Raw)
 	}
 }
 
