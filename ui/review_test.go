@@ -234,8 +234,8 @@ func (s *snapshotSignal) Snapshot() *harness.Snapshot {
 	return s.Session.Snapshot()
 }
 
-// failingEngine is a real session whose next LoadSkill fails with an error
-// of the engine's own wording.
+// failingEngine is a real session whose next LoadSkill fails with the
+// error given to failNext, as an engine error that names no command would.
 type failingEngine struct {
 	*harness.Session
 	mu  sync.Mutex
