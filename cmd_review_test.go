@@ -16,19 +16,14 @@ import (
 	"time"
 
 	"skillet/harness"
+	"skillet/harness/harnesstest"
 )
 
 // writeSkill writes a minimal valid skill, with extra frontmatter lines.
 func writeSkill(t *testing.T, root, name, extra string) {
 	t.Helper()
-	dir := filepath.Join(root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	body := fmt.Sprintf("---\nname: %s\ndescription: The %s skill. Use when testing %s.\n%s---\nDo the %s thing.\n", name, name, name, extra, name)
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w := &harnesstest.Workspace{T: t, Root: root}
+	w.Skill(name, fmt.Sprintf("The %s skill. Use when testing %s.", name, name), fmt.Sprintf("Do the %s thing.", name), extra)
 }
 
 // sessionStart returns the session_start event among JSON event lines.

@@ -189,9 +189,7 @@ func BenchmarkMemoryGrowth(b *testing.B) {
 			}
 			f.turn(fmt.Sprintf("review account %d for anomalies", turn), call("alpha_tool", fmt.Sprintf(`{"q":"%d"}`, turn)), say(strings.Repeat("The account looks fine. ", 20)))
 			// the test's model and recorder keep everything: not the session's memory
-			f.model.mu.Lock()
-			f.model.reqs = nil
-			f.model.mu.Unlock()
+			f.model.ForgetRequests()
 			f.rec.mu.Lock()
 			f.rec.events = nil
 			f.rec.mu.Unlock()

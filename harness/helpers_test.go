@@ -2,100 +2,75 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"skillet/harness/chat"
+	"skillet/harness/harnesstest"
 	"skillet/skills"
 )
 
 // step is one scripted model reply, computed from the request it answers.
-type step func(req *chat.Request) (*chat.Reply, error)
+type step = func(req *chat.Request) (*chat.Reply, error)
 
 // scripted is a model that answers from a script and records every
-// request, so tests can check exactly what the model was given.
+// request (harnesstest.Model), with the script's steps written as plain
+// functions of the request.
 type scripted struct {
-	mu    sync.Mutex
-	steps []step
-	reqs  []*chat.Request
+	harnesstest.Model
 	// fallback answers when the script runs out.
 	fallback step
+	once     sync.Once
 }
 
 func (m *scripted) Complete(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
-	// keep a deep copy: the engine may reuse slices
-	b, _ := req.Body()
-	var cp chat.Request
-	_ = json.Unmarshal(b, &cp)
-	m.mu.Lock()
-	m.reqs = append(m.reqs, &cp)
-	var st step
-	if len(m.steps) > 0 {
-		st, m.steps = m.steps[0], m.steps[1:]
-	} else {
-		st = m.fallback
-	}
-	m.mu.Unlock()
-	if st == nil {
-		st = say("done")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	r, err := st(&cp)
-	if r != nil && on != nil && r.Message.Content != "" {
-		on(chat.StreamEvent{Kind: chat.EventText, Text: r.Message.Content})
-	}
-	return r, err
+	m.once.Do(func() {
+		// read at each call: tests set fallback after the session opened
+		m.Model.Fallback = func(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
+			st := m.fallback
+			if st == nil {
+				st = say("done")
+			}
+			return harnesstest.Func(st)(ctx, req, on)
+		}
+	})
+	return m.Model.Complete(ctx, req, on)
 }
 
 func (m *scripted) add(steps ...step) {
-	m.mu.Lock()
-	m.steps = append(m.steps, steps...)
-	m.mu.Unlock()
-}
-
-func (m *scripted) last() *chat.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.reqs[len(m.reqs)-1]
-}
-
-func (m *scripted) requests() []*chat.Request {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]*chat.Request(nil), m.reqs...)
-}
-
-func say(text string) step {
-	return func(*chat.Request) (*chat.Reply, error) {
-		return &chat.Reply{Message: chat.Message{Role: chat.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
+	for _, st := range steps {
+		m.Model.Add(harnesstest.Func(st))
 	}
 }
 
-var callSeq int
+func (m *scripted) last() *chat.Request { return m.Model.Last() }
+
+func (m *scripted) requests() []*chat.Request { return m.Model.Requests() }
+
+func say(text string) step {
+	return func(*chat.Request) (*chat.Reply, error) { return harnesstest.Text(text), nil }
+}
 
 // call makes a reply with tool calls, each "name args".
 func call(pairs ...string) step {
-	return func(*chat.Request) (*chat.Reply, error) {
-		r := &chat.Reply{Message: chat.Message{Role: chat.RoleAssistant}, FinishReason: "tool_calls"}
-		for i := 0; i+1 < len(pairs); i += 2 {
-			callSeq++
-			r.Message.ToolCalls = append(r.Message.ToolCalls, chat.ToolCall{ID: fmt.Sprintf("c%d", callSeq), Type: "function", Function: chat.FunctionCall{Name: pairs[i], Arguments: pairs[i+1]}})
-		}
-		return r, nil
+	return func(*chat.Request) (*chat.Reply, error) { return harnesstest.Calls(pairs...), nil }
+}
+
+func load(name string) step { return call(ToolLoadSkill, harnesstest.LoadArgs(name)) }
+
+// The fixtures name the engine's tool and config file without importing it.
+func TestHarnesstestNamesAreTheEngines(t *testing.T) {
+	if harnesstest.LoadSkillTool != ToolLoadSkill || harnesstest.ConfigFile != ConfigFile {
+		t.Fatalf("harnesstest says %q and %q, the engine %q and %q", harnesstest.LoadSkillTool, harnesstest.ConfigFile, ToolLoadSkill, ConfigFile)
 	}
 }
 
-func load(name string) step { return call(ToolLoadSkill, fmt.Sprintf(`{"name":%q}`, name)) }
-
-// workspace is a folder of skills and tools made for one test.
+// workspace is a folder of skills and tools made for one test
+// (harnesstest.Workspace).
 type workspace struct {
 	t    testing.TB
 	root string
@@ -106,48 +81,29 @@ func newWorkspace(t testing.TB) *workspace {
 	return &workspace{t: t, root: t.TempDir()}
 }
 
+func (w *workspace) ws() *harnesstest.Workspace { return &harnesstest.Workspace{T: w.t, Root: w.root} }
+
 // skill writes a skill; extra is YAML added to the frontmatter.
 func (w *workspace) skill(name, desc, body, extra string) string {
 	w.t.Helper()
-	dir := filepath.Join(w.root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		w.t.Fatal(err)
-	}
-	text := fmt.Sprintf("---\nname: %s\ndescription: %s\n%s---\n%s\n", name, desc, extra, body)
-	p := filepath.Join(dir, "SKILL.md")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
-	// make sure a rewrite within the same clock tick still looks changed
-	future := time.Now().Add(time.Duration(len(text)) * time.Millisecond)
-	_ = os.Chtimes(p, future, future)
-	return dir
+	return w.ws().Skill(name, desc, body, extra)
 }
 
 // tool writes a workspace tool file.
 func (w *workspace) tool(file, yamlText string) {
 	w.t.Helper()
-	dir := filepath.Join(w.root, "tools")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		w.t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, file), []byte(yamlText), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
+	w.ws().Tool(file, yamlText)
 }
 
 // responseTool writes a response tool NAME version V answering text.
 func (w *workspace) responseTool(name string, version int, response string) {
-	w.tool(fmt.Sprintf("%s.v%d.yaml", name, version), fmt.Sprintf("name: %s\nversion: %d\ndescription: The %s tool.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: %q\n", name, version, name, response))
+	w.t.Helper()
+	w.ws().ResponseTool(name, version, response)
 }
 
 func (w *workspace) catalog() *skills.Catalog {
 	w.t.Helper()
-	c := skills.NewCatalog([]skills.Root{{Dir: w.root, Label: "test"}}, nil)
-	if _, err := c.Refresh(); err != nil {
-		w.t.Fatal(err)
-	}
-	return c
+	return w.ws().Catalog()
 }
 
 // recorder keeps every event a session emits.

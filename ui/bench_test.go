@@ -15,7 +15,7 @@ import (
 // transcript: at rest (the usual frame), and while paging up through
 // messages never drawn before (each page renders new Markdown).
 func BenchmarkViewLargeTranscript(b *testing.B) {
-	st := newStatic(fakeEntries(10000))
+	st := newStatic(b, fakeEntries(10000))
 	b.Run("steady", func(b *testing.B) {
 		m := loadStatic(b, st, 160, 48)
 		b.ReportAllocs()
@@ -50,7 +50,7 @@ func BenchmarkViewLargeTranscript(b *testing.B) {
 				es[i].Text = long
 			}
 		}
-		m := loadStatic(b, newStatic(es), 160, 48)
+		m := loadStatic(b, newStatic(b, es), 160, 48)
 		b.ReportAllocs()
 		for b.Loop() {
 			m.tr.invalidate()
@@ -78,7 +78,7 @@ func BenchmarkViewLargeTranscript(b *testing.B) {
 // size it, take the first snapshot and draw.
 func BenchmarkFirstFrame(b *testing.B) {
 	for _, n := range []int{12, 10000} {
-		st := newStatic(fakeEntries(n))
+		st := newStatic(b, fakeEntries(n))
 		b.Run(strconv.Itoa(n)+"-messages", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -94,7 +94,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 // streamingModel has a 20 KB reply streaming into a long transcript, its
 // Markdown rendered once (as the throttled render leaves it).
 func streamingModel(b *testing.B) *model {
-	st := newStatic(fakeEntries(2000))
+	st := newStatic(b, fakeEntries(2000))
 	m := loadStatic(b, st, 160, 48)
 	para := "The account shows **activity** across several pages; each page lists `items` with amounts and kinds.\n\n"
 	m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: strings.Repeat(para, 200)}})

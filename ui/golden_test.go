@@ -11,8 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
-
-	"skillet/ui/uitest"
 )
 
 // probeMsg runs f on the program's goroutine, where the model lives.
@@ -65,10 +63,9 @@ func quiet(sink *Sink) func(*model) bool {
 func TestGoldenScreens(t *testing.T) {
 	for _, sz := range [][2]int{{160, 48}, {120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			eng := uitest.Sample()
 			sink := NewEventSink()
-			eng.OnEvent, eng.Approver = sink.OnEvent, NewApprover(sink)
-			m := newModel(context.Background(), eng, Options{Style: "dark"})
+			s, _ := sampleSession(t, sink, nil)
+			m := newModel(context.Background(), s, Options{Style: "dark"})
 			// a clock a minute on at every reading: the approval dialog's
 			// keys work at once
 			clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -95,7 +92,7 @@ func TestGoldenScreens(t *testing.T) {
 				tm.Type("/load " + name)
 				tm.Send(enter)
 				waitFor(t, tm, "/load "+name, func(m *model) bool {
-					return idle(m) && len(m.snap.Loaded) > 0 && m.snap.Loaded[0].Name == name
+					return idle(m) && len(m.snap.Loaded) > 0 && m.snap.Loaded[0].Name == name && m.flash == "loaded "+name
 				})
 			}
 			if err := tm.Quit(); err != nil {

@@ -11,19 +11,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
-	"skillet/ui/uitest"
+	"skillet/harness/harnesstest"
 )
 
 // driver runs a model the way a program does, on the test's goroutine:
 // it applies messages, runs commands in goroutines and feeds their results
 // back. Timers that outlive a test are dropped with it.
 type driver struct {
-	t    testing.TB
-	m    *model
-	eng  *uitest.Engine
-	sink *Sink
-	msgs chan tea.Msg
-	quit bool
+	t testing.TB
+	m *model
+	// s is the session the program drives, script its model
+	s      *harness.Session
+	script *harnesstest.Model
+	sink   *Sink
+	msgs   chan tea.Msg
+	quit   bool
 	// clipboard and stop record what reached the terminal
 	clipboard []string
 	stop      func()
@@ -44,16 +46,19 @@ func (d *driver) waitApproval() {
 // Send lets the sink deliver to the driver as to a program.
 func (d *driver) Send(msg tea.Msg) { d.msgs <- msg }
 
-func newDriver(t testing.TB, eng *uitest.Engine, w, h int) *driver {
+// newDriver starts the program over a real session of the sample
+// workspace (sampleSession) answered by script; nil plays demoTurn.
+func newDriver(t testing.TB, script *harnesstest.Model, w, h int) *driver {
 	t.Helper()
-	if eng == nil {
-		eng = uitest.Sample()
-	}
+	return newDriverWith(t, script, w, h, Options{Style: "dark"})
+}
+
+func newDriverWith(t testing.TB, script *harnesstest.Model, w, h int, opts Options) *driver {
+	t.Helper()
 	sink := NewEventSink()
-	eng.OnEvent = sink.OnEvent
-	eng.Approver = NewApprover(sink)
-	d := driveEngine(t, eng, sink, w, h)
-	d.eng = eng
+	s, script := sampleSession(t, sink, script)
+	d := driveEngineWith(t, s, sink, w, h, opts)
+	d.s, d.script = s, script
 	return d
 }
 
@@ -247,9 +252,9 @@ func fakeEntries(n int) []harness.Entry {
 }
 
 // staticEngine serves a fixed snapshot and transcript, for benchmarks and
-// tests that need no turn.
+// tests that need no turn; everything else goes to a real session.
 type staticEngine struct {
-	*uitest.Engine
+	Engine
 	snap    *harness.Snapshot
 	entries []harness.Entry
 }
@@ -257,16 +262,19 @@ type staticEngine struct {
 func (s *staticEngine) Snapshot() *harness.Snapshot { return s.snap }
 func (s *staticEngine) Transcript() []harness.Entry { return s.entries }
 
-func newStatic(entries []harness.Entry) *staticEngine {
-	base := uitest.Sample()
-	snap := base.Snapshot()
+// newStatic serves entries beside the sample session's first snapshot,
+// its window set as if the entries had been sent.
+func newStatic(tb testing.TB, entries []harness.Entry) *staticEngine {
+	tb.Helper()
+	s, _ := sampleSession(tb, NewEventSink(), nil)
+	snap := s.Snapshot()
 	snap.Window.Messages = len(entries)
 	snap.Window.Cap = 60
 	snap.Window.InWindow = min(60, len(entries))
 	if len(entries) > 60 {
 		snap.Window.FirstEntry = len(entries) - 60
 	}
-	return &staticEngine{Engine: base, snap: snap, entries: entries}
+	return &staticEngine{Engine: s, snap: snap, entries: entries}
 }
 
 // loadStatic makes a model over a static engine, sized and refreshed,

@@ -316,7 +316,7 @@ func TestLiveRenderBacksOff(t *testing.T) {
 // render command, its result), the streaming message shows what a whole
 // render of its text at the pane's width shows.
 func TestStreamingPaneShowsWholeRender(t *testing.T) {
-	m := loadStatic(t, newStatic(fakeEntries(4)), 120, 40)
+	m := loadStatic(t, newStatic(t, fakeEntries(4)), 120, 40)
 	view(m)
 	reply := streamReplies["mixed"] + "\n\n" + streamReplies["lists"] + "\n\n" + streamReplies["fences"]
 	for i, piece := range chunkReply(reply, 4, 40) {

@@ -401,6 +401,11 @@ func (m *model) send(text string) tea.Cmd {
 	eng := m.eng
 	turn := func() tea.Msg {
 		end, err := eng.Turn(ctx, text)
+		if err == nil && end != nil && end.StopReason == harness.StopCancelled {
+			// the engine records a cancel as how the turn ended, not as an
+			// error; the program treats both alike
+			err = context.Canceled
+		}
 		return turnDoneMsg{end: end, err: err}
 	}
 	return tea.Batch(turn, m.startSpinner(), m.requestRefresh())

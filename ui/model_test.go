@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
-	"skillet/ui/uitest"
+	"skillet/harness/harnesstest"
 )
 
 func TestTurnShowsMessagesToolsAndMarks(t *testing.T) {
@@ -30,7 +30,7 @@ func TestTurnShowsMessagesToolsAndMarks(t *testing.T) {
 		"❯ You · turn 1",
 		"please review account ACME-42",
 		`⚙ load_skill {"name":"account-review"}`,
-		"▲ loaded account-review v2 · x-1",
+		"▲ loaded account-review v2 · x-2", // x-1 is the preload's
 		"contextChanged: loaded account-review",
 		"✓ approved run_checks for the session",
 		"Review of ACME-42",
@@ -48,14 +48,7 @@ func TestTurnShowsMessagesToolsAndMarks(t *testing.T) {
 }
 
 func TestEnterSendsShiftEnterAddsLine(t *testing.T) {
-	eng := uitest.Sample()
-	var got []string
-	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
-		got = append(got, text)
-		e.StartTurn(text)
-		return e.EndTurn("done"), nil
-	}
-	d := newDriver(t, eng, 120, 40)
+	d := newDriver(t, harnesstest.New(harnesstest.Say("ok")), 120, 40)
 	d.typeText("first line")
 	d.key("shift+enter")
 	d.typeText("second")
@@ -66,8 +59,17 @@ func TestEnterSendsShiftEnterAddsLine(t *testing.T) {
 	}
 	d.key("enter")
 	d.settle()
+	var got []string
+	for _, e := range d.s.Transcript() {
+		if e.Kind == harness.EntryUser {
+			got = append(got, e.Text)
+		}
+	}
 	if len(got) != 1 || got[0] != "first line\nsecond\nthird" {
 		t.Fatalf("turns = %q", got)
+	}
+	if sent, _ := harnesstest.SinceUser(d.script.Last()); sent != got[0] {
+		t.Fatalf("the model was sent %q", sent)
 	}
 	if d.m.in.value() != "" {
 		t.Fatalf("input not emptied after send: %q", d.m.in.value())
@@ -80,16 +82,8 @@ func TestEnterSendsShiftEnterAddsLine(t *testing.T) {
 }
 
 func TestR25_EscCancelsRunningTurn(t *testing.T) {
-	eng := uitest.Sample()
 	started := make(chan struct{})
-	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
-		e.StartTurn(text)
-		e.ModelCall()
-		close(started)
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	d := newDriver(t, eng, 120, 40)
+	d := newDriver(t, harnesstest.New(harnesstest.Block(started)), 120, 40)
 	d.typeText("wait for me")
 	d.key("enter")
 	d.pump(func(m *model) bool { return m.running && m.pendingSeq > 0 })
@@ -113,7 +107,7 @@ func TestR25_EscCancelsRunningTurn(t *testing.T) {
 	if !strings.HasPrefix(d.m.flash, "turn cancelled") || d.m.in.value() != "again" || len(d.m.queue) != 0 {
 		t.Fatalf("flash = %q, input %q, queue %q", d.m.flash, d.m.in.value(), d.m.queue)
 	}
-	if last := eng.Transcript(); !last[len(last)-1].Interrupted {
+	if last := d.s.Transcript(); !last[len(last)-1].Interrupted {
 		t.Fatalf("engine did not record the interruption: %+v", last[len(last)-1])
 	}
 	if !strings.Contains(d.screen(), "interrupted") {
@@ -411,13 +405,14 @@ func TestReadableJSONKeepsEscapedBackslash(t *testing.T) {
 }
 
 func TestBackgroundLightSwitchesStyle(t *testing.T) {
-	m := newModel(context.Background(), uitest.Sample(), Options{})
+	s, _ := sampleSession(t, NewEventSink(), nil)
+	m := newModel(context.Background(), s, Options{})
 	m.Update(tea.BackgroundColorMsg{Color: ansi.White})
 	if m.md.style != "light" || m.th.dark {
 		t.Fatalf("style = %q dark=%v after a light background", m.md.style, m.th.dark)
 	}
 	// a fixed style is kept
-	m = newModel(context.Background(), uitest.Sample(), Options{Style: "dark"})
+	m = newModel(context.Background(), s, Options{Style: "dark"})
 	m.Update(tea.BackgroundColorMsg{Color: ansi.White})
 	if m.md.style != "dark" {
 		t.Fatal("fixed style changed")
@@ -445,9 +440,12 @@ func TestMouseWheelScrollsPaneUnderPointer(t *testing.T) {
 // /model on the offline demo model says the name is ignored, as --model
 // does, and changes nothing.
 func TestModelCommandOnTheDemoModelIsIgnored(t *testing.T) {
-	eng := uitest.Sample()
-	d := newDriver(t, eng, 120, 40)
-	d.m.snap.Demo = true
+	sink := NewEventSink()
+	s, _ := sampleSessionWith(t, sink, nil, func(o *harness.Options) { o.Demo = true })
+	d := driveEngine(t, s, sink, 120, 40)
+	if !d.m.snap.Demo {
+		t.Fatal("the session is not marked as the demo model's")
+	}
 	before := d.m.snap.Model
 	d.send("/model gpt-4o")
 	if !strings.Contains(d.screen(), "is ignored: the offline demo model answers") {

@@ -1,8 +1,8 @@
 package ui
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
-	"skillet/ui/uitest"
+	"skillet/harness/harnesstest"
 )
 
 // view draws the model and returns the screen without colour.
@@ -50,7 +50,7 @@ func flat(lines []string) string {
 }
 
 func TestR9_OutOfWindowEntriesDimmed(t *testing.T) {
-	st := newStatic(fakeEntries(80))
+	st := newStatic(t, fakeEntries(80))
 	st.snap.Window.FirstEntry = 20 // entries 0–19 left the window
 	m := loadStatic(t, st, 160, 48)
 	m.tr.home()
@@ -80,7 +80,7 @@ func TestR9_OutOfWindowEntriesDimmed(t *testing.T) {
 }
 
 func TestR9_CapExceededInStatusBar(t *testing.T) {
-	st := newStatic(fakeEntries(8))
+	st := newStatic(t, fakeEntries(8))
 	st.snap.Window.CapExceeded = true
 	m := loadStatic(t, st, 160, 48)
 	if s := view(m); !strings.Contains(s, "cap exceeded") {
@@ -89,7 +89,7 @@ func TestR9_CapExceededInStatusBar(t *testing.T) {
 }
 
 func TestR2_LRUShowsLoadedMostRecentFirstWithMarks(t *testing.T) {
-	st := newStatic(nil)
+	st := newStatic(t, nil)
 	st.snap.Loaded = []harness.LoadedSkill{
 		{Name: "brand-voice", Version: "1", ExecutionID: "x-3", Active: true, Tokens: 1200, By: "model", LoadedTurn: 3, Changed: true},
 		{Name: "account-review", Version: "2", ExecutionID: "x-1", Tokens: 800, By: "user", LoadedTurn: 1, OutOfWindow: true,
@@ -109,7 +109,7 @@ func TestR2_LRUShowsLoadedMostRecentFirstWithMarks(t *testing.T) {
 }
 
 func TestR26_StateAndStoreOnExpand(t *testing.T) {
-	st := newStatic(nil)
+	st := newStatic(t, nil)
 	st.snap.Loaded = []harness.LoadedSkill{{Name: "account-review", Version: "2", ExecutionID: "x-1", Active: true,
 		State: json.RawMessage(`{"page":3}`), Store: json.RawMessage(`{"n":["A"]}`)}}
 	m := loadStatic(t, st, 200, 48)
@@ -128,7 +128,7 @@ func TestR26_StateAndStoreOnExpand(t *testing.T) {
 }
 
 func TestR20_OfferedDeliveredLoadedAndR10_LeftOff(t *testing.T) {
-	st := newStatic(nil)
+	st := newStatic(t, nil)
 	st.snap.LastTurn = &harness.TurnEnd{Header: harness.Header{Turn: 4}, StopReason: "done",
 		Offered: []string{"account-review", "brand-voice", "pdf-tools"}, Delivered: []string{"house-style", "account-review"},
 		Loaded: []string{"account-review"}, LeftOff: []string{"data-cleanup", "legal-check"},
@@ -162,11 +162,11 @@ func TestR20_OfferedDeliveredLoadedAndR10_LeftOff(t *testing.T) {
 }
 
 func TestContextPaneShowsInstructionsAndParts(t *testing.T) {
-	eng := uitest.Sample()
-	if err := eng.LoadSkill("account-review"); err != nil {
+	sess, _ := sampleSession(t, NewEventSink(), nil)
+	if err := sess.LoadSkill("account-review"); err != nil {
 		t.Fatal(err)
 	}
-	st := &staticEngine{Engine: eng, snap: eng.Snapshot(), entries: eng.Transcript()}
+	st := &staticEngine{Engine: sess, snap: sess.Snapshot(), entries: sess.Transcript()}
 	m := loadStatic(t, st, 160, 48)
 	s := view(m)
 	for _, want := range []string{"instructions", "skill account-review", "preload house-style", "<available_skills>"} {
@@ -276,32 +276,30 @@ func TestR6_RefusalAndR7_ContextChangedStyled(t *testing.T) {
 	}
 }
 
+// The harness's own words in a turn are marked in the transcript: a
+// harness.log line (a tool of a loaded skill left out), the window cut
+// short of a turn longer than the cap (R9), the list leaving skills off
+// (R10) and the model's error ending the turn.
 func TestHarnessLogAndWarningsMarked(t *testing.T) {
-	eng := uitest.Sample()
-	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
-		turn := e.StartTurn(text)
-		e.Note(harness.NoteHarnessLog, "tool tone_check left out: its name collides with an agent tool")
-		e.Emit(&harness.Warning{Header: harness.Header{Turn: turn}, Message: "tool tone_check left out", Log: true})
-		e.Emit(&harness.WindowTrimmed{Header: harness.Header{Turn: turn}, Call: 1, Dropped: 4, Kept: 60, CapExceeded: true})
-		e.Emit(&harness.Warning{Header: harness.Header{Turn: turn}, Message: "list leaves off 3 skills"})
-		e.Emit(&harness.Error{Header: harness.Header{Turn: turn}, Message: "model said 500"})
-		return e.EndTurn("error"), nil
+	d := harnessLogDriver(t, harnesstest.Say("hello"), harnesstest.Load("weather-notes"), harnesstest.Fail(errors.New("model API said 500: boom")))
+	d.send("hi")
+	// the list's left-off set is said when it changes: at the first turn
+	if s := flat(paneText(d.m, paneTranscript)); !strings.Contains(s, "⚠ the list holds 2 skills: left off brand-voice, data-cleanup, pdf-tools") {
+		t.Errorf("transcript lacks the list's warning:\n%s", s)
 	}
-	d := newDriver(t, eng, 160, 48)
 	d.send("go")
 	s := flat(paneText(d.m, paneTranscript))
 	for _, want := range []string{
-		"⚠ harness.log: tool tone_check left out",
-		"✂ window: 4 message(s) left out of call 1, 60 kept — this turn alone is longer than the cap (R9)",
-		"⚠ list leaves off 3 skills",
-		"✗ model said 500",
-		"turn 1 ended: error",
+		"⚠ harness.log: tool missing_tool of skill weather-notes is left out",
+		"✂ window: 2 message(s) left out of call 2, 3 kept — this turn alone is longer than the cap (R9)",
+		"✗ model API said 500: boom",
+		"turn 2 ended: error",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("transcript lacks %q:\n%s", want, s)
 		}
 	}
-	if strings.Count(s, "tool tone_check left out") != 1 {
+	if strings.Count(s, "tool missing_tool of skill weather-notes is left out") != 1 {
 		t.Error("a harness.log line is shown twice (note and warning)")
 	}
 }
@@ -349,7 +347,7 @@ func TestReasoningUnfolds(t *testing.T) {
 }
 
 func TestTranscriptVirtualized(t *testing.T) {
-	st := newStatic(fakeEntries(10000))
+	st := newStatic(t, fakeEntries(10000))
 	m := loadStatic(t, st, 160, 48)
 	m.View()
 	if n := len(m.tr.cache); n > 40 {
@@ -378,7 +376,7 @@ func TestTranscriptSelectionScrollsThroughTallItem(t *testing.T) {
 	long := strings.Repeat("line of a long answer\n\n", 80)
 	entries = append(entries, harness.Entry{Index: 3, Message: 3, Kind: harness.EntryAssistant, Turn: 1, Text: long})
 	entries = append(entries, harness.Entry{Index: 4, Message: 4, Kind: harness.EntryUser, Turn: 2, Text: "after"})
-	m := loadStatic(t, newStatic(entries), 100, 30)
+	m := loadStatic(t, newStatic(t, entries), 100, 30)
 	m.focus = paneTranscript
 	m.View()
 	m.Update(keyMsg("up")) // selects the last visible item
@@ -405,7 +403,7 @@ func TestTranscriptSelectionScrollsThroughTallItem(t *testing.T) {
 }
 
 func TestStreamingThrottled(t *testing.T) {
-	m := loadStatic(t, newStatic(fakeEntries(4)), 120, 40)
+	m := loadStatic(t, newStatic(t, fakeEntries(4)), 120, 40)
 	var cmds int
 	for i := 0; i < 200; i++ {
 		_, cmd := m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 2}, Call: 1, Text: "word "}})

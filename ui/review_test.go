@@ -16,7 +16,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness"
-	"skillet/ui/uitest"
+	"skillet/harness/chat"
+	"skillet/harness/harnesstest"
 )
 
 // askApproval opens the approval dialog from the engine's side and returns
@@ -103,7 +104,7 @@ func TestInfoOverlaysCopyAndWritePlainText(t *testing.T) {
 	for _, tc := range []struct{ line, file, want string }{
 		{"/help", "skillet-help.txt", "/load NAME"},
 		{"/set", "skillet-settings.txt", "max_loaded_skills = 3"},
-		{"/skills", "skillet-skills.txt", "broken-skill  invalid"},
+		{"/skills", "skillet-skills.txt", "broken  invalid"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			d := newDriver(t, nil, 160, 48)
@@ -147,29 +148,25 @@ func TestNarrowSendShowsTheTranscript(t *testing.T) {
 }
 
 func TestHarnessLogPrefixShownOnce(t *testing.T) {
-	eng := uitest.Sample()
-	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
-		turn := e.StartTurn(text)
-		// the engine's note carries the prefix, as the model reads it
-		e.Note(harness.NoteHarnessLog, "harness.log: tool tone_check left out")
-		e.Emit(&harness.Warning{Header: harness.Header{Turn: turn}, Message: "tool tone_check left out", Log: true})
-		return e.EndTurn("done"), nil
-	}
-	d := newDriver(t, eng, 160, 48)
+	// the engine's note carries the prefix, as the model reads it
+	d := harnessLogDriver(t, harnesstest.Load("weather-notes"), harnesstest.Say("done"))
 	d.send("go")
 	s := flat(paneText(d.m, paneTranscript))
-	if !strings.Contains(s, "⚠ harness.log: tool tone_check left out") || strings.Contains(s, "harness.log: harness.log") {
+	if !strings.Contains(s, "⚠ harness.log: tool missing_tool of skill weather-notes is left out") || strings.Contains(s, "harness.log: harness.log") {
 		t.Fatalf("harness.log line:\n%s", s)
 	}
 }
 
 func TestEngineErrorsKeepTheirOwnPrefix(t *testing.T) {
-	d := newDriver(t, nil, 160, 48)
+	sink := NewEventSink()
+	s, _ := sampleSession(t, sink, nil)
+	eng := &failingEngine{Session: s}
+	d := driveEngine(t, eng, sink, 160, 48)
 	for _, tc := range []struct{ line, want string }{
 		{"/unload brand-voice", "unload brand-voice: it is not loaded"},
-		{"/load nosuch", `load nosuch: no skill named "nosuch"`},
+		{"/load nosuch", `load nosuch: no skill named "nosuch" (enabled: account-review, brand-voice, pdf-tools, data-cleanup)`},
 		{"/set max_loaded_skills zero", `set max_loaded_skills: want a whole number, got "zero"`},
-		{"/call get_weather {oops", "call get_weather: arguments are not JSON: {oops"},
+		{"/call load_skill {}", "call load_skill: use /load NAME to load a skill by hand"},
 	} {
 		d.send(tc.line)
 		if !d.m.flashIsErr || d.m.flash != tc.want {
@@ -177,7 +174,7 @@ func TestEngineErrorsKeepTheirOwnPrefix(t *testing.T) {
 		}
 	}
 	// an engine error without the prefix gets it
-	d.eng.FailNext(errors.New("the engine is busy"))
+	eng.failNext(errors.New("the engine is busy"))
 	d.send("/load brand-voice")
 	if d.m.flash != "load brand-voice: the engine is busy" {
 		t.Errorf("message line %q", d.m.flash)
@@ -217,7 +214,8 @@ func TestMarkdownStylesAreGlamours(t *testing.T) {
 	if IsMarkdownStyle("bogus") {
 		t.Error("bogus accepted")
 	}
-	err := Run(context.Background(), uitest.Sample(), nil, Options{Style: "bogus", Input: strings.NewReader(""), Output: io.Discard})
+	s, _ := sampleSession(t, NewEventSink(), nil)
+	err := Run(context.Background(), s, nil, Options{Style: "bogus", Input: strings.NewReader(""), Output: io.Discard})
 	if err == nil || !strings.Contains(err.Error(), "dracula") {
 		t.Fatalf("Run with a bogus style: %v", err)
 	}
@@ -226,14 +224,35 @@ func TestMarkdownStylesAreGlamours(t *testing.T) {
 // snapshotSignal tells when the program first asked the engine for a
 // snapshot: it is running.
 type snapshotSignal struct {
-	*uitest.Engine
+	*harness.Session
 	once    sync.Once
 	started chan struct{}
 }
 
 func (s *snapshotSignal) Snapshot() *harness.Snapshot {
 	s.once.Do(func() { close(s.started) })
-	return s.Engine.Snapshot()
+	return s.Session.Snapshot()
+}
+
+// failingEngine is a real session whose next LoadSkill fails with the
+// error given to failNext, as an engine error that names no command would.
+type failingEngine struct {
+	*harness.Session
+	mu  sync.Mutex
+	err error
+}
+
+func (f *failingEngine) failNext(err error) { f.mu.Lock(); f.err = err; f.mu.Unlock() }
+
+func (f *failingEngine) LoadSkill(name string) error {
+	f.mu.Lock()
+	err := f.err
+	f.err = nil
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return f.Session.LoadSkill(name)
 }
 
 // SIGINT (kill -INT) ends the program as ctrl+c twice does: no error, the
@@ -244,17 +263,15 @@ func TestSIGINTQuitsCleanly(t *testing.T) {
 	signal.Notify(ours, syscall.SIGINT)
 	defer signal.Stop(ours)
 
-	base := uitest.Sample()
 	turnCtx := make(chan context.Context, 1)
-	base.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
-		e.StartTurn(text)
+	script := harnesstest.New(func(ctx context.Context, _ *chat.Request, _ func(chat.StreamEvent)) (*chat.Reply, error) {
 		turnCtx <- ctx
 		<-ctx.Done()
 		return nil, ctx.Err()
-	}
-	eng := &snapshotSignal{Engine: base, started: make(chan struct{})}
+	})
 	sink := NewEventSink()
-	base.OnEvent = sink.OnEvent
+	base, _ := sampleSession(t, sink, script)
+	eng := &snapshotSignal{Session: base, started: make(chan struct{})}
 	in, typing := io.Pipe()
 	defer typing.Close()
 	done := make(chan error, 1)

@@ -31,8 +31,8 @@ func wideEntries() []harness.Entry {
 	return es
 }
 
-func wideStatic() *staticEngine {
-	st := newStatic(wideEntries())
+func wideStatic(tb testing.TB) *staticEngine {
+	st := newStatic(tb, wideEntries())
 	st.snap.Loaded = []harness.LoadedSkill{{Name: "日本語スキル", Version: "1", ExecutionID: "x-1", Active: true, Tokens: 99,
 		Tools: []string{"ツール@1"}, State: []byte(`{"状態":"🚀"}`)}}
 	st.snap.Instructions += "\n<current_context>\n<skill name=\"日本語スキル\">\n全角の文字と絵文字 🎉🎉🎉 が並ぶ行はここです。\n</skill>\n</current_context>"
@@ -84,7 +84,7 @@ func checkScreen(t *testing.T, m *model, w, h int) {
 }
 
 func TestResizeSweepKeepsBordersAndWidths(t *testing.T) {
-	m := loadStatic(t, wideStatic(), 120, 40)
+	m := loadStatic(t, wideStatic(t), 120, 40)
 	sizes := [][2]int{{40, 12}, {41, 13}, {80, 24}, {99, 30}, {100, 30}, {159, 40}, {160, 48}, {200, 60}, {40, 60}, {200, 12}}
 	for w := 40; w <= 200; w += 13 {
 		for h := 12; h <= 60; h += 8 {
@@ -135,7 +135,7 @@ func TestResizeWithOverlaysOpen(t *testing.T) {
 }
 
 func TestWideTextKeepsColumnsAligned(t *testing.T) {
-	m := loadStatic(t, wideStatic(), 160, 48)
+	m := loadStatic(t, wideStatic(t), 160, 48)
 	for _, w := range []int{40, 57, 80, 101, 133, 160, 187} {
 		m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
 		for p := pane(1); p < numPanes; p++ {
@@ -170,15 +170,15 @@ func bigResult() string {
 	return b.String()
 }
 
-func bigStatic() *staticEngine {
+func bigStatic(tb testing.TB) *staticEngine {
 	es := fakeEntries(2)
 	es = append(es, harness.Entry{Index: 2, Message: 2, Turn: 1, Kind: harness.EntryTool, ToolCallID: "c0", ToolName: "dump", Text: bigResult()})
 	es = append(es, harness.Entry{Index: 3, Message: 3, Turn: 1, Kind: harness.EntryAssistant, Text: "That was big."})
-	return newStatic(es)
+	return newStatic(tb, es)
 }
 
 func TestLargeResultFoldedAndViewable(t *testing.T) {
-	m := loadStatic(t, bigStatic(), 160, 48)
+	m := loadStatic(t, bigStatic(t), 160, 48)
 	p := m.tr.pos[item{itemEntry, 2}]
 	folded := m.tr.linesAt(p, m.tr.w-1)
 	if len(folded) > foldLines+2 {
@@ -211,7 +211,7 @@ func TestLargeResultFoldedAndViewable(t *testing.T) {
 }
 
 func TestTranscriptCacheBounded(t *testing.T) {
-	m := loadStatic(t, newStatic(fakeEntries(10000)), 120, 40)
+	m := loadStatic(t, newStatic(t, fakeEntries(10000)), 120, 40)
 	m.tr.home()
 	for i := 0; i < 900; i++ {
 		m.tr.pageDown()

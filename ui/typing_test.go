@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
-	"skillet/ui/uitest"
+	"skillet/harness/chat"
+	"skillet/harness/harnesstest"
 )
 
 // The words a user types in a pane must reach the input, whatever the
@@ -120,23 +122,24 @@ func TestZoomGivesAPaneTheWholeBody(t *testing.T) {
 // turn ends; ↑ takes one back and ctrl+x drops one.
 func TestMessagesTypedDuringATurnAreQueued(t *testing.T) {
 	release := make(chan struct{})
-	eng := uitest.Sample()
+	var mu sync.Mutex
 	var texts []string
-	eng.Script = func(ctx context.Context, e *uitest.Engine, text string) (*harness.TurnEnd, error) {
+	script := &harnesstest.Model{Fallback: func(ctx context.Context, req *chat.Request, _ func(chat.StreamEvent)) (*chat.Reply, error) {
+		text, _ := harnesstest.SinceUser(req)
+		mu.Lock()
 		texts = append(texts, text)
-		e.StartTurn(text)
-		call := e.ModelCall()
-		if len(texts) == 1 {
+		first := len(texts) == 1
+		mu.Unlock()
+		if first {
 			select {
 			case <-release:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 		}
-		e.Assistant(call, "answer to "+text, "")
-		return e.EndTurn(harness.StopDone), nil
-	}
-	d := newDriver(t, eng, 120, 40)
+		return harnesstest.Text("answer to " + text), nil
+	}}
+	d := newDriver(t, script, 120, 40)
 	d.typeText("first")
 	d.key("enter")
 	d.pump(func(m *model) bool { return m.running && m.pendingSeq > 0 })
@@ -158,6 +161,8 @@ func TestMessagesTypedDuringATurnAreQueued(t *testing.T) {
 	d.m.in.take()
 	close(release)
 	d.settle()
+	mu.Lock()
+	defer mu.Unlock()
 	if len(texts) != 2 || texts[1] != "second" {
 		t.Fatalf("turns sent: %q", texts)
 	}
@@ -192,7 +197,7 @@ func TestCommandMenuSuggestsCommandsAndArguments(t *testing.T) {
 }
 
 func TestFindAndTurnJumps(t *testing.T) {
-	m := loadStatic(t, newStatic(fakeEntries(80)), 120, 40)
+	m := loadStatic(t, newStatic(t, fakeEntries(80)), 120, 40)
 	at := func() harness.Entry {
 		t.Helper()
 		if !m.tr.hasSel || m.tr.sel.kind != itemEntry {
@@ -227,7 +232,7 @@ func TestFindAndTurnJumps(t *testing.T) {
 
 // Scrolled up, the transcript says when output arrives below.
 func TestNewOutputBelowCue(t *testing.T) {
-	st := newStatic(fakeEntries(40))
+	st := newStatic(t, fakeEntries(40))
 	m := loadStatic(t, st, 120, 40)
 	m.tr.pageUp()
 	m.View()
@@ -248,11 +253,7 @@ func TestNewOutputBelowCue(t *testing.T) {
 var ruleID = regexp.MustCompile(`\bR\d{1,2}\b`)
 
 func TestPresenterModeHidesRuleIDsAndWelcomes(t *testing.T) {
-	eng := uitest.Sample()
-	sink := NewEventSink()
-	eng.OnEvent, eng.Approver = sink.OnEvent, NewApprover(sink)
-	d := driveEngineWith(t, eng, sink, 160, 48, Options{Style: "dark", Present: true})
-	d.eng = eng
+	d := newDriverWith(t, nil, 160, 48, Options{Style: "dark", Present: true})
 	s := d.screen()
 	for _, want := range []string{"Welcome to Skillet", "Try one of these", "“Review account activity for anomalies”", "alt+1 · account-review"} {
 		if !strings.Contains(s, want) {
