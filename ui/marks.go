@@ -104,9 +104,14 @@ func markFor(ev harness.Event) (mark, bool) {
 		m.kind, m.text = markUnloaded, fmt.Sprintf("unloaded %s (%s)", e.Skill, e.Reason)
 	case *harness.WindowTrimmed:
 		m.kind = markTrim
-		m.text = fmt.Sprintf("window: %d message(s) left out of call %d, %d kept", e.Dropped, e.Call, e.Kept)
-		if e.CapExceeded {
-			m.text += " — this turn alone is longer than the cap (R9)"
+		switch {
+		case e.CapExceeded && e.Dropped == 0:
+			m.text = fmt.Sprintf("window: call %d carries all %d messages — this turn alone is longer than the cap (R9)", e.Call, e.Kept)
+		default:
+			m.text = fmt.Sprintf("window: %d message(s) left out of call %d, %d kept", e.Dropped, e.Call, e.Kept)
+			if e.CapExceeded {
+				m.text += " — this turn alone is longer than the cap (R9)"
+			}
 		}
 	case *harness.Warning:
 		if e.Log {
