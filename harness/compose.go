@@ -44,110 +44,35 @@ type composition struct {
 }
 
 // compose builds the next request from the session's state (R8–R11, R14,
-// R16, R22, R23).; it contacts nothing and changes
-// nothing.
+// R16, R22, R23): the shell gathers the preloads, the ranked list and the
+// tools, and rulebook.Compose puts the request together. It contacts
+// nothing and changes nothing.
 func (f *frame) compose() *composition {
 	if p := f.agentProfile(); p != nil {
 		return f.composeProfile(p)
 	}
-	c := &composition{}
 	set := f.st.Settings
-	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: f.opts.Config.Agent.Prompt})
-	pre := f.composePreloads(c)
-
-	var list []*skills.Skill
+	w := rulebook.World{Prompt: f.opts.Config.Agent.Prompt, Preloads: f.st.Preloads, Listing: set.LoadSkillTool}
+	if w.Preloads == nil {
+		w.Preloads = f.pendingPreloads()
+	}
+	var scores []float64
 	if set.LoadSkillTool {
-		list, c.leftOff, c.scores = f.list(set.ListSize)
-		c.parts = append(c.parts, ContextPart{Kind: "list", Text: listBlock(list)})
-		for _, sk := range list {
-			c.offered = append(c.offered, sk.Name)
+		var list []*skills.Skill
+		list, w.LeftOff, scores = f.list(set.ListSize)
+		w.List = make([]rulebook.Listed, len(list))
+		for i, sk := range list {
+			w.List[i] = rulebook.Listed{Name: sk.Name, Description: sk.Description}
 		}
 	}
-
-	c.win = rulebook.ComputeWindow(len(f.st.Msgs), set.MaxTranscriptMessages, f.st.UserMsgs)
-	var ctxElems []string
-	for i, ls := range f.st.Loaded {
-		if ls.Delivery == DeliveryToolResult {
-			if ls.ResultMsg >= c.win.Start {
-				c.delivered = append(c.delivered, ls)
-			} else {
-				c.outOfWindow = append(c.outOfWindow, ls)
-			}
-			continue
-		}
-		kind := "skill"
-		if ls.By == "paste" {
-			kind = "paste"
-			c.offered = append(c.offered, ls.Name) // its name is in the prompt (R20)
-		}
-		el := skillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
-		ctxElems = append(ctxElems, el)
-		c.parts = append(c.parts, ContextPart{Kind: kind, Skill: ls.Name, Text: el, Tokens: ls.Tokens})
-		c.delivered = append(c.delivered, ls)
+	live := f.buildTools()
+	w.Tools, w.Infos = chatTools(live), live.infos()
+	rc := rulebook.Compose(f.st, w)
+	if rc.Frozen {
+		scores = nil
 	}
-	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(f.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre), listBlock(list), c.context)
-
-	c.live = f.buildTools()
-	tools := chatTools(c.live)
-	c.infos = c.live.infos()
-	if set.FreezePrompt && f.st.Frozen != nil {
-		f.applyFrozen(c)
-		tools = f.st.Frozen.Tools
-	}
-
-	msgs := make([]chat.Message, 0, c.win.Kept()+1)
-	if c.instructions != "" {
-		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.instructions})
-	}
-	c.msgs = f.st.Msgs[c.win.Start:c.win.N:c.win.N]
-	msgs = append(msgs, c.msgs...)
-	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
-	return c
-}
-
-// composePreloads renders this turn's preloads (R16) for the
-// instructions and counts them as delivered.
-func (f *frame) composePreloads(c *composition) []string {
-	preloads := f.st.Preloads
-	if preloads == nil {
-		preloads = f.pendingPreloads()
-	}
-	var pre []string
-	for _, ls := range preloads {
-		el := skillElement(ls.Name, ls.Version, ls.ExecID, false, "", ls.Body.Text)
-		pre = append(pre, el)
-		c.parts = append(c.parts, ContextPart{Kind: "preload", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
-		c.delivered = append(c.delivered, ls)
-	}
-	return pre
-}
-
-// applyFrozen puts the frozen instructions and tools in a composition: its
-// list is the first request's, and only what those instructions carried, or
-// a load result in the window, counts as delivered.
-func (f *frame) applyFrozen(c *composition) {
-	fz := f.st.Frozen
-	c.instructions, c.infos = fz.Instructions, fz.Infos
-	c.offered, c.leftOff, c.scores = fz.Offered, fz.LeftOff, nil
-	var delivered []*rulebook.Loaded
-	for _, ls := range c.delivered {
-		switch {
-		case ls.By == "preload", ls.Delivery == DeliveryToolResult:
-			delivered = append(delivered, ls)
-		case fz.Context[ls.Name] == ls.ExecID:
-			delivered = append(delivered, ls)
-		}
-	}
-	c.delivered = delivered
-}
-
-func joinBlocks(blocks ...string) string {
-	parts := make([]ContextPart, len(blocks))
-	for i, b := range blocks {
-		parts[i].Text = b
-	}
-	return joinParts(parts)
+	return &composition{req: rc.Request, live: live, parts: rc.Parts, instructions: rc.Instructions, context: rc.Context, win: rc.Win,
+		offered: rc.Offered, leftOff: rc.LeftOff, scores: scores, delivered: rc.Delivered, outOfWindow: rc.OutOfWindow, infos: rc.Infos, msgs: rc.Msgs}
 }
 
 // list returns the skills on the list, the names left off (R10) and the

@@ -186,7 +186,7 @@ func nonNil(v []string) []string {
 func loadResult(lines []string, ls *rulebook.Loaded, delivery Delivery) string {
 	out := strings.Join(lines, "\n")
 	if delivery == DeliveryToolResult && ls != nil {
-		out += "\n\n" + skillElement(ls.Name, ls.Version, ls.ExecID, true, "", ls.Body.Text)
+		out += "\n\n" + rulebook.SkillElement(ls.Name, ls.Version, ls.ExecID, true, "", ls.Body.Text)
 	}
 	return out
 }

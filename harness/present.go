@@ -164,13 +164,13 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 		}
 		// a /load by the user: the profile has no place for it, so it
 		// goes where Skillet puts it
-		el := skillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
+		el := rulebook.SkillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
 		ctxElems = append(ctxElems, el)
 		c.parts = append(c.parts, ContextPart{Kind: "skill", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
 		c.delivered = append(c.delivered, ls)
 	}
-	c.context = wrapBlock("current_context", ctxElems)
-	c.instructions = joinBlocks(append(append([]string{f.opts.Config.Agent.Prompt, wrapBlock("preloaded_skills", pre)}, system...), c.context)...)
+	c.context = rulebook.WrapBlock("current_context", ctxElems)
+	c.instructions = rulebook.JoinBlocks(append(append([]string{f.opts.Config.Agent.Prompt, rulebook.WrapBlock("preloaded_skills", pre)}, system...), c.context)...)
 
 	c.live = f.buildTools()
 	c.infos = c.live.infos()
@@ -299,4 +299,17 @@ func (f *frame) mentions(text string, turn int) ([]Use, []string) {
 		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", turn)})
 	}
 	return uses, msgs
+}
+
+// composePreloads renders this turn's preloads (R16) for a profile's
+// instructions and counts them as delivered.
+func (f *frame) composePreloads(c *composition) []string {
+	preloads := f.st.Preloads
+	if preloads == nil {
+		preloads = f.pendingPreloads()
+	}
+	pre, parts := rulebook.Preloaded(preloads)
+	c.parts = append(c.parts, parts...)
+	c.delivered = append(c.delivered, preloads...)
+	return pre
 }

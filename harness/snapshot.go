@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -32,21 +33,9 @@ type LoadedSkill struct {
 	Store json.RawMessage `json:"store"`
 }
 
-// ContextPart is one part of the next request's instructions, with its size.
-type ContextPart struct {
-	// Kind is "prompt", "preload", "list", "skill", "paste" or, under a
-	// profile, "activation" (an activated skill's text in the history).
-	Kind string `json:"kind"`
-	// Placement says where a profile's part reaches the model:
-	// "system-prompt", "developer-message", "reminder-message",
-	// "tool-description", "tool-result" or "user-message"; "" under
-	// skillet, whose parts are all in the instructions.
-	Placement string `json:"placement,omitempty"`
-	// Skill names the skill of a preload, skill or paste part.
-	Skill  string `json:"skill,omitempty"`
-	Text   string `json:"text"`
-	Tokens int    `json:"tokens"`
-}
+// ContextPart is one part of a request's instructions, or under a
+// profile, of the messages around them (see rulebook.Part).
+type ContextPart = rulebook.Part
 
 // WindowInfo describes the window of the next request (R9).
 type WindowInfo struct {

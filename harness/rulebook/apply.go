@@ -1,3 +1,9 @@
+// Rules R1 (one transcript), R2–R4 (the loaded set: touched, unloaded),
+// R7 (contextChanged notes travel with the next user message), R13 (load
+// identity), R15 (approvals), R16 (preloads), R20–R21 (what each turn
+// offered, delivered, loaded and used), R23 (the frozen prompt) and R26
+// (per-load state and store): the fold. Apply is the state's only writer.
+
 package rulebook
 
 import (

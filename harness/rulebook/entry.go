@@ -1,3 +1,5 @@
+// Rules R1 (the transcript's entries) and R7 (its notes).
+
 package rulebook
 
 import "skillet/harness/event"

@@ -1,3 +1,6 @@
+// Rules R1 (the transcript is one valid conversation) and R25 (every tool
+// call gets exactly one result), for a journal whose lines were lost.
+
 package rulebook
 
 import (

@@ -1,3 +1,6 @@
+// The state every rule reads (R1–R26): plain values, written only by
+// Apply.
+
 package rulebook
 
 import (

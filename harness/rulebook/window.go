@@ -1,3 +1,7 @@
+// Rule R9: a request carries the latest max_transcript_messages messages,
+// starting at a user message, and the whole current turn when it alone is
+// longer.
+
 package rulebook
 
 import "sort"
