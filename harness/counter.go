@@ -1,15 +1,42 @@
 package harness
 
-import "sync"
+import (
+	"sync"
+	"unicode/utf8"
+
+	"skillet/skills"
+)
 
 // counter counts tokens with a tokenizer, remembering recent texts: skill
 // texts and messages are counted again at every snapshot otherwise. It has
 // its own lock, so snapshots count after releasing the session's.
 type counter struct {
 	tok *Tokenizer
-	// mu guards cache.
+	// mu guards cache and chars.
 	mu    sync.Mutex
 	cache map[string]int
+	// chars are the characters of parsed skills' load text: a catalog's
+	// skills never change once parsed (a refresh parses a new one), and
+	// snapshots check every skill against max_skill_chars.
+	chars map[*skills.Skill]int
+}
+
+// skillChars is the number of characters a load of sk delivers.
+func (c *counter) skillChars(sk *skills.Skill) int {
+	c.mu.Lock()
+	n, ok := c.chars[sk]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = utf8.RuneCountInString(skillText(sk))
+	c.mu.Lock()
+	if c.chars == nil || len(c.chars) > 1<<16 {
+		c.chars = map[*skills.Skill]int{}
+	}
+	c.chars[sk] = n
+	c.mu.Unlock()
+	return n
 }
 
 func (c *counter) cached(text string) (int, bool) {

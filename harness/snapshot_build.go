@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"skillet/skills"
 )
@@ -45,7 +44,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 	snap.InstructionTokens = count(c.instructions)
 	snap.Ledger = ledger(c, count, s.opts.Tokenizer.Name(), sc.unsent, sc.reported)
 	snap.RequestTokens = snap.Ledger.Total
-	snap.Skills = skillStatuses(&s.opts, sc)
+	snap.Skills = skillStatuses(&s.opts, sc, s.tok)
 	snap.MCP = mcpInfo(&s.opts)
 	snap.Estimated = estimated
 	return snap
@@ -173,8 +172,9 @@ func (f *frame) goneTools(live []ToolInfo) []ToolInfo {
 	return out
 }
 
-func skillStatuses(o *Options, sc snapCopy) []SkillStatus {
-	var out []SkillStatus
+func skillStatuses(o *Options, sc snapCopy, tok *counter) []SkillStatus {
+	all, shadowed := o.Catalog.All(), o.Catalog.Shadowed()
+	out := make([]SkillStatus, 0, len(all)+len(shadowed))
 	add := func(sk *skills.Skill, shadowed bool) {
 		st := SkillStatus{Name: sk.Name, Description: sk.Description, Version: sk.Version, Dir: sk.Dir, Root: sk.Root,
 			Shadowed: shadowed, Problems: sk.Problems, Warnings: sk.Warnings, Tools: sk.Tools}
@@ -186,17 +186,19 @@ func skillStatuses(o *Options, sc snapCopy) []SkillStatus {
 				}
 			}
 			st.Loaded = sc.loaded[sk.Name]
-			st.Problems = append(append([]skills.Problem{}, st.Problems...), sc.sel.problems[sk.Name]...)
-			if n := utf8.RuneCountInString(skillText(sk)); len(st.Problems) == 0 && n > sc.maxChars {
+			if extra := sc.sel.problems[sk.Name]; len(extra) > 0 {
+				st.Problems = append(append([]skills.Problem{}, st.Problems...), extra...)
+			}
+			if n := tok.skillChars(sk); len(st.Problems) == 0 && n > sc.maxChars {
 				st.CannotLoad = fmt.Sprintf("%d characters, over max_skill_chars (%d)", n, sc.maxChars)
 			}
 		}
 		out = append(out, st)
 	}
-	for _, sk := range o.Catalog.All() {
+	for _, sk := range all {
 		add(sk, false)
 	}
-	for _, sk := range o.Catalog.Shadowed() {
+	for _, sk := range shadowed {
 		add(sk, true)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
