@@ -86,6 +86,7 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		if err != nil {
 			return nil, err
 		}
+		limitMemory()
 		for _, n := range w.notices {
 			sink.OnEvent(&harness.Warning{Message: n})
 		}

@@ -56,7 +56,6 @@ built-in sample skills.
 `
 
 func main() {
-	limitMemory()
 	// First, before any tool or MCP server can start.
 	if err := hideEnvironment(); err != nil {
 		fmt.Fprintln(os.Stderr, "skillet: warning: other processes of this user may read skillet's environment (and OPENAI_API_KEY):", err)

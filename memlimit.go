@@ -2,9 +2,10 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"time"
+	"sync"
 )
 
 // A session's live memory grows slowly (its transcript, notes and turn
@@ -23,30 +24,47 @@ const (
 	memHeadroom = 32 << 20
 	// memFloor is the lowest limit set: below it the default goal holds.
 	memFloor = 64 << 20
-	// memEvery is how often the limit follows the live heap.
-	memEvery = 500 * time.Millisecond
 )
 
+var limitOnce sync.Once
+
 // limitMemory keeps the runtime's soft memory limit at the live heap plus
-// memHeadroom, unless GOMEMLIMIT is set.
-func limitMemory() {
+// memHeadroom from now on, unless GOMEMLIMIT is set. It is called once a
+// session is open: reading a long journal makes a heap that the limit
+// would only make the collector chase. The limit is set again after every
+// collection, so it follows a heap that grows fast.
+func limitMemory() { limitOnce.Do(startLimit) }
+
+func startLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(memFloor)
-	go func() {
-		samples := []metrics.Sample{
-			{Name: "/gc/heap/live:bytes"},
-			{Name: "/memory/classes/total:bytes"},
-			{Name: "/memory/classes/heap/objects:bytes"},
-			{Name: "/memory/classes/heap/unused:bytes"},
-			{Name: "/memory/classes/heap/free:bytes"},
-			{Name: "/memory/classes/heap/released:bytes"},
-		}
-		for range time.Tick(memEvery) {
-			debug.SetMemoryLimit(memLimitFor(samples))
-		}
-	}()
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	debug.SetMemoryLimit(memLimitFor(samples))
+	afterEachGC(func() { debug.SetMemoryLimit(memLimitFor(samples)) })
+}
+
+// gcSentinel is garbage from birth: its finalizer runs once a collection
+// has found it, which is how the program hears of every collection. The
+// pointer keeps it out of the tiny allocator, whose blocks die together.
+type gcSentinel struct {
+	p *int
+	_ [8]byte
+}
+
+// afterEachGC calls f, on the finalizer goroutine, after every collection.
+func afterEachGC(f func()) {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		f()
+		afterEachGC(f)
+	})
 }
 
 // memLimitFor reads samples and returns the limit they call for: the live

@@ -45,7 +45,7 @@ func TestMemLimitFollowsTheLiveHeap(t *testing.T) {
 func TestMemLimitLeavesGOMEMLIMITAlone(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "300MiB")
 	before := debug.SetMemoryLimit(-1)
-	limitMemory()
+	startLimit()
 	if after := debug.SetMemoryLimit(-1); after != before {
 		t.Fatalf("the limit moved from %d to %d although GOMEMLIMIT is set", before, after)
 	}
