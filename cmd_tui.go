@@ -70,6 +70,11 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "skillet needs a terminal; for headless turns use: skillet run MESSAGE...")
 		return 2
 	}
+	if c.resume == "" {
+		// token counts are estimates until the tables load; a reopened
+		// session loads them once its journal is folded
+		harness.WarmTokenizer()
+	}
 	w, err := wire(c)
 	if err != nil {
 		return reportStartError(stderr, err)
@@ -96,7 +101,6 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	var s *harness.Session
 	var re *reopening
 	if w.journal == "" {
-		harness.WarmTokenizer() // token counts are estimates until the tables load
 		// a new session opens in milliseconds: the first frame shows it
 		if s, err = open(nil); err != nil {
 			return reportStartError(stderr, err)

@@ -411,6 +411,9 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 // send starts a turn with the user's text; the engine runs it in a
 // command and Esc cancels its context (R25).
 func (m *model) send(text string) tea.Cmd {
+	if m.opening != nil {
+		return m.enqueue(text) // sent once the session is open
+	}
 	ctx, cancel := context.WithCancel(m.base)
 	m.running, m.turnCancel = true, cancel
 	m.activity = "starting the turn"
