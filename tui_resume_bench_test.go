@@ -103,7 +103,7 @@ func screenTimes(b *testing.B, dir, command string, filled func(string) bool) (f
 	if err := exec.Command("tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "160", "-y", "48", "-c", dir, command+"; sleep 600").Run(); err != nil {
 		b.Fatalf("tmux: %v", err)
 	}
-	for deadline := start.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+	for deadline := start.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		scr := tmux("capture-pane", "-p", "-t", "t")
 		if first == 0 && strings.Contains(scr, "╭") {
 			first = time.Since(start)
