@@ -203,6 +203,10 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 	if r.m.opening == nil || r.m.eng != nil {
 		t.Fatal("the program took an engine before the reopen returned")
 	}
+	// what the engine says while it opens waits for it, as what it said
+	// before a program started does
+	sink.OnEvent(&harness.Warning{Message: "said while reopening"})
+	r.until("the warning held", func() bool { return len(r.m.opening.held) == 1 })
 
 	close(release)
 	r.until("the queued message sent and answered", func() bool {
@@ -213,6 +217,13 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 	}
 	if r.m.in.value() != "/skills" {
 		t.Fatalf("the refused command left the input: %q", r.m.in.value())
+	}
+	held := false
+	for _, mk := range r.m.tr.marks {
+		held = held || mk.text == "said while reopening"
+	}
+	if !held {
+		t.Fatal("the warning that arrived while reopening is not in the transcript")
 	}
 	var buf bytes.Buffer
 	if err := sess.ExportMarkdown(&buf); err != nil {
