@@ -71,11 +71,15 @@ func BenchmarkTUIResume10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		f, full := screenTimes(b, tmp, fmt.Sprintf("env -i %s %s --offline --session-dir %s --resume %s", env, bin, dir, filepath.Join(dir, "s")),
-			func(s string) bool { return strings.Contains(s, last) && strings.Contains(s, "load_skill") && strings.Contains(s, "whole next request") })
+			func(s string) bool {
+				return strings.Contains(s, last) && strings.Contains(s, "load_skill") && strings.Contains(s, "whole next request")
+			})
 		first += f
 		filled += full
 		_, full = screenTimes(b, tmp, fmt.Sprintf("env -i %s %s --offline --session-dir %s", env, bin, filepath.Join(tmp, "fresh")),
-			func(s string) bool { return strings.Contains(s, "load_skill") && strings.Contains(s, "whole next request") })
+			func(s string) bool {
+				return strings.Contains(s, "load_skill") && strings.Contains(s, "whole next request")
+			})
 		freshFilled += full
 	}
 	n := float64(b.N)
