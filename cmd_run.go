@@ -116,6 +116,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		return reportStartError(stderr, err)
 	}
 	defer s.Close()
+	limitMemory()
 	snap := s.Snapshot()
 	for _, n := range snap.Notices {
 		fmt.Fprintln(stderr, "skillet: "+n)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,7 +70,11 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "skillet needs a terminal; for headless turns use: skillet run MESSAGE...")
 		return 2
 	}
-	harness.WarmTokenizer() // token counts are estimates until the tables load
+	if c.resume == "" {
+		// token counts are estimates until the tables load; a reopened
+		// session loads them once its journal is folded
+		harness.WarmTokenizer()
+	}
 	w, err := wire(c)
 	if err != nil {
 		return reportStartError(stderr, err)
@@ -81,21 +86,42 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		turns.note(ev)
 		sink.OnEvent(ev)
 	}
-	s, err := openSession(c, w, harness.Options{OnEvent: onEvent, Approver: ui.NewApprover(sink)})
-	if err != nil {
-		return reportStartError(stderr, err)
+	open := func(progress func(done, total int64)) (*harness.Session, error) {
+		s, err := openSession(c, w, harness.Options{OnEvent: onEvent, Approver: ui.NewApprover(sink), OnProgress: progress})
+		if err != nil {
+			return nil, err
+		}
+		limitMemory()
+		for _, n := range w.notices {
+			sink.OnEvent(&harness.Warning{Message: n})
+		}
+		w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&harness.Warning{Message: m.Error()}) })
+		return s, nil
 	}
-	defer s.Close()
-	for _, n := range w.notices {
-		sink.OnEvent(&harness.Warning{Message: n})
+	var s *harness.Session
+	var re *reopening
+	if w.journal == "" {
+		// a new session opens in milliseconds: the first frame shows it
+		if s, err = open(nil); err != nil {
+			return reportStartError(stderr, err)
+		}
+		defer s.Close()
+	} else {
+		// a long journal takes a while to fold: the UI draws at once with
+		// a progress line and fills its panes when the session is open
+		re = startReopen(open)
+		opts.Opening = &ui.Opening{Label: w.journal, Progress: re.progress, Wait: re.wait}
 	}
-	w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&harness.Warning{Message: m.Error()}) })
 	// SIGINT ends the program as ctrl+c twice does (the UI handles it);
 	why := func(skill string) (string, error) {
 		var out, errOut strings.Builder
 		// the journal holds every turn that ended, so the card reads it as
 		// `skillet why` does
-		args := []string{skill, "--session", s.Dir()}
+		sess := s
+		if re != nil {
+			sess = re.s // the UI asks only once it holds the session
+		}
+		args := []string{skill, "--session", sess.Dir()}
 		for _, d := range c.skills {
 			args = append(args, "--skills", d)
 		}
@@ -112,7 +138,21 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
 	opts.Style, opts.Resumed, opts.Present, opts.Why = style, w.journal, f.present, why
-	err = ui.Run(ctx, s, sink, opts)
+	var eng ui.Engine
+	if s != nil {
+		eng = s
+	}
+	err = ui.Run(ctx, eng, sink, opts)
+	if re != nil {
+		// also after a quit during the reopen: the session is closed
+		// only once the reopen is done with its journal
+		<-re.done
+		if re.err != nil {
+			return reportStartError(stderr, re.err)
+		}
+		s = re.s
+		defer s.Close()
+	}
 	// The UI cancels a running turn as it quits; the turn still has to
 	// stop its tools and close itself in the journal before the session
 	// closes.
@@ -127,6 +167,43 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	}
 	fmt.Fprintf(stdout, "session %s saved in %s (resume: %s)\n", s.ID(), s.Dir(), resumeCommand(c, s.ID(), s.Dir()))
 	return 0
+}
+
+// reopening is a session being reopened in the background while the UI
+// already shows.
+type reopening struct {
+	done        chan struct{} // closed once the reopen has returned
+	s           *harness.Session
+	err         error
+	read, total atomic.Int64
+}
+
+// startReopen runs open in a goroutine of its own.
+func startReopen(open func(progress func(done, total int64)) (*harness.Session, error)) *reopening {
+	r := &reopening{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.s, r.err = open(func(done, total int64) {
+			r.read.Store(done)
+			r.total.Store(total)
+		})
+		// the tables load once the transcript is in: on two cores they
+		// would slow the first frame and the fold, and the counts are
+		// estimates until they are ready
+		harness.WarmTokenizer()
+	}()
+	return r
+}
+
+func (r *reopening) progress() (done, total int64) { return r.read.Load(), r.total.Load() }
+
+// wait returns the reopened session once it is open.
+func (r *reopening) wait() (ui.Engine, error) {
+	<-r.done
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.s, nil
 }
 
 // turnStopWait bounds the wait for a cancelled turn to end when the UI

@@ -485,9 +485,13 @@ func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, 
 	if err != nil {
 		return nil, err
 	}
-	if got := s.State().Profile; c.profile != "" && c.profile != got {
-		s.Close()
-		return nil, usageError{fmt.Sprintf("--profile %s: the session runs under %s, and a reopened session keeps its profile (/profile NAME starts a new one)", c.profile, got)}
+	// asked only when it matters, and without exact counts: those wait
+	// for the tokenizer's tables
+	if c.profile != "" {
+		if got := s.Snapshot().Profile; c.profile != got {
+			s.Close()
+			return nil, usageError{fmt.Sprintf("--profile %s: the session runs under %s, and a reopened session keeps its profile (/profile NAME starts a new one)", c.profile, got)}
+		}
 	}
 	for _, kv := range c.sets {
 		k, v, _ := strings.Cut(kv, "=")

@@ -226,7 +226,11 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
-	events, problems, codec, err := readJournal(f, true)
+	var r io.Reader = f
+	if opts.OnProgress != nil {
+		r = newProgressReader(f, opts.OnProgress)
+	}
+	events, problems, codec, err := readJournal(r, true)
 	f.Close()
 	if err != nil {
 		return nil, problems, fmt.Errorf("reopen session %s: %w", path, err)
@@ -294,6 +298,31 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		s.emit(&SettingChanged{Key: "model", Value: s.opts.ModelName})
 	}
 	return s, problems, s.syncJournal()
+}
+
+// progressReader tells how much of a file has been read as it is read.
+type progressReader struct {
+	r           io.Reader
+	done, total int64
+	report      func(done, total int64)
+}
+
+func newProgressReader(f *os.File, report func(done, total int64)) *progressReader {
+	p := &progressReader{r: f, report: report}
+	if fi, err := f.Stat(); err == nil {
+		p.total = fi.Size()
+	}
+	report(0, p.total)
+	return p
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	// a journal that grew since the stat is still a whole one
+	p.total = max(p.total, p.done)
+	p.report(p.done, p.total)
+	return n, err
 }
 
 // PeekSession reads the session_start event of a journal (a journal.jsonl

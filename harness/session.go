@@ -57,6 +57,9 @@ type Options struct {
 	Dir string
 	// OnEvent receives every event, in order, outside the session's lock.
 	OnEvent func(Event)
+	// OnProgress, when set, hears how far Open has read the journal: done
+	// of total bytes, from the reading goroutine, about once per MiB read.
+	OnProgress func(done, total int64)
 	// Tokenizer counts tokens; nil uses o200k_base.
 	Tokenizer *Tokenizer
 	// Roots are the skill folders the catalog reads, recorded in the

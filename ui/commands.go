@@ -64,6 +64,9 @@ func (m *model) runLine(line string) tea.Cmd {
 	if !ok {
 		return m.flashErr(fmt.Errorf("unknown command /%s — /help lists them", name))
 	}
+	if cmd, ok := m.refuseWhileOpening(name, line); ok {
+		return cmd
+	}
 	if c.between && m.running {
 		return m.flashErr(fmt.Errorf("/%s changes the session: wait for the turn to end (esc cancels it)", name))
 	}

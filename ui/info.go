@@ -144,7 +144,9 @@ func (m *model) statusLine(w int) string {
 	}
 	s := m.snap
 	if s == nil {
-		lead = append(lead, th.faint.Render("connecting to the engine…"))
+		if m.opening == nil {
+			lead = append(lead, th.faint.Render("connecting to the engine…"))
+		}
 		return clip(" "+strings.Join(lead, sep), w)
 	}
 	join := func(parts []statusPart, drop int) string {

@@ -20,6 +20,9 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.quitArmed {
 		m.quitArmed, m.flash = false, ""
 	}
+	if cmd, ok := m.openingKey(msg); ok {
+		return cmd
+	}
 	if len(m.approvals) > 0 {
 		d := m.approvals[0]
 		if !d.armed(m.now()) {
@@ -161,7 +164,7 @@ func (m *model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		case strings.HasPrefix(trimmed, "/"):
 			m.in.take()
 			return m.runLine(trimmed)
-		case m.running:
+		case m.running || m.opening != nil:
 			m.in.take()
 			return m.enqueue(text)
 		}

@@ -93,6 +93,11 @@ type model struct {
 	// flash inside itself.
 	flashIn overlay
 
+	// opening is set while Options.Opening opens the engine (eng is nil
+	// until then); openErr is why it failed.
+	opening *opening
+	openErr error
+
 	// now is the clock the approval guard reads; tests set it.
 	now func() time.Time
 }
@@ -162,7 +167,12 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 }
 
 func (m *model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.requestRefresh()}
+	var cmds []tea.Cmd
+	if o := m.opts.Opening; o != nil && m.eng == nil {
+		cmds = append(cmds, m.startOpening(o))
+	} else {
+		cmds = append(cmds, m.requestRefresh())
+	}
 	if m.opts.Style == "" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -215,7 +225,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.setFocus(paneInput)
 		return m, tea.Batch(cmd, m.in.update(msg))
 	case eventsMsg:
+		if m.opening != nil {
+			m.opening.held = append(m.opening.held, msg...)
+			return m, nil
+		}
 		return m, m.onEvents(msg)
+	case openedMsg:
+		return m, m.onOpened(msg)
+	case openTickMsg:
+		return m, m.onOpenTick()
 	case refreshMsg:
 		return m, m.onRefresh(msg)
 	case estimatedMsg:
@@ -319,6 +337,9 @@ func (m *model) newSession() {
 // requestRefresh fetches the snapshot and transcript in a command; while
 // one is in flight, another is asked for when it lands.
 func (m *model) requestRefresh() tea.Cmd {
+	if m.eng == nil {
+		return nil // the engine is still opening: its first refresh comes then
+	}
 	if m.refreshing {
 		m.refreshAgain = true
 		return nil
@@ -390,6 +411,9 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 // send starts a turn with the user's text; the engine runs it in a
 // command and Esc cancels its context (R25).
 func (m *model) send(text string) tea.Cmd {
+	if m.opening != nil {
+		return m.enqueue(text) // sent once the session is open
+	}
 	ctx, cancel := context.WithCancel(m.base)
 	m.running, m.turnCancel = true, cancel
 	m.activity = "starting the turn"

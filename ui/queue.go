@@ -14,6 +14,9 @@ const maxQueueShown = 3
 // enqueue keeps a message typed while a turn runs, to send when it ends.
 func (m *model) enqueue(text string) tea.Cmd {
 	m.queue = append(m.queue, text)
+	if m.opening != nil {
+		return m.flashInfo(fmt.Sprintf("queued (%d): sent once the session is open · ↑ on an empty input takes it back · ctrl+x drops it", len(m.queue)))
+	}
 	return m.flashInfo(fmt.Sprintf("queued (%d): sent when the turn ends · ↑ on an empty input takes it back · ctrl+x drops it", len(m.queue)))
 }
 

@@ -33,6 +33,9 @@ type Options struct {
 	// Why explains a skill's fate in the session, as `skillet why` prints
 	// it, for the /why card; nil leaves /why out. It may read files.
 	Why func(skill string) (string, error)
+	// Opening, when set, opens the engine while the program already
+	// shows a progress line; Run is then given a nil engine.
+	Opening *Opening
 	// Input and Output replace the terminal when set.
 	Input  io.Reader
 	Output io.Writer
@@ -74,9 +77,11 @@ func IsMarkdownStyle(name string) bool {
 // the engine was given; events it queued before Run show once the program
 // starts. The screen is the alternate screen with mouse cell motion, so a
 // terminal multiplexer (tmux) can drive it with send-keys. A turn still
-// running when Run returns is cancelled.
+// running when Run returns is cancelled. With Options.Opening, eng is nil
+// and the engine comes from Opening.Open; if that fails, Run returns its
+// error.
 func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
-	if eng == nil {
+	if eng == nil && opts.Opening == nil {
 		return errors.New("ui: no engine to show")
 	}
 	if sink == nil {
@@ -99,6 +104,9 @@ func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
 	stop()
 	if m.turnCancel != nil {
 		m.turnCancel()
+	}
+	if m.openErr != nil {
+		return m.openErr
 	}
 	if err != nil && ctx.Err() != nil && errors.Is(err, tea.ErrProgramKilled) {
 		return nil // the caller asked us to stop

@@ -274,6 +274,10 @@ func (t *transcriptPane) linesAt(p, w int) []string {
 // session must not keep every message's drawing in memory.
 const maxCached = 2000
 
+// maxPretty bounds the tool contents kept split into lines: more than a
+// screen holds, far fewer than a long session has.
+const maxPretty = 256
+
 // trimCache forgets items far from position p.
 func (t *transcriptPane) trimCache(p int) {
 	for it := range t.cache {

@@ -169,6 +169,11 @@ func (t *transcriptPane) prettyContent(idx int) []string {
 		return nil
 	}
 	ls := strings.Split(sanitize(prettyJSON(e.Text)), "\n")
+	if len(t.pretty) >= maxPretty {
+		// the drawn items are cached apart; these are only for drawing
+		// again, and a long session's would otherwise all stay
+		clear(t.pretty)
+	}
 	t.pretty[idx] = ls
 	return ls
 }

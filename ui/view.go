@@ -88,6 +88,10 @@ func (m *model) paneBox(p pane, r rect) []string {
 	switch p {
 	case paneTranscript:
 		m.tr.focused = focused
+		if m.opening != nil {
+			lines = m.openingLines(iw)
+			break
+		}
 		if m.welcoming() {
 			lines = m.welcomeLines(iw)
 			break
@@ -236,6 +240,8 @@ func (m *model) inputBox(r rect) []string {
 		title = fmt.Sprintf("Message · %d queued for after this turn — ↑ takes back · ctrl+x drops · esc cancels the turn", len(m.queue))
 	case m.running:
 		title = "Message · a turn is running — enter queues · esc cancels it"
+	case m.opening != nil:
+		title = "Message · the session is reopening — enter queues"
 	}
 	return box(m.th, title, lines, r.w, r.h, m.focus == paneInput, "")
 }

@@ -1,0 +1,285 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"skillet/harness"
+	"skillet/harness/demo"
+	"skillet/harness/llm"
+	"skillet/skills"
+)
+
+// The program while a session reopens: a progress line at once, messages
+// typed meanwhile queued and sent once it is open, commands that need the
+// session refused and kept, and a reopen that fails ending the program
+// with its error.
+
+// openingRig runs a model as a program does, on the test's goroutine:
+// commands run in goroutines and their messages come back in order.
+type openingRig struct {
+	t    *testing.T
+	m    *model
+	msgs chan tea.Msg
+	quit bool
+}
+
+// Send lets the sink deliver to the rig as to a program.
+func (r *openingRig) Send(msg tea.Msg) { r.msgs <- msg }
+
+func (r *openingRig) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if msg := cmd(); msg != nil {
+			r.msgs <- msg
+		}
+	}()
+}
+
+func (r *openingRig) update(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			r.exec(c)
+		}
+		return
+	case tea.QuitMsg:
+		r.quit = true
+		return
+	}
+	_, cmd := r.m.Update(msg)
+	r.m.View()
+	r.exec(cmd)
+}
+
+// until applies messages until cond holds, failing with the screen after
+// a while.
+func (r *openingRig) until(what string, cond func() bool) {
+	r.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-r.msgs:
+			r.update(msg)
+		case <-deadline:
+			r.t.Fatalf("%s never happened; the screen:\n%s", what, r.screen())
+		}
+	}
+}
+
+func (r *openingRig) screen() string { return ansi.Strip(r.m.View().Content) }
+
+func (r *openingRig) typeText(s string) {
+	for _, c := range s {
+		r.update(tea.KeyPressMsg{Code: c, Text: string(c)})
+	}
+}
+
+func (r *openingRig) enter() { r.update(tea.KeyPressMsg{Code: tea.KeyEnter}) }
+
+// sampleOptions are the harness options of a session over the sample
+// skills with the offline demo model, its events going to sink.
+func sampleOptions(t *testing.T, sink *Sink, dir string) harness.Options {
+	t.Helper()
+	srv, err := demo.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client, err := llm.New(llm.Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs("../sample-skills")
+	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := skills.NewCatalog([]skills.Root{{Dir: root, Label: "samples"}}, cfg.ToolsDirs)
+	if _, err := cat.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	return harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Dir: dir,
+		OnEvent: sink.OnEvent, ApproveAll: true}
+}
+
+// journalOf runs turns in a new session and returns its journal.
+func journalOf(t *testing.T, dir string, turns ...string) string {
+	t.Helper()
+	s, err := harness.New(sampleOptions(t, NewEventSink(), dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range turns {
+		if _, err := s.Turn(context.Background(), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(s.Dir(), harness.JournalFile)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
+	dir := t.TempDir()
+	journal := journalOf(t, dir, "review account ACC-1042 for anomalies", "write an incident report for yesterday's outage")
+
+	sink := NewEventSink()
+	opts := sampleOptions(t, sink, dir)
+	var done, total atomic.Int64
+	read := make(chan struct{})
+	release := make(chan struct{})
+	opts.OnProgress = func(d, n int64) {
+		done.Store(d)
+		total.Store(n)
+	}
+	type opened struct {
+		s   *harness.Session
+		err error
+	}
+	result := make(chan opened, 1)
+	go func() {
+		s, err := harness.Open(journal, opts)
+		close(read)
+		<-release // the session is held back until the test has typed
+		result <- opened{s, err}
+	}()
+	var sess *harness.Session
+	t.Cleanup(func() {
+		if sess != nil {
+			sess.Close()
+		}
+	})
+	r := &openingRig{t: t, msgs: make(chan tea.Msg, 4096)}
+	r.m = newModel(context.Background(), nil, Options{Style: "dark", Resumed: journal, Opening: &Opening{
+		Label:    journal,
+		Progress: func() (int64, int64) { return done.Load(), total.Load() },
+		Wait: func() (Engine, error) {
+			o := <-result
+			sess = o.s
+			return o.s, o.err
+		},
+	}})
+	stop := sink.attach(r)
+	defer stop()
+	r.exec(r.m.Init())
+	r.update(tea.WindowSizeMsg{Width: 160, Height: 48})
+
+	if scr := r.screen(); !strings.Contains(scr, "reopening") || !strings.Contains(scr, "journal.jsonl") || !strings.Contains(scr, "enter queues") {
+		t.Fatalf("the first frame does not say the session is reopening:\n%s", scr)
+	}
+	<-read
+	r.until("the progress line reaching the end of the journal", func() bool {
+		return strings.Contains(r.m.opening.line(), "folding the events")
+	})
+
+	r.typeText("get account activity for ACC-1042")
+	r.enter()
+	if len(r.m.queue) != 1 || r.m.queue[0] != "get account activity for ACC-1042" || !strings.Contains(r.m.flash, "sent once the session is open") {
+		t.Fatalf("a message typed while reopening is not queued: queue %q, flash %q", r.m.queue, r.m.flash)
+	}
+	r.typeText("/skills")
+	r.enter()
+	if !r.m.flashIsErr || !strings.Contains(r.m.flash, "/skills waits for the session") || r.m.in.value() != "/skills" {
+		t.Fatalf("a command typed while reopening is not refused and kept: flash %q, input %q", r.m.flash, r.m.in.value())
+	}
+	r.update(keyPress("ctrl+o"))
+	if r.m.overlay != nil || !strings.Contains(r.m.flash, "works once the session is open") {
+		t.Fatalf("the inspector opened without a session: flash %q", r.m.flash)
+	}
+	if r.m.opening == nil || r.m.eng != nil {
+		t.Fatal("the program took an engine before the reopen returned")
+	}
+	// what the engine says while it opens waits for it, as what it said
+	// before a program started does
+	sink.OnEvent(&harness.Warning{Message: "said while reopening"})
+	r.until("the warning held", func() bool { return len(r.m.opening.held) == 1 })
+
+	close(release)
+	r.until("the queued message sent and answered", func() bool {
+		return r.m.opening == nil && !r.m.running && len(r.m.queue) == 0 && userTexts(r.m) == 3 && r.m.snap != nil && r.m.snap.Turn == 3
+	})
+	if scr := r.screen(); !strings.Contains(scr, "turn 3") || strings.Contains(scr, "reopening the session") {
+		t.Fatalf("the panes did not fill in after the reopen:\n%s", scr)
+	}
+	if r.m.in.value() != "/skills" {
+		t.Fatalf("the refused command left the input: %q", r.m.in.value())
+	}
+	held := false
+	for _, mk := range r.m.tr.marks {
+		held = held || mk.text == "said while reopening"
+	}
+	if !held {
+		t.Fatal("the warning that arrived while reopening is not in the transcript")
+	}
+	var buf bytes.Buffer
+	if err := sess.ExportMarkdown(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "get account activity for ACC-1042") {
+		t.Fatalf("the queued message never reached the session:\n%s", buf.String())
+	}
+}
+
+// userTexts counts the user messages of the transcript the pane holds.
+func userTexts(m *model) int {
+	n := 0
+	for _, e := range m.tr.entries {
+		if e.Kind == harness.EntryUser {
+			n++
+		}
+	}
+	return n
+}
+
+func keyPress(k string) tea.KeyPressMsg {
+	switch k {
+	case "ctrl+o":
+		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	}
+	panic("keyPress: " + k)
+}
+
+func TestOpeningThatFailsEndsTheProgramWithItsError(t *testing.T) {
+	want := errors.New("reopen session /x/journal.jsonl: the journal is locked by another skillet")
+	err := Run(context.Background(), nil, NewEventSink(), Options{
+		Input:  strings.NewReader(""),
+		Output: &bytes.Buffer{},
+		Opening: &Opening{
+			Label: "/x/journal.jsonl",
+			Wait:  func() (Engine, error) { return nil, want },
+		},
+	})
+	if !errors.Is(err, want) {
+		t.Fatalf("Run returned %v, want the reopen's own error", err)
+	}
+}
+
+func TestOpeningProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int64
+		want        string
+	}{
+		{0, 0, "reopening J…"},
+		{25_000_000, 100_000_000, "reopening J: 25 % (25.0 MB of 100.0 MB)"},
+		{100_000_000, 100_000_000, "reopening J: read 100.0 MB, folding the events…"},
+	} {
+		st := &opening{label: "J", progress: func() (int64, int64) { return tc.done, tc.total }}
+		if got := st.line(); got != tc.want {
+			t.Errorf("%d of %d: %q, want %q", tc.done, tc.total, got, tc.want)
+		}
+	}
+}
