@@ -58,7 +58,7 @@ type Options struct {
 	// OnEvent receives every event, in order, outside the session's lock.
 	OnEvent func(Event)
 	// OnProgress, when set, hears how far Open has read the journal: done
-	// of total bytes, from the reading goroutine, about once per MiB read.
+	// of total bytes, from the reading goroutine, after each read of the file.
 	OnProgress func(done, total int64)
 	// Tokenizer counts tokens; nil uses o200k_base.
 	Tokenizer *Tokenizer
