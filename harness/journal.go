@@ -30,13 +30,18 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 	if codec == nil {
 		codec = newJournalCodec()
 	}
+	// what reading learned: only which blobs exist
 	for h := range codec.blobs {
-		codec.blobs[h] = nil // what reading learned: only which blobs exist
+		if k, ok := keyOf(h); ok {
+			codec.written[k] = struct{}{}
+		}
 	}
 	for h := range codec.raw {
-		codec.blobs[h] = nil
+		if k, ok := keyOf(h); ok {
+			codec.written[k] = struct{}{}
+		}
 	}
-	codec.raw = nil
+	codec.blobs, codec.raw = map[string][]byte{}, nil
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)

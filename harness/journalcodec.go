@@ -12,6 +12,7 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/event"
 	"slices"
+	"strings"
 )
 
 // A journal stores what repeats once. Each model_call's body is split into
@@ -39,7 +40,24 @@ const inlineMax = 256
 
 func blobHash(b []byte) string {
 	h := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(h[:16])
+	return hashText(h)
+}
+
+func hashText(h [sha256.Size]byte) string { return "sha256:" + hex.EncodeToString(h[:16]) }
+
+// blobKey is a blob's hash as a writer remembers it: a session writes one
+// blob per message, and a hash kept as its text costs several times this.
+type blobKey [16]byte
+
+// keyOf reads a blob hash as blobHash writes it.
+func keyOf(h string) (blobKey, bool) {
+	var k blobKey
+	hexPart, ok := strings.CutPrefix(h, "sha256:")
+	if !ok || hex.DecodedLen(len(hexPart)) != len(k) {
+		return k, false
+	}
+	_, err := hex.Decode(k[:], []byte(hexPart))
+	return k, err == nil
 }
 
 // journalCodec turns events into journal lines and back. The writer and
@@ -48,8 +66,11 @@ func blobHash(b []byte) string {
 type journalCodec struct {
 	// lazy leaves request bodies and compressed replies for resolve and
 	// unzip to put together, for the calls that need them.
-	lazy        bool
-	blobs       map[string][]byte
+	lazy  bool
+	blobs map[string][]byte
+	// written holds the blobs a writer has written or found in the
+	// journal it appends to.
+	written     map[blobKey]struct{}
 	lastLeftOff []string
 	// lastMsgs are the blob refs of the last request's messages.
 	lastMsgs []string
@@ -97,7 +118,7 @@ func blobHashOf(line []byte) (string, bool) {
 }
 
 func newJournalCodec() *journalCodec {
-	return &journalCodec{blobs: map[string][]byte{}, raw: map[string][]byte{}}
+	return &journalCodec{blobs: map[string][]byte{}, raw: map[string][]byte{}, written: map[blobKey]struct{}{}}
 }
 
 // encode returns the lines an event is written as: blob lines first, then
@@ -105,7 +126,11 @@ func newJournalCodec() *journalCodec {
 func (c *journalCodec) encode(e Event) ([][]byte, error) {
 	var lines [][]byte
 	blob := func(b []byte, asText bool) (string, error) {
-		h := blobHash(b)
+		sum := sha256.Sum256(b)
+		h, k := hashText(sum), blobKey(sum[:16])
+		if _, ok := c.written[k]; ok {
+			return h, nil
+		}
 		if _, ok := c.blobs[h]; ok {
 			return h, nil
 		}
@@ -120,7 +145,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if err != nil {
 			return "", err
 		}
-		c.blobs[h] = nil // a writer only needs to know it is written
+		c.written[k] = struct{}{} // a writer only needs to know it is written
 		lines = append(lines, line)
 		return h, nil
 	}

@@ -216,8 +216,10 @@ func (a *assembler) newCall() *callBuilder {
 // Calls that never got a name cannot run either and are left out.
 func (a *assembler) reply(stream bool) *chat.Reply {
 	r := &chat.Reply{
-		Message:      chat.Message{Role: chat.RoleAssistant, Content: a.text.String()},
-		Reasoning:    a.reasoning.String(),
+		// exact copies: a builder's buffer is up to twice its text, and a
+		// session keeps every reply for as long as it runs
+		Message:      chat.Message{Role: chat.RoleAssistant, Content: strings.Clone(a.text.String())},
+		Reasoning:    strings.Clone(a.reasoning.String()),
 		FinishReason: a.finish,
 		Usage:        a.usage,
 		Interrupted:  stream && !a.finished,
@@ -229,7 +231,7 @@ func (a *assembler) reply(stream bool) *chat.Reply {
 		if b.name == "" {
 			continue
 		}
-		tc := chat.ToolCall{ID: b.id, Type: "function", Function: chat.FunctionCall{Name: b.name, Arguments: b.args.String()}, Extra: b.extra}
+		tc := chat.ToolCall{ID: b.id, Type: "function", Function: chat.FunctionCall{Name: b.name, Arguments: strings.Clone(b.args.String())}, Extra: b.extra}
 		if tc.ID == "" {
 			tc.ID = a.newID()
 		}

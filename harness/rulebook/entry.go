@@ -43,22 +43,24 @@ type Entry struct {
 	ToolName   string `json:"tool_name,omitempty"`
 	// ToolVersion is the version of the tool that answered, 0 for built-ins.
 	ToolVersion int    `json:"tool_version,omitempty"`
-	IsError     bool   `json:"is_error,omitempty"`
 	Stderr      string `json:"stderr,omitempty"`
-	// Refused marks a tool result the harness gave without running anything
-	// (unknown tool, denied, over a limit, cancelled).
-	Refused bool `json:"refused,omitempty"`
 	// NoteKind is the kind of a note entry.
-	NoteKind    string `json:"note_kind,omitempty"`
-	Manual      bool   `json:"manual,omitempty"`
-	Interrupted bool   `json:"interrupted,omitempty"`
+	NoteKind string `json:"note_kind,omitempty"`
 	// Activated, Messages and Delivers are a profile's activation (see
 	// event.ToolResult): the skill, the user messages added after the
 	// result, and whether they carry the skill's text.
 	Activated string   `json:"activated,omitempty"`
 	Messages  []string `json:"messages,omitempty"`
-	Delivers  bool     `json:"delivers,omitempty"`
 	// Mentions are the skills a user message names as $name (Codex), whose
 	// text Messages carry after it.
 	Mentions []event.Use `json:"mentions,omitempty"`
+	// The flags sit together: a session keeps an entry per message and
+	// note, and apart each would take a word.
+	IsError bool `json:"is_error,omitempty"`
+	// Refused marks a tool result the harness gave without running anything
+	// (unknown tool, denied, over a limit, cancelled).
+	Refused     bool `json:"refused,omitempty"`
+	Manual      bool `json:"manual,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	Delivers    bool `json:"delivers,omitempty"`
 }

@@ -3,7 +3,11 @@
 
 package rulebook
 
-import "skillet/harness/event"
+import (
+	"slices"
+
+	"skillet/harness/event"
+)
 
 // TurnEnd records the end of the running turn: Offered / Delivered /
 // Loaded as the turn gathered them (R20), the skill uses of what was
@@ -26,6 +30,23 @@ func TurnEnd(st *State, stop event.StopReason) *event.TurnEnd {
 			break
 		}
 	}
-	return &event.TurnEnd{Offered: cur.Offered.List(), Delivered: cur.Delivered.List(), Loaded: cur.LoadedNames.List(),
+	end := &event.TurnEnd{Offered: cur.Offered.List(), Delivered: cur.Delivered.List(), Loaded: cur.LoadedNames.List(),
 		Uses: uses, LeftOff: cur.LeftOff, StopReason: stop, Answer: answer}
+	if last := st.Last; last != nil {
+		// turns mostly offer and deliver what the last one did: a session
+		// keeps every turn's record, so equal lists are kept once
+		end.Offered = reuse(last.Offered, end.Offered)
+		end.Delivered = reuse(last.Delivered, end.Delivered)
+		end.Loaded = reuse(last.Loaded, end.Loaded)
+	}
+	return end
+}
+
+// reuse returns prev when it holds what cur holds, else cur. The records
+// are never changed once made, so they may share.
+func reuse(prev, cur []string) []string {
+	if prev != nil && cur != nil && slices.Equal(prev, cur) {
+		return prev
+	}
+	return cur
 }
