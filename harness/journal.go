@@ -41,7 +41,12 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 			codec.written[k] = struct{}{}
 		}
 	}
-	codec.blobs, codec.raw = map[string][]byte{}, nil
+	for h := range codec.rawAt {
+		if k, ok := keyOf(h); ok {
+			codec.written[k] = struct{}{}
+		}
+	}
+	codec.blobs, codec.raw, codec.rawAt, codec.src = map[string][]byte{}, nil, nil, nil
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
@@ -115,7 +120,7 @@ func (j *journal) close() error {
 // line after a crash, say) is skipped and named in the returned problems;
 // everything else is kept. Lines have no length limit.
 func ReadJournal(r io.Reader) ([]Event, []string, error) {
-	events, problems, _, err := readJournal(r, false)
+	events, problems, _, err := readJournal(r, false, nil)
 	return events, problems, err
 }
 
@@ -124,7 +129,7 @@ func ReadJournal(r io.Reader) ([]Event, []string, error) {
 // session's bytes: model calls come without their request body, and long
 // raw replies without their text.
 func ReadJournalLite(r io.Reader) ([]Event, []string, error) {
-	events, problems, _, err := readLines(r, true)
+	events, problems, _, err := readLines(r, true, nil)
 	for _, e := range events {
 		switch e := e.(type) {
 		case *ModelCall:
@@ -139,8 +144,10 @@ func ReadJournalLite(r io.Reader) ([]Event, []string, error) {
 // readJournal reads a journal; lazy puts together the request bodies and
 // raw replies of only the calls whose bodies the state keeps
 // (rulebook.KeepCallBodies, and the first), which is what reopening needs.
-func readJournal(r io.Reader, lazy bool) ([]Event, []string, *journalCodec, error) {
-	events, problems, codec, err := readLines(r, lazy)
+// With src, the same journal read at offsets, a lazy read keeps where each
+// blob line starts rather than the line.
+func readJournal(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *journalCodec, error) {
+	events, problems, codec, err := readLines(r, lazy, src)
 	if lazy {
 		problems = append(problems, resolveRecent(events, codec)...)
 	}
@@ -179,14 +186,17 @@ func resolveRecent(events []Event, codec *journalCodec) []string {
 	return problems
 }
 
-func readLines(r io.Reader, lazy bool) ([]Event, []string, *journalCodec, error) {
+func readLines(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *journalCodec, error) {
 	var events []Event
 	var problems []string
 	codec := newJournalCodec()
-	codec.lazy = lazy
+	codec.lazy, codec.src = lazy, src
 	br := bufio.NewReaderSize(r, 1<<20)
+	var at int64
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
+		codec.at = at
+		at += int64(len(raw))
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
 			e, derr := codec.decode(b)
 			switch {
@@ -235,7 +245,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if opts.OnProgress != nil {
 		r = newProgressReader(f, opts.OnProgress)
 	}
-	events, problems, codec, err := readJournal(r, true)
+	events, problems, codec, err := readJournal(r, true, f)
 	f.Close()
 	if err != nil {
 		return nil, problems, fmt.Errorf("reopen session %s: %w", path, err)

@@ -74,8 +74,13 @@ type journalCodec struct {
 	lastLeftOff []string
 	// lastMsgs are the blob refs of the last request's messages.
 	lastMsgs []string
-	// raw holds, when lazy, the blob lines not decoded yet, by hash.
-	raw map[string][]byte
+	// raw holds, when lazy, the blob lines not decoded yet, by hash; when
+	// the journal can be read again at an offset (src), rawAt holds where
+	// they start instead, and at is the offset of the line being decoded.
+	raw   map[string][]byte
+	src   io.ReaderAt
+	rawAt map[string]int64
+	at    int64
 }
 
 // get returns a blob's content, decoding its line the first time.
@@ -84,10 +89,17 @@ func (c *journalCodec) get(h string) ([]byte, bool) {
 		return b, true
 	}
 	line, ok := c.raw[h]
-	if !ok {
+	if ok {
+		delete(c.raw, h)
+	} else if at, found := c.rawAt[h]; found && c.src != nil {
+		l, err := lineAt(c.src, at)
+		if err != nil {
+			return nil, false
+		}
+		line = l
+	} else {
 		return nil, false
 	}
-	delete(c.raw, h)
 	var bl blobLine
 	if json.Unmarshal(line, &bl) != nil {
 		return nil, false
@@ -118,7 +130,7 @@ func blobHashOf(line []byte) (string, bool) {
 }
 
 func newJournalCodec() *journalCodec {
-	return &journalCodec{blobs: map[string][]byte{}, raw: map[string][]byte{}, written: map[blobKey]struct{}{}}
+	return &journalCodec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[string]int64{}, written: map[blobKey]struct{}{}}
 }
 
 // encode returns the lines an event is written as: blob lines first, then
@@ -242,7 +254,11 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	if typ == typeBlob && c.lazy {
 		// kept undecoded: most blobs of a long journal are never needed
 		if h, ok := blobHashOf(line); ok {
-			c.raw[h] = line
+			if c.src != nil {
+				c.rawAt[h] = c.at
+			} else {
+				c.raw[h] = line
+			}
 			return nil, nil
 		}
 	}

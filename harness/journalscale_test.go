@@ -205,14 +205,93 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	}
 	calls := f.s.ModelCalls()
 	live := f.rec.ofType(TypeModelCall)
-	if len(calls) != len(live) {
-		t.Fatalf("%d calls, %d model_call events", len(calls), len(live))
+	replies := f.rec.ofType(TypeAssistant)
+	if len(calls) != len(live) || calls[0].Request != nil {
+		t.Fatalf("%d calls, %d model_call events; the first listed with %d bytes", len(calls), len(live), len(calls[0].Request))
 	}
-	for i, c := range calls {
+	check := func(i int) {
+		t.Helper()
+		c, err := f.s.ModelCall(i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !bytes.Equal(c.Request, live[i].(*ModelCall).Request) {
 			t.Fatalf("call %d does not come back whole (request %d bytes)", i+1, len(c.Request))
 		}
+		if c.Reply != replies[i].(*Assistant).Raw {
+			t.Fatalf("call %d: reply %q, want %q", i+1, c.Reply, replies[i].(*Assistant).Raw)
+		}
+	}
+	// out of order, the index built on the way, then the latest
+	for _, i := range []int{5, 0, len(calls) - 1, 1, frameEveryForTest() + 1} {
+		if i < len(calls) {
+			check(i)
+		}
+	}
+	// calls made after the index was built are found too
+	for i := 0; i < frameEveryForTest()+3; i++ {
+		f.turn(fmt.Sprintf("more %d", i), say(fmt.Sprintf("answer %d", i)))
+	}
+	live = f.rec.ofType(TypeModelCall)
+	replies = f.rec.ofType(TypeAssistant)
+	for i := range live {
+		check(i)
+	}
+	if _, err := f.s.ModelCall(len(live)); err == nil {
+		t.Error("a call past the last one is found")
+	}
+	// a reopened session finds them all, and those it makes after
+	dir := f.s.Dir()
+	f.s.Close()
+	s2, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	f.s = s2
+	for i := range live {
+		check(i)
 	}
 }
 
+func frameEveryForTest() int { return frameEvery }
+
 func rulebookKeep() int { return rulebook.KeepCallBodies }
+
+// An older call whose blob line is gone from the journal says which blob
+// is missing; the calls around it still come back.
+func TestOlderCallWithAMissingBlobSaysSo(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", nil)
+	for i := 0; i < rulebookKeep()+4; i++ {
+		f.turn(fmt.Sprintf("message number %d", i), say(fmt.Sprintf("answer %d", i)))
+	}
+	path := filepath.Join(f.s.Dir(), JournalFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the blob of the first user message is used by the first call only
+	var kept [][]byte
+	gone := ""
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if gone == "" && bytes.Contains(line, []byte(`"type":"blob"`)) && bytes.Contains(line, []byte("message number 0")) {
+			gone, _ = blobHashOf(bytes.TrimSpace(line))
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if gone == "" {
+		t.Fatal("no blob line holds the first message")
+	}
+	if err := os.WriteFile(path, bytes.Join(kept, nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.ModelCall(0); err == nil || !strings.Contains(err.Error(), gone+" is missing") {
+		t.Fatalf("call 1 with its blob gone: %v", err)
+	}
+	if c, err := f.s.ModelCall(f.s.State().Turn - 1); err != nil || len(c.Request) == 0 {
+		t.Fatalf("the last call: %v", err)
+	}
+}

@@ -136,6 +136,8 @@ type Session struct {
 	readOnly bool
 	// tok counts tokens; it has its own lock.
 	tok *counter
+	// calls finds older model calls in the journal; it has its own lock.
+	calls callIndex
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.
@@ -423,50 +425,11 @@ func (s *Session) Marks() []Event {
 	return read(s, func(f *frame) []Event { return append([]Event(nil), f.st.Marks...) })
 }
 
-// ModelCalls returns every model call of the session, for the inspector.
-// The bodies of older calls, which memory does not keep, are read back
-// from the journal.
+// ModelCalls returns every model call of the session, for the inspector:
+// the latest with their request and raw reply, older ones without (memory
+// does not keep them; ModelCall reads one back from the journal).
 func (s *Session) ModelCalls() []CallRecord {
-	calls := read(s, func(f *frame) []CallRecord { return append([]CallRecord(nil), f.st.Calls...) })
-	path := s.journalPath()
-	missing := false
-	for _, c := range calls {
-		if c.Request == nil {
-			missing = true
-			break
-		}
-	}
-	if missing && path != "" {
-		fillCallBodies(path, calls)
-	}
-	return calls
-}
-
-// fillCallBodies puts back the request and raw reply of the calls that
-// have none from the journal at path: the k-th model_call line is the
-// k-th call.
-func fillCallBodies(path string, calls []CallRecord) {
-	f, err := os.Open(path)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	// lazily: only the bodies asked for are put together
-	events, _, codec, _ := readLines(f, true)
-	k := -1
-	for _, e := range events {
-		switch e := e.(type) {
-		case *ModelCall:
-			k++
-			if k < len(calls) && calls[k].Request == nil && codec.resolve(e) == nil {
-				calls[k].Request = e.Request
-			}
-		case *Assistant:
-			if !e.Manual && k >= 0 && k < len(calls) && calls[k].Reply == "" && unzip(e) == nil {
-				calls[k].Reply = e.Raw
-			}
-		}
-	}
+	return read(s, func(f *frame) []CallRecord { return append([]CallRecord(nil), f.st.Calls...) })
 }
 
 // Models lists the models the endpoint offers, when the model can say.

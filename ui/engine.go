@@ -43,8 +43,12 @@ type Engine interface {
 	Models(ctx context.Context) ([]string, error)
 	// CallTool runs a tool of the next request by hand with JSON arguments.
 	CallTool(ctx context.Context, name, args string) (*harness.ToolResult, error)
-	// ModelCalls are the session's model calls with their exact requests.
+	// ModelCalls are the session's model calls: the latest with their
+	// exact requests and replies, older ones without.
 	ModelCalls() []harness.CallRecord
+	// ModelCall is one model call with its exact request and reply, read
+	// back from the journal when memory no longer holds it.
+	ModelCall(i int) (harness.CallRecord, error)
 	// ExportMarkdown writes the transcript as Markdown.
 	ExportMarkdown(w io.Writer) error
 	// Clear starts a new session.

@@ -16,6 +16,19 @@ func fetchCalls(eng Engine) tea.Cmd {
 	return func() tea.Msg { return callsMsg{calls: eng.ModelCalls()} }
 }
 
+// callBodyMsg carries one older call's request and reply, read back from
+// the journal.
+type callBodyMsg struct {
+	idx int
+	rec harness.CallRecord
+	err error
+}
+
+// bodiesKept is how many older calls the inspector holds whole besides
+// the engine's latest: a long session's calls are read back one at a
+// time, not all held.
+const bodiesKept = 8
+
 // inspector shows the exact JSON request of any model call of the session
 // and the raw reply, one at a time.
 type inspector struct {
@@ -34,6 +47,11 @@ type inspector struct {
 	loading bool
 	p       *pager
 	h       int
+	// fetching marks the older calls whose bodies are being read; kept
+	// lists the older calls held whole, oldest first (at most bodiesKept).
+	fetching map[int]bool
+	kept     []int
+	bodyErr  map[int]string
 }
 
 func newInspector(th *theme, eng Engine, dir string, turn int) (*inspector, tea.Cmd) {
@@ -42,10 +60,14 @@ func newInspector(th *theme, eng Engine, dir string, turn int) (*inspector, tea.
 }
 
 func (in *inspector) handle(msg tea.Msg) tea.Cmd {
+	if bm, ok := msg.(callBodyMsg); ok {
+		return in.gotBody(bm)
+	}
 	cm, ok := msg.(callsMsg)
 	if !ok {
 		return nil
 	}
+	in.fetching, in.kept, in.bodyErr = nil, nil, nil
 	atEnd := in.idx < 0 || in.idx == len(in.calls)-1
 	in.loading = false
 	in.calls = cm.calls
@@ -67,6 +89,59 @@ func (in *inspector) handle(msg tea.Msg) tea.Cmd {
 		in.idx = min(in.idx, len(in.calls)-1)
 	}
 	in.load(true)
+	return in.fetchBodies()
+}
+
+// fetchBodies asks for the bodies the shown call needs (its own, and the
+// call before, which its anatomy compares with) when memory lacks them.
+func (in *inspector) fetchBodies() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, i := range []int{in.idx, in.idx - 1} {
+		if i < 0 || i >= len(in.calls) || in.calls[i].Request != nil || in.fetching[i] || in.bodyErr[i] != "" {
+			continue
+		}
+		if in.fetching == nil {
+			in.fetching = map[int]bool{}
+		}
+		in.fetching[i] = true
+		eng, i := in.eng, i
+		cmds = append(cmds, func() tea.Msg {
+			rec, err := eng.ModelCall(i)
+			return callBodyMsg{idx: i, rec: rec, err: err}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// gotBody puts an older call's body in place, letting go of the oldest one
+// held past bodiesKept.
+func (in *inspector) gotBody(bm callBodyMsg) tea.Cmd {
+	delete(in.fetching, bm.idx)
+	if bm.idx >= len(in.calls) || in.calls[bm.idx].Request != nil {
+		return nil
+	}
+	if bm.err != nil {
+		if in.bodyErr == nil {
+			in.bodyErr = map[int]string{}
+		}
+		in.bodyErr[bm.idx] = bm.err.Error()
+	} else {
+		in.calls[bm.idx] = bm.rec
+		in.kept = append(in.kept, bm.idx)
+		for len(in.kept) > bodiesKept {
+			old := in.kept[0]
+			in.kept = in.kept[1:]
+			if old != in.idx && old != in.idx-1 {
+				in.calls[old].Request, in.calls[old].Reply = nil, ""
+			} else {
+				in.kept = append(in.kept, old)
+				break
+			}
+		}
+	}
+	if bm.idx == in.idx || bm.idx == in.idx-1 {
+		in.load(true)
+	}
 	return nil
 }
 
@@ -79,6 +154,12 @@ func (in *inspector) text() string {
 		return ""
 	}
 	c := in.calls[in.idx]
+	if c.Request == nil {
+		if e := in.bodyErr[in.idx]; e != "" {
+			return "this call could not be read back from the journal: " + e
+		}
+		return "reading this call from the journal…"
+	}
 	if !in.raw {
 		if !in.reply {
 			var prev []byte
@@ -144,11 +225,13 @@ func (in *inspector) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		if in.idx > 0 {
 			in.idx--
 			in.load(false)
+			return in.fetchBodies(), false
 		}
 	case "right", "l", "]", "n":
 		if in.idx < len(in.calls)-1 {
 			in.idx++
 			in.load(false)
+			return in.fetchBodies(), false
 		}
 	case "tab", "shift+tab":
 		in.reply = !in.reply

@@ -295,7 +295,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openViewerMsg:
 		m.overlay = newTextOverlay(m.th, msg.title, msg.text, nil, fileName("skillet", msg.title)+".txt", m.opts.ExportDir)
 		return m, nil
-	case callsMsg, modelsMsg, callResultMsg:
+	case callsMsg, callBodyMsg, modelsMsg, callResultMsg:
 		cmd := m.routeOverlay(msg)
 		if _, ok := msg.(callResultMsg); ok {
 			if !m.running {
