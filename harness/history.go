@@ -3,7 +3,9 @@ package harness
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"skillet/harness/chat"
@@ -12,9 +14,11 @@ import (
 
 // History is the session as it was at each of its model calls, for
 // stepping back through it (time travel): folded from the journal, not
-// re-run. Each snapshot holds the loaded set, preloads, limits and turn of
-// the state as the call went out, and the instructions, <current_context>,
-// tools and window of the request the model got, byte for byte.
+// re-run. Each snapshot holds the loaded set, preloads, limits, turn and
+// left-off list of the state as the call went out; HistoryAt adds the
+// instructions, <current_context>, tools and window of the request the
+// model got, byte for byte, one call at a time — a long session's
+// requests are not all held.
 func (s *Session) History() ([]*Snapshot, error) {
 	path := s.journalPath()
 	if path == "" {
@@ -24,8 +28,8 @@ func (s *Session) History() ([]*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	events, _, err := ReadJournal(f)
-	f.Close()
+	defer f.Close()
+	events, _, _, err := readJournal(f, true, f)
 	if err != nil {
 		return nil, err
 	}
@@ -35,17 +39,36 @@ func (s *Session) History() ([]*Snapshot, error) {
 	for _, e := range fold {
 		st.Apply(e)
 		if mc, ok := e.(*ModelCall); ok {
-			out = append(out, snapshotAtCall(st, mc))
+			snap := stateAtCall(st, mc)
+			if n := len(out); n > 0 && slices.Equal(out[n-1].LeftOff, snap.LeftOff) {
+				snap.LeftOff = out[n-1].LeftOff // a long list, mostly the same from call to call
+			}
+			out = append(out, snap)
 		}
 	}
 	return out, nil
 }
 
-// snapshotAtCall builds the snapshot of a model call from the state it
-// went out in and its recorded request.
-func snapshotAtCall(st *rulebook.State, mc *ModelCall) *Snapshot {
+// HistoryAt returns snapshot i of History whole: with the instructions,
+// <current_context>, tools and window of the request model call i carried,
+// read back from the journal.
+func (s *Session) HistoryAt(snap *Snapshot, i int) (*Snapshot, error) {
+	rec, err := s.ModelCall(i)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if rec.Turn != snap.Turn || rec.Call != snap.Call {
+		return nil, fmt.Errorf("history: model call %d is turn %d call %d, not turn %d call %d", i+1, rec.Turn, rec.Call, snap.Turn, snap.Call)
+	}
+	full := *snap
+	withRequest(&full, rec.Request)
+	return &full, nil
+}
+
+// stateAtCall is the snapshot of a model call's state as it went out.
+func stateAtCall(st *rulebook.State, mc *ModelCall) *Snapshot {
 	snap := &Snapshot{SessionID: st.ID, Model: st.Model, Demo: st.Demo, Turn: mc.Turn, Limits: st.Settings, LastTurn: st.Last,
-		LeftOff: mc.LeftOff, Call: mc.Call}
+		LeftOff: mc.LeftOff, Call: mc.Call, Estimated: true}
 	if st.Cur != nil {
 		snap.Usage = st.Cur.Usage
 	}
@@ -55,8 +78,14 @@ func snapshotAtCall(st *rulebook.State, mc *ModelCall) *Snapshot {
 	for _, ls := range st.Preloads {
 		snap.Preloaded = append(snap.Preloaded, historyLoaded(ls, false))
 	}
+	snap.Window = WindowInfo{Messages: mc.Entry, Cap: st.Settings.MaxTranscriptMessages}
+	return snap
+}
+
+// withRequest puts a recorded request's parts in a call's snapshot.
+func withRequest(snap *Snapshot, request []byte) {
 	var req chat.Request
-	if json.Unmarshal(mc.Request, &req) == nil {
+	if json.Unmarshal(request, &req) == nil {
 		msgs := req.Messages
 		if len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
 			snap.Instructions = msgs[0].Content
@@ -70,15 +99,13 @@ func snapshotAtCall(st *rulebook.State, mc *ModelCall) *Snapshot {
 				continue
 			}
 			params, _ := json.Marshal(t.Function.Parameters)
-			src, skill := sourceAt(st, t.Function.Name)
+			src, skill := sourceAt(snap, t.Function.Name)
 			snap.Tools = append(snap.Tools, ToolInfo{Name: t.Function.Name, Description: t.Function.Description, Parameters: params, Source: src, Skill: skill})
 		}
-		snap.Window = WindowInfo{Messages: mc.Entry, InWindow: len(msgs), Cap: st.Settings.MaxTranscriptMessages}
+		snap.Window.InWindow = len(msgs)
 	}
 	snap.InstructionTokens = CountEstimate(snap.Instructions)
-	snap.RequestTokens = CountEstimate(string(mc.Request))
-	snap.Estimated = true
-	return snap
+	snap.RequestTokens = CountEstimate(string(request))
 }
 
 func historyLoaded(ls *rulebook.Loaded, active bool) LoadedSkill {
@@ -88,8 +115,8 @@ func historyLoaded(ls *rulebook.Loaded, active bool) LoadedSkill {
 
 // sourceAt says where a tool of a recorded request came from: a loaded
 // skill's, a built-in, else the agent's.
-func sourceAt(st *rulebook.State, name string) (ToolSource, string) {
-	for _, ls := range append(append([]*rulebook.Loaded{}, st.Loaded...), st.Preloads...) {
+func sourceAt(snap *Snapshot, name string) (ToolSource, string) {
+	for _, ls := range append(append([]LoadedSkill{}, snap.Loaded...), snap.Preloaded...) {
 		for _, t := range ls.Tools {
 			if n, _, _ := strings.Cut(t, "@"); n == name {
 				return SourceSkill, ls.Name

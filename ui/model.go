@@ -238,6 +238,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRefresh(msg)
 	case estimatedMsg:
 		return m, m.requestRefresh()
+	case wholeMsg:
+		return m, m.onWhole(msg)
 	case historyMsg:
 		return m, m.onHistory(msg)
 	case turnDoneMsg:

@@ -15,15 +15,34 @@ import (
 // out, folded from the journal by the engine (not re-run), while the
 // transcript stays live.
 
-// historian is an engine that can say what the session was at each call.
+// historian is an engine that can say what the session was at each call:
+// History the state of each, HistoryAt one whole, with its request.
 type historian interface {
 	History() ([]*harness.Snapshot, error)
+	HistoryAt(snap *harness.Snapshot, i int) (*harness.Snapshot, error)
 }
 
-// travel is the call being viewed and the snapshots stepped through.
+// travel is the call being viewed and the snapshots stepped through:
+// snaps hold each call's state, whole the few read back with their
+// request (at most wholeKept, most recent last in order).
 type travel struct {
 	snaps []*harness.Snapshot
 	idx   int
+	whole map[int]*harness.Snapshot
+	order []int
+	// reading marks the calls being read back.
+	reading map[int]bool
+}
+
+// wholeKept is how many calls time travel holds with their request.
+const wholeKept = 8
+
+// wholeMsg carries one call's snapshot with its request.
+type wholeMsg struct {
+	t    *travel
+	idx  int
+	snap *harness.Snapshot
+	err  error
 }
 
 type historyMsg struct {
@@ -46,8 +65,7 @@ func (m *model) stepHistory(dir int) tea.Cmd {
 			return m.flashInfo("back to the live session")
 		}
 		m.travel.idx = i
-		m.showTravel()
-		return nil
+		return m.showTravel()
 	}
 	if dir > 0 {
 		return m.flashInfo("this is the live session; " + m.keys.HistoryBack.Help().Key + " steps back through its model calls")
@@ -88,8 +106,7 @@ func (m *model) onHistory(msg historyMsg) tea.Cmd {
 			return m.flashErr(fmt.Errorf("turn %d made no model call", msg.turn))
 		}
 	}
-	m.showTravel()
-	return nil
+	return m.showTravel()
 }
 
 // cmdHistory is /history [TURN]: view the first call of a turn (the last
@@ -107,11 +124,58 @@ func (m *model) cmdHistory(args string) tea.Cmd {
 	return m.fetchHistory(want)
 }
 
-func (m *model) showTravel() {
-	s := m.travel.snaps[m.travel.idx]
+// showTravel shows the call being viewed: at once with its state, and
+// with its request once read back from the journal.
+func (m *model) showTravel() tea.Cmd {
+	t := m.travel
+	s := t.whole[t.idx]
+	if s == nil {
+		s = t.snaps[t.idx]
+	}
 	m.lru.setSnapshot(s)
 	m.cx.setSnapshot(s)
 	m.tools.setSnapshot(s)
+	h, ok := m.eng.(historian)
+	if !ok || t.whole[t.idx] != nil || t.reading[t.idx] {
+		return nil
+	}
+	if t.reading == nil {
+		t.reading = map[int]bool{}
+	}
+	idx, light := t.idx, t.snaps[t.idx]
+	t.reading[idx] = true
+	return func() tea.Msg {
+		snap, err := h.HistoryAt(light, idx)
+		return wholeMsg{t: t, idx: idx, snap: snap, err: err}
+	}
+}
+
+// onWhole keeps a call read back with its request, letting go of the
+// oldest past wholeKept, and shows it if it is still the one viewed.
+func (m *model) onWhole(msg wholeMsg) tea.Cmd {
+	t := msg.t
+	delete(t.reading, msg.idx)
+	if msg.err != nil {
+		if m.travel == t && t.idx == msg.idx {
+			return m.flashErr(msg.err)
+		}
+		return nil
+	}
+	if t.whole == nil {
+		t.whole = map[int]*harness.Snapshot{}
+	}
+	t.whole[msg.idx] = msg.snap
+	t.order = append(t.order, msg.idx)
+	for len(t.order) > wholeKept {
+		delete(t.whole, t.order[0])
+		t.order = t.order[1:]
+	}
+	if m.travel == t && t.idx == msg.idx {
+		m.lru.setSnapshot(msg.snap)
+		m.cx.setSnapshot(msg.snap)
+		m.tools.setSnapshot(msg.snap)
+	}
+	return nil
 }
 
 func (m *model) leaveTravel() {

@@ -35,13 +35,19 @@ func TestTimeTravelShowsThePanesAsEachCallWentOut(t *testing.T) {
 	if first := d.m.travel.snaps[0]; len(first.Loaded) != 0 || first.Turn != 1 {
 		t.Fatalf("the first call's state: %d loaded, turn %d", len(first.Loaded), first.Turn)
 	}
-	if strings.Contains(d.m.cx.snap.Instructions, `<skill name="account-review"`) {
-		t.Fatal("the context pane shows a skill loaded later")
+	// the call's request is read back from the journal, then shown
+	d.pump(func(m *model) bool { return m.travel.whole[0] != nil })
+	if !strings.Contains(d.m.cx.snap.Instructions, `<skill name="house-style"`) || strings.Contains(d.m.cx.snap.Instructions, `<skill name="account-review"`) {
+		t.Fatalf("the context pane of call 1 does not show its request: %q", d.m.cx.snap.Instructions)
 	}
 	// the call after the first load has account-review in <current_context>
 	d.key("alt+]")
+	d.pump(func(m *model) bool { return m.travel.whole[1] != nil })
 	if !strings.Contains(d.m.cx.snap.Context, `name="account-review"`) {
 		t.Fatalf("call 2 should carry account-review: %q", d.m.cx.snap.Context)
+	}
+	if len(d.m.travel.whole) > wholeKept {
+		t.Fatalf("time travel holds %d calls whole", len(d.m.travel.whole))
 	}
 	d.key("esc")
 	if d.m.travel != nil || d.m.lru.snap != d.m.snap {
