@@ -92,6 +92,9 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 			return nil, err
 		}
 		limitMemory()
+		if w.journal != "" {
+			settleMemory()
+		}
 		for _, n := range w.notices {
 			sink.OnEvent(&harness.Warning{Message: n})
 		}

@@ -35,6 +35,12 @@ var limitOnce sync.Once
 // collection, so it follows a heap that grows fast.
 func limitMemory() { limitOnce.Do(startLimit) }
 
+// settleMemory hands back to the system what reading a journal left
+// behind: reopening a long session decodes every line of it, and without
+// this its resident size stays near that peak until the collector gets to
+// returning pages on its own, long after.
+func settleMemory() { debug.FreeOSMemory() }
+
 func startLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
