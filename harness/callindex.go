@@ -86,7 +86,8 @@ func (ix *callIndex) body(path string, i int) ([]byte, string, error) {
 		// a new journal (the session was cleared): index it afresh
 		ix.path, ix.size, ix.calls, ix.blobs, ix.frames, ix.last = path, 0, nil, map[blobKey]int64{}, nil, nil
 	}
-	if i >= len(ix.calls) {
+	if i >= len(ix.calls) || ix.calls[i].reply < 0 {
+		// not indexed yet, or indexed before its reply was written
 		if err := ix.extend(f); err != nil {
 			return nil, "", err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/harnesstest"
 	"skillet/harness/rulebook"
 	"skillet/skills"
 )
@@ -194,6 +195,7 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
 	f := w.open("", nil)
+	f.model.Raw = true // replies carry their raw body, as an endpoint's do
 	for i := 0; i < rulebookKeep()+6; i++ {
 		f.turn(fmt.Sprintf("message %d", i), say(fmt.Sprintf("answer %d", i)))
 	}
@@ -222,8 +224,9 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 			t.Fatalf("call %d: reply %q, want %q", i+1, c.Reply, replies[i].(*Assistant).Raw)
 		}
 	}
-	// out of order, the index built on the way, then the latest
-	for _, i := range []int{5, 0, len(calls) - 1, 1, frameEveryForTest() + 1} {
+	// the latest first, so the index is built before later calls' replies
+	// are written; then out of order
+	for _, i := range []int{len(calls) - 1, 5, 0, 1, frameEveryForTest() + 1} {
 		if i < len(calls) {
 			check(i)
 		}
@@ -293,5 +296,36 @@ func TestOlderCallWithAMissingBlobSaysSo(t *testing.T) {
 	}
 	if c, err := f.s.ModelCall(f.s.State().Turn - 1); err != nil || len(c.Request) == 0 {
 		t.Fatalf("the last call: %v", err)
+	}
+}
+
+// A call indexed while it ran (its reply not written yet) still comes
+// back with its reply once memory lets go of it.
+func TestACallIndexedWhileItRanKeepsItsReply(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", nil)
+	f.model.Raw = true // replies carry their raw body, as an endpoint's do
+	for i := 0; i < rulebookKeep()+2; i++ {
+		f.turn(fmt.Sprintf("message %d", i), say(fmt.Sprintf("answer %d", i)))
+	}
+	running := len(f.rec.ofType(TypeModelCall)) // the index of the next call
+	var peek error
+	f.turn("peek while the model answers", func(req *chat.Request) (*chat.Reply, error) {
+		_, peek = f.s.ModelCall(0) // builds the index: this call's reply is not written yet
+		return harnesstest.Text("the answer of the call that ran"), nil
+	})
+	if peek != nil {
+		t.Fatal(peek)
+	}
+	for i := 0; i < rulebookKeep()+1; i++ {
+		f.turn(fmt.Sprintf("later %d", i), say("later"))
+	}
+	c, err := f.s.ModelCall(running)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.rec.ofType(TypeAssistant)[running].(*Assistant).Raw; c.Reply != want || want == "" {
+		t.Fatalf("call %d: reply %q, want %q", running+1, c.Reply, want)
 	}
 }
