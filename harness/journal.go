@@ -46,7 +46,7 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 			codec.written[k] = struct{}{}
 		}
 	}
-	codec.blobs, codec.raw, codec.rawAt, codec.src = map[string][]byte{}, nil, nil, nil
+	codec.blobs, codec.raw, codec.rawAt, codec.src, codec.texts = map[string][]byte{}, nil, nil, nil, nil
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)

@@ -81,6 +81,9 @@ type journalCodec struct {
 	src   io.ReaderAt
 	rawAt map[string]int64
 	at    int64
+	// texts are the skill texts read, by blob: a preload's text comes
+	// back at every turn of a long journal, and each event keeps it.
+	texts map[string]string
 }
 
 // get returns a blob's content, decoding its line the first time.
@@ -285,11 +288,20 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		if body.TextRef == "" {
 			return nil
 		}
+		if t, ok := c.texts[body.TextRef]; ok {
+			body.Text, body.TextRef = t, ""
+			return nil
+		}
 		b, ok := c.get(body.TextRef)
 		if !ok {
 			return fmt.Errorf("skill text blob %s is missing", body.TextRef)
 		}
-		body.Text, body.TextRef = string(b), ""
+		t := string(b)
+		if c.texts == nil {
+			c.texts = map[string]string{}
+		}
+		c.texts[body.TextRef] = t
+		body.Text, body.TextRef = t, ""
 		return nil
 	}
 	switch e := e.(type) {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"skillet/harness/chat"
 	"skillet/harness/harnesstest"
@@ -327,5 +328,40 @@ func TestACallIndexedWhileItRanKeepsItsReply(t *testing.T) {
 	}
 	if want := f.rec.ofType(TypeAssistant)[running].(*Assistant).Raw; c.Reply != want || want == "" {
 		t.Fatalf("call %d: reply %q, want %q", running+1, c.Reply, want)
+	}
+}
+
+// A skill text the journal holds once comes back as one string however
+// many events name it: a long session's preloads repeat it every turn.
+func TestReadSkillTextsAreShared(t *testing.T) {
+	body := SkillBody{Text: strings.Repeat("Follow the house style. ", 40)}
+	c := newJournalCodec()
+	var lines [][]byte
+	for turn := 1; turn <= 3; turn++ {
+		ls, err := c.encode(&SkillPreload{Header: Header{Type: TypeSkillPreload, Turn: turn}, Skill: "house", Version: "1", ExecutionID: fmt.Sprintf("x-%d", turn), Body: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, ls...)
+	}
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want one blob and three events", len(lines))
+	}
+	r := newJournalCodec()
+	var texts []string
+	for _, l := range lines {
+		e, err := r.decode(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := e.(*SkillPreload); ok {
+			texts = append(texts, p.Body.Text)
+		}
+	}
+	if len(texts) != 3 || texts[0] != body.Text {
+		t.Fatalf("read back %d texts", len(texts))
+	}
+	if unsafe.StringData(texts[0]) != unsafe.StringData(texts[2]) {
+		t.Error("each event holds its own copy of the skill's text")
 	}
 }
