@@ -134,6 +134,10 @@ func parseSkill(data []byte, folder string, strict bool) *Skill {
 	s.Body = body
 	p.fields(root, folder)
 	p.body(body)
+	if len(s.Examples) > 0 {
+		// rendered once: every load and preload of the skill keeps it
+		s.loadText = s.renderLoadText()
+	}
 	return s
 }
 

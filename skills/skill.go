@@ -62,6 +62,11 @@ type Skill struct {
 	// tools/ folder. They do not make the skill invalid: a reference to
 	// such a tool fails when it is resolved.
 	ToolProblems []FileProblem `json:"tool_problems,omitempty"`
+
+	// loadText is LoadText, rendered once when the skill was parsed with
+	// examples; a skill is not changed after parsing (a refresh parses a
+	// new one).
+	loadText string
 }
 
 // Valid reports whether the skill has no problems.
@@ -177,6 +182,14 @@ func (s *Skill) LoadText() string {
 	if len(s.Examples) == 0 {
 		return s.Body
 	}
+	if s.loadText != "" {
+		return s.loadText
+	}
+	return s.renderLoadText()
+}
+
+// renderLoadText renders the instructions and the <examples> element.
+func (s *Skill) renderLoadText() string {
 	var b strings.Builder
 	b.WriteString(s.Body)
 	b.WriteString("\n\n<examples>\n")
