@@ -12,7 +12,8 @@ import (
 // a function that takes a frame needs no lock of its own and cannot be
 // called without one. A frame's functions do no I/O besides reading the
 // catalog and counting tokens, and never emit: what they decide comes back
-// as events.
+// as events. Every field is guarded by the session's lock, and a frame is
+// used only while the read or step that made it runs.
 type frame struct {
 	st   *rulebook.State
 	w    *world
