@@ -90,7 +90,7 @@ func (r *openingRig) enter() { r.update(tea.KeyPressMsg{Code: tea.KeyEnter}) }
 
 // sampleOptions are the harness options of a session over the sample
 // skills with the offline demo model, its events going to sink.
-func sampleOptions(t *testing.T, sink *Sink, dir string) harness.Options {
+func sampleOptions(t testing.TB, sink *Sink, dir string) harness.Options {
 	t.Helper()
 	srv, err := demo.Start()
 	if err != nil {

@@ -9,8 +9,6 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/demo"
-	"skillet/harness/llm"
-	"skillet/skills"
 )
 
 // realSession starts a harness session over the sample skills with the
@@ -26,26 +24,8 @@ func realSessionTB(tb testing.TB, sink *Sink, dir string) *harness.Session {
 
 func realSessionAt(t testing.TB, sink *Sink, dir, journal string) *harness.Session {
 	t.Helper()
-	srv, err := demo.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	client, err := llm.New(llm.Config{BaseURL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, _ := filepath.Abs("../sample-skills")
-	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := skills.NewCatalog([]skills.Root{{Dir: root, Label: "samples"}}, cfg.ToolsDirs)
-	if _, err := cat.Refresh(); err != nil {
-		t.Fatal(err)
-	}
-	opts := harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Dir: dir, // not marked demo, so /model switches
-		OnEvent: sink.OnEvent, ApproveAll: true}
+	opts := sampleOptions(t, sink, dir) // not marked demo, so /model switches
+	var err error
 	var s *harness.Session
 	if journal == "" {
 		s, err = harness.New(opts)
