@@ -67,7 +67,11 @@ func BenchmarkCompose(b *testing.B) {
 // BenchmarkComposeAndEncode adds encoding the request body, which every
 // model call also does.
 func BenchmarkComposeAndEncode(b *testing.B) {
-	s := benchSession(b, 1000, 10000)
+	composeAndEncode(b, benchSession(b, 1000, 10000))
+}
+
+// composeAndEncode composes and encodes s's next request b.N times.
+func composeAndEncode(b *testing.B, s *Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b.ReportAllocs()
@@ -147,16 +151,7 @@ func BenchmarkComposeProfile(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				c := s.frame().compose()
-				if _, err := c.req.Body(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			composeAndEncode(b, s)
 		})
 	}
 }
