@@ -102,6 +102,18 @@ func benchStreamFrom(b *testing.B, text string, at, step, w int) {
 // both see the same kinds of blocks.
 func BenchmarkStreamChunk(b *testing.B) {
 	reply := longReply(120 << 10)
+	start, end := streamNearStartAndEnd(b, reply, 40, func(s *mdStream, at, k int) {
+		s.render("dark", reply[:at+k*100], 100)
+	})
+	b.ReportMetric(float64(end)/float64(start), "end/start")
+	b.ReportMetric(float64(end.Nanoseconds())/float64(b.N), "ns/chunk-at-end")
+}
+
+// streamNearStartAndEnd runs step on a stream 5 KB into reply and on one
+// 95 KB in, each iteration one of each (k counts from 1), both begun again
+// every restart iterations so both see the same kinds of blocks; it
+// returns the time each took.
+func streamNearStartAndEnd(b *testing.B, reply string, restart int, step func(s *mdStream, at, k int)) (start, end time.Duration) {
 	type pos struct {
 		s    *mdStream
 		at   int
@@ -111,7 +123,7 @@ func BenchmarkStreamChunk(b *testing.B) {
 	k := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		if k++; k > 40 || ps[0].s == nil {
+		if k++; k > restart || ps[0].s == nil {
 			b.StopTimer()
 			for _, p := range ps {
 				p.s = streamAt(reply, p.at, 100)
@@ -121,12 +133,11 @@ func BenchmarkStreamChunk(b *testing.B) {
 		}
 		for _, p := range ps {
 			t0 := time.Now()
-			p.s.render("dark", reply[:p.at+k*100], 100)
+			step(p.s, p.at, k)
 			p.took += time.Since(t0)
 		}
 	}
-	b.ReportMetric(float64(ps[1].took)/float64(ps[0].took), "end/start")
-	b.ReportMetric(float64(ps[1].took.Nanoseconds())/float64(b.N), "ns/chunk-at-end")
+	return ps[0].took, ps[1].took
 }
 
 // BenchmarkTranscriptAppend is one new entry in a transcript of 10,000
@@ -209,31 +220,12 @@ func BenchmarkStreamVsWholeRenders(b *testing.B) {
 // end, as a share of one core; end/start how flat it stays.
 func BenchmarkStreamSecond(b *testing.B) {
 	reply := longReply(140 << 10)
-	type pos struct {
-		s    *mdStream
-		at   int
-		took time.Duration
-	}
-	ps := []*pos{{at: 5 << 10}, {at: 95 << 10}}
-	k := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		if k++; k > 8 || ps[0].s == nil { // 4 KB on, start again
-			b.StopTimer()
-			for _, p := range ps {
-				p.s = streamAt(reply, p.at, 100)
-			}
-			k = 1
-			b.StartTimer()
+	// 8 seconds is 4 KB on: then start again
+	start, end := streamNearStartAndEnd(b, reply, 8, func(s *mdStream, at, k int) {
+		for tick := range 20 {
+			s.render("dark", reply[:at+(k-1)*500+(tick+1)*25], 100)
 		}
-		for _, p := range ps {
-			t0 := time.Now()
-			for tick := range 20 {
-				p.s.render("dark", reply[:p.at+(k-1)*500+(tick+1)*25], 100)
-			}
-			p.took += time.Since(t0)
-		}
-	}
-	b.ReportMetric(float64(ps[1].took)/float64(ps[0].took), "end/start")
-	b.ReportMetric(100*ps[1].took.Seconds()/float64(b.N), "%core-at-end")
+	})
+	b.ReportMetric(float64(end)/float64(start), "end/start")
+	b.ReportMetric(100*end.Seconds()/float64(b.N), "%core-at-end")
 }
