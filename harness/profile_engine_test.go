@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/harnesstest"
 	"skillet/harness/profile"
 )
 
@@ -83,28 +84,10 @@ func TestProfileGoldenRequests(t *testing.T) {
 				t.Fatalf("%v (run go test -run TestProfileGoldenRequests -update to write it)", err)
 			}
 			if text != string(want) {
-				t.Errorf("request bodies differ from %s:\n%s", file, firstDiff(string(want), text))
+				t.Errorf("request bodies differ from %s:\n%s", file, harnesstest.FirstDiff(string(want), text))
 			}
 		})
 	}
-}
-
-// firstDiff shows the first line two texts differ at.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var a, b string
-		if i < len(wl) {
-			a = wl[i]
-		}
-		if i < len(gl) {
-			b = gl[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d\nwant: %s\ngot:  %s", i+1, a, b)
-		}
-	}
-	return "(same lines)"
 }
 
 // TestProfileActivationIsTheModelsLoad checks that an activation is
@@ -291,7 +274,7 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	again, _ := s.frame().compose().req.Body()
 	s.mu.Unlock()
 	if !bytes.Equal(live, again) {
-		t.Fatalf("the reopened session composes differently:\n%s", firstDiff(string(live), string(again)))
+		t.Fatalf("the reopened session composes differently:\n%s", harnesstest.FirstDiff(string(live), string(again)))
 	}
 	if v := s.State(); v.Profile != "claude-code" || v.ContextWindow != 5000 {
 		t.Fatalf("state %q %d", v.Profile, v.ContextWindow)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/harnesstest"
 	"strings"
 	"testing"
 	"time"
@@ -119,27 +120,10 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("read golden file (go test -update writes it): %v", err)
 			}
 			if got != string(want) {
-				t.Errorf("%s differs from %s:\n%s", p.Name(), file, firstDiff(string(want), got))
+				t.Errorf("%s differs from %s:\n%s", p.Name(), file, harnesstest.FirstDiff(string(want), got))
 			}
 		})
 	}
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d\nwant: %q\ngot:  %q", i+1, wl, gl)
-		}
-	}
-	return "same lines, different endings"
 }
 
 func TestGetUnknownListsKnown(t *testing.T) {
