@@ -260,16 +260,12 @@ func (ix *callIndex) blob(f *os.File, k blobKey) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var bl blobLine
-	if err := json.Unmarshal(line, &bl); err != nil {
+	got, b, err := readBlob(line)
+	if err == nil && got != h {
+		err = fmt.Errorf("the line at %d holds blob %s", at, got)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
-	}
-	b := []byte(bl.JSON)
-	if bl.Text != nil {
-		b = []byte(*bl.Text)
-	}
-	if blobHash(b) != h {
-		return nil, fmt.Errorf("blob %s: its content does not match its hash", h)
 	}
 	return b, nil
 }

@@ -103,19 +103,29 @@ func (c *journalCodec) get(h string) ([]byte, bool) {
 	} else {
 		return nil, false
 	}
-	var bl blobLine
-	if json.Unmarshal(line, &bl) != nil {
+	_, b, err := readBlob(line)
+	if err != nil {
 		return nil, false
+	}
+	c.blobs[h] = b
+	return b, true
+}
+
+// readBlob decodes a blob line: its hash and its content, checked against
+// the hash.
+func readBlob(line []byte) (string, []byte, error) {
+	var bl blobLine
+	if err := json.Unmarshal(line, &bl); err != nil {
+		return "", nil, fmt.Errorf("decode blob: %w", err)
 	}
 	b := []byte(bl.JSON)
 	if bl.Text != nil {
 		b = []byte(*bl.Text)
 	}
 	if blobHash(b) != bl.Hash {
-		return nil, false
+		return "", nil, fmt.Errorf("blob %s: its content does not match its hash", bl.Hash)
 	}
-	c.blobs[h] = b
-	return b, true
+	return bl.Hash, b, nil
 }
 
 // blobHashOf reads the hash of a blob line as the writer lays it out.
@@ -266,18 +276,11 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		}
 	}
 	if typ == typeBlob {
-		var bl blobLine
-		if err := json.Unmarshal(line, &bl); err != nil {
-			return nil, fmt.Errorf("decode blob: %w", err)
+		h, b, err := readBlob(line)
+		if err != nil {
+			return nil, err
 		}
-		b := []byte(bl.JSON)
-		if bl.Text != nil {
-			b = []byte(*bl.Text)
-		}
-		if blobHash(b) != bl.Hash {
-			return nil, fmt.Errorf("blob %s: its content does not match its hash", bl.Hash)
-		}
-		c.blobs[bl.Hash] = b
+		c.blobs[h] = b
 		return nil, nil
 	}
 	e, err := UnmarshalEvent(line)
