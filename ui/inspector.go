@@ -67,7 +67,16 @@ func (in *inspector) handle(msg tea.Msg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	in.fetching, in.kept, in.bodyErr = nil, nil, nil
+	// calls are only ever added: the older ones read back stay held, and
+	// are not read again at every refresh
+	kept := in.kept[:0]
+	for _, i := range in.kept {
+		if i < len(cm.calls) && cm.calls[i].Request == nil && cm.calls[i].Turn == in.calls[i].Turn && cm.calls[i].Call == in.calls[i].Call {
+			cm.calls[i] = in.calls[i]
+			kept = append(kept, i)
+		}
+	}
+	in.kept = kept
 	atEnd := in.idx < 0 || in.idx == len(in.calls)-1
 	in.loading = false
 	in.calls = cm.calls

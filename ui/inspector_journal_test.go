@@ -46,6 +46,13 @@ func TestInspectorReadsOlderCallsFromTheJournal(t *testing.T) {
 	if sc := d.screen(); !strings.Contains(sc, "call 1 of") || !strings.Contains(sc, "ACC-1000") {
 		t.Fatalf("the first call's request is not shown:\n%s", sc)
 	}
+	// a refresh (a new call, or r) keeps what was read back
+	d.key("r")
+	d.pump(func(m *model) bool { return !in.loading })
+	d.settle()
+	if in.calls[0].Request == nil || len(in.fetching) != 0 {
+		t.Fatalf("a refresh dropped the call read back (fetching %v)", in.fetching)
+	}
 	held := 0
 	for i, c := range in.calls {
 		if c.Request != nil && i < len(in.calls)-rulebook.KeepCallBodies {
