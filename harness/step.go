@@ -92,9 +92,6 @@ func (s *Session) emit(events ...Event) {
 
 func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
 
-// logWarn records a harness.log line in the transcript and warns.
-func (s *Session) logWarn(msg string) { s.emit(&Warning{Message: msg, Log: true}) }
-
 // nextExecID hands out the next execution id. Ids may be handed out before
 // the events that record them are applied, so the highest one handed out is
 // remembered beside the highest one recorded.
