@@ -156,10 +156,7 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 		}
 		return f.mcpRefs(need)
 	})
-	var logs []string
-	for _, msg := range s.prefetchMCP(ctx, refs) {
-		logs = append(logs, msg+" (a call of it will try the server again)")
-	}
+	logs := s.prefetchMCP(ctx, refs)
 	s.step(func(f *frame) []Event {
 		var out []Event
 		for _, l := range unwarned(f.st.Cur, append(logs, f.buildTools().dropped...)) {

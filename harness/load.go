@@ -150,7 +150,7 @@ func (s *Session) insert(ctx context.Context, p insertPlan) []string {
 func mcpWarnings(failures []string) []Event {
 	out := make([]Event, 0, len(failures))
 	for _, msg := range failures {
-		out = append(out, &Warning{Message: msg + " (a call of it will try the server again)", Log: true})
+		out = append(out, &Warning{Message: msg, Log: true})
 	}
 	return out
 }

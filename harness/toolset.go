@@ -107,7 +107,8 @@ func (f *frame) mcpRefs(sks []*skills.Skill) []string {
 
 // prefetchMCP asks MCP servers for the definitions of refs, starting them
 // as needed, without the session's lock: a slow server must not stall
-// snapshots or cancellation. It returns one message per failure.
+// snapshots or cancellation. It returns one message per failure, for the
+// harness log.
 func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 	var failures []string
 	for _, name := range refs {
@@ -121,7 +122,7 @@ func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 				// call while it backs off
 				if key := name + "@" + strconv.FormatUint(st.Change, 10); !f.w.mcpSaid[key] {
 					f.w.mcpSaid[key] = true
-					failures = append(failures, f.w.mcpErrs[name].Error())
+					failures = append(failures, f.w.mcpErrs[name].Error()+" (a call of it will try the server again)")
 				}
 			} else {
 				cp := *d
