@@ -76,7 +76,7 @@ func TestBadInput_ModelErrorEndsTheTurnButKeepsTheRecord(t *testing.T) {
 		t.Fatal("no error event")
 	}
 	f.turn("three", say("recovered"))
-	if n := len(f.s.Transcript()); n < 5 {
+	if n := len(f.s.Transcript().Items()); n < 5 {
 		t.Fatalf("transcript lost entries: %d", n)
 	}
 }

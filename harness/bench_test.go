@@ -34,7 +34,7 @@ func benchSessionUnder(b *testing.B, prof string, n, msgs int) *Session {
 		}
 	}
 	s.mu.Lock()
-	for i := 0; len(s.st.Msgs) < msgs; i++ {
+	for i := 0; s.st.Msgs.Len() < msgs; i++ {
 		turn := i + 1
 		s.st.Apply(&TurnStart{Header: Header{Turn: turn}, Text: fmt.Sprintf("please review the %s for account %d", words[i%len(words)], i)})
 		id := fmt.Sprintf("t%d", i)
@@ -174,7 +174,7 @@ func BenchmarkMemoryGrowth(b *testing.B) {
 		var at2k float64
 		for turn := 0; ; turn++ {
 			f.s.mu.Lock()
-			n := len(f.s.st.Msgs)
+			n := f.s.st.Msgs.Len()
 			f.s.mu.Unlock()
 			if n >= 2000 && at2k == 0 {
 				at2k = heap()
@@ -203,7 +203,7 @@ func BenchmarkReopen10k(b *testing.B) {
 	w := &workspace{t: b, root: b.TempDir()}
 	basicSkills(w)
 	f := w.open("", nil)
-	for turn := 0; len(f.s.st.Msgs) < 10000; turn++ {
+	for turn := 0; f.s.st.Msgs.Len() < 10000; turn++ {
 		f.turn(fmt.Sprintf("review account %d for anomalies", turn), call("alpha_tool", fmt.Sprintf(`{"q":"%d"}`, turn)), say(strings.Repeat("The account looks fine. ", 20)))
 	}
 	dir := f.s.Dir()

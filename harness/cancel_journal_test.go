@@ -37,7 +37,7 @@ func TestR25_CancelDuringModelStreamKeepsPartialReply(t *testing.T) {
 	if end.StopReason != StopCancelled {
 		t.Fatalf("stop = %s", end.StopReason)
 	}
-	tr := f.s.Transcript()
+	tr := f.s.Transcript().Items()
 	last := tr[len(tr)-1]
 	if last.Kind != EntryAssistant || last.Text != "partial ans" || !last.Interrupted || len(last.ToolCalls) != 0 {
 		t.Fatalf("last entry %+v", last)
@@ -93,7 +93,7 @@ func TestJournalReopensSessionWithTranscriptLRUAndStores(t *testing.T) {
 	f.turn("other", load("other"), say("ok"))
 	before := f.s.Snapshot()
 	dir := f.s.Dir()
-	trBefore := f.s.Transcript()
+	trBefore := f.s.Transcript().Items()
 	f.s.Close()
 
 	raw, err := os.ReadFile(filepath.Join(dir, JournalFile))
@@ -116,10 +116,10 @@ func TestJournalReopensSessionWithTranscriptLRUAndStores(t *testing.T) {
 	}
 	defer s2.Close()
 	after := s2.Snapshot()
-	if len(s2.Transcript()) != len(trBefore) {
-		t.Fatalf("transcript %d entries, want %d", len(s2.Transcript()), len(trBefore))
+	if len(s2.Transcript().Items()) != len(trBefore) {
+		t.Fatalf("transcript %d entries, want %d", len(s2.Transcript().Items()), len(trBefore))
 	}
-	for i, e := range s2.Transcript() {
+	for i, e := range s2.Transcript().Items() {
 		if e.Text != trBefore[i].Text || e.Kind != trBefore[i].Kind {
 			t.Fatalf("entry %d differs: %+v vs %+v", i, e, trBefore[i])
 		}
@@ -163,7 +163,7 @@ func TestJournalReopenRepairsATurnCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	tr := s2.Transcript()
+	tr := s2.Transcript().Items()
 	last := tr[len(tr)-1]
 	if last.Kind != EntryTool || last.ToolCallID != "z1" {
 		t.Fatalf("the unanswered call should get a result: %+v", last)

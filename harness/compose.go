@@ -88,7 +88,7 @@ func (f *frame) list(size int) ([]*skills.Skill, []string, []float64) {
 
 func (f *frame) latestUserText() string {
 	if n := len(f.st.UserMsgs); n > 0 {
-		return f.st.Entries[f.st.MsgEntry[f.st.UserMsgs[n-1]]].Text
+		return f.st.Entries.At(f.st.MsgEntry[f.st.UserMsgs[n-1]]).Text
 	}
 	return ""
 }
@@ -230,7 +230,7 @@ func unwarned(t *rulebook.TurnState, msgs []string) []string {
 func (f *frame) reusedTools(w rulebook.Window) []Use {
 	var out []Use
 	for k := w.Start; k < w.N; k++ {
-		en := &f.st.Entries[f.st.MsgEntry[k]]
+		en := f.st.Entries.At(f.st.MsgEntry[k])
 		if en.Kind != EntryTool || en.Turn >= f.st.Turn || en.IsError || en.Refused || en.ToolName == ToolLoadSkill || en.Activated != "" || f.st.Cur.Reused[en.ToolCallID] {
 			continue
 		}

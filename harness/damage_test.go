@@ -120,7 +120,7 @@ func TestJournalToolRunningAtACrashIsInterrupted(t *testing.T) {
 	}
 	defer s.Close()
 	got := map[string]string{}
-	for _, e := range s.Transcript() {
+	for _, e := range s.Transcript().Items() {
 		if e.Kind == EntryTool {
 			got[e.ToolCallID] = e.Text
 		}

@@ -262,15 +262,14 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 	defer s.release()
 	s.prefetchMCP(ctx, read(s, func(f *frame) []string { return f.mcpRefs(f.loadedSkills()) }))
 	var live *toolset
-	n := read(s, func(f *frame) int {
+	id := read(s, func(f *frame) string {
 		live = f.buildTools()
-		n := 0
-		for _, e := range f.st.Entries {
-			if e.Manual {
-				n++
-			}
+		// the first id no call of the session has, as every /call takes the next
+		n := 1
+		for f.st.CallIDs[fmt.Sprintf("manual_%d", n)] {
+			n++
 		}
-		return n
+		return fmt.Sprintf("manual_%d", n)
 	})
 	if live.byName[name] == nil {
 		return nil, fmt.Errorf("call %s: not a tool of the next request (tools: %s)", name, strings.Join(toolNames(live), ", "))
@@ -281,7 +280,6 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	id := fmt.Sprintf("manual_%d", n+1)
 	s.emit(&Assistant{Manual: true, FinishReason: "tool_calls", ToolCalls: []ToolCallRecord{{ID: id, Name: name, Arguments: args}}})
 	res := s.dispatch(ctx, chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}, live, true)
 	return res, s.syncJournal()

@@ -192,7 +192,7 @@ func TestToolCallIDsStayUniqueAcrossReplies(t *testing.T) {
 	}
 	f.turn("one", load("alpha"), same, same, say("ok"))
 	seen := map[string]bool{}
-	for _, e := range f.s.Transcript() {
+	for _, e := range f.s.Transcript().Items() {
 		for _, tc := range e.ToolCalls {
 			if tc.ID == "" || seen[tc.ID] {
 				t.Fatalf("tool call id %q is empty or repeated", tc.ID)

@@ -80,14 +80,14 @@ func ShareJournal(path string) (*share.Session, error) {
 // is never part of a session.
 func (s *Session) ExportMarkdown(w io.Writer) error {
 	type exportCopy struct {
-		entries         []Entry
+		entries         Transcript
 		id, model, base string
 		demo            bool
 		endsAfter       map[int][]*TurnEnd
 		approvals       map[string]Decision
 	}
 	x := read(s, func(f *frame) exportCopy {
-		x := exportCopy{entries: f.st.Entries[:len(f.st.Entries):len(f.st.Entries)], id: f.st.ID, model: f.st.Model, base: f.opts.BaseURL, demo: f.opts.Demo,
+		x := exportCopy{entries: f.st.Entries.View(), id: f.st.ID, model: f.st.Model, base: f.opts.BaseURL, demo: f.opts.Demo,
 			endsAfter: map[int][]*TurnEnd{}, approvals: make(map[string]Decision, len(f.st.Approvals))}
 		// a turn's end goes after the last entry it recorded
 		for _, e := range f.st.Ends {
@@ -111,7 +111,7 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 		fmt.Fprintf(bw, "- Endpoint: %s\n", base)
 	}
 	turn := 0
-	for i, e := range entries {
+	for i, e := range entries.All() {
 		if e.Turn != turn && e.Kind == EntryUser {
 			turn = e.Turn
 			fmt.Fprintf(bw, "\n## Turn %d\n", turn)

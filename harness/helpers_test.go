@@ -189,7 +189,7 @@ func (f *fixture) turn(text string, steps ...step) *TurnEnd {
 // results returns the tool result contents of the transcript by call order.
 func (f *fixture) results() []Entry {
 	var out []Entry
-	for _, e := range f.s.Transcript() {
+	for _, e := range f.s.Transcript().Items() {
 		if e.Kind == EntryTool {
 			out = append(out, e)
 		}

@@ -105,7 +105,7 @@ func TestR25_CancelMidStreamOverHTTPLeavesAValidTranscript(t *testing.T) {
 	if end.StopReason != harness.StopCancelled {
 		t.Fatalf("stop %s", end.StopReason)
 	}
-	tr := s.Transcript()
+	tr := s.Transcript().Items()
 	last := tr[len(tr)-1]
 	if last.Kind != harness.EntryAssistant || !last.Interrupted || last.Text != "Here is the start of" {
 		t.Fatalf("last entry %+v", last)

@@ -43,12 +43,12 @@ func FuzzReadJournal(f *testing.F) {
 			st.Apply(r)
 		}
 		results := map[string]int{}
-		for _, en := range st.Entries {
+		for _, en := range st.Entries.All() {
 			if en.Kind == EntryTool {
 				results[en.ToolCallID]++
 			}
 		}
-		for _, en := range st.Entries {
+		for _, en := range st.Entries.All() {
 			for _, tc := range en.ToolCalls {
 				if results[tc.ID] != 1 {
 					t.Fatalf("call %s has %d results after the repair", tc.ID, results[tc.ID])

@@ -121,7 +121,7 @@ func TestMCPServerThatFailsGivesAClearErrorAndTheSessionGoesOn(t *testing.T) {
 		t.Fatalf("the tool result should say the server failed, with its log: %+v", r)
 	}
 	logged := ""
-	for _, e := range f.s.Transcript() {
+	for _, e := range f.s.Transcript().Items() {
 		if e.NoteKind == NoteHarnessLog {
 			logged += e.Text
 		}

@@ -156,7 +156,7 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 	if !lifecycle {
 		limit = 0 // the whole history
 	}
-	c.win = rulebook.ComputeWindow(len(f.st.Msgs), limit, f.st.UserMsgs)
+	c.win = rulebook.ComputeWindow(f.st.Msgs.Len(), limit, f.st.UserMsgs)
 	var ctxElems []string
 	for i, ls := range f.st.Loaded {
 		if ls.Delivery == DeliveryToolResult {
@@ -210,8 +210,8 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 	at := -1
 	seen := map[string]bool{}
 	for k := c.win.Start; k < c.win.N; k++ {
-		m := f.st.Msgs[k]
-		en := &f.st.Entries[f.st.MsgEntry[k]]
+		m := f.st.Msgs.At(k)
+		en := f.st.Entries.At(f.st.MsgEntry[k])
 		if m.Role != chat.RoleTool {
 			flush()
 		}

@@ -232,7 +232,7 @@ func checkSession(t *testing.T, s *Session) {
 	t.Helper()
 	results := map[string]int{}
 	var callIDs []string
-	for _, e := range s.Transcript() {
+	for _, e := range s.Transcript().Items() {
 		for _, tc := range e.ToolCalls {
 			callIDs = append(callIDs, tc.ID)
 		}

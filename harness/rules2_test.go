@@ -291,7 +291,7 @@ name = "alpha"
 		t.Fatalf("each turn preloads with an execution of its own: %+v", pre)
 	}
 	found := false
-	for _, e := range f.s.Transcript() {
+	for _, e := range f.s.Transcript().Items() {
 		if e.Kind == EntryNote && e.NoteKind == NoteSkillPreload {
 			found = true
 		}
@@ -324,7 +324,7 @@ func TestR17_EditsOnDiskTakeEffectNextTurn(t *testing.T) {
 		t.Fatal("a tool named like a skill should be left out")
 	}
 	logged := false
-	for _, e := range f.s.Transcript() {
+	for _, e := range f.s.Transcript().Items() {
 		if e.Kind == EntryNote && e.NoteKind == NoteHarnessLog {
 			logged = true
 		}

@@ -28,7 +28,7 @@ func TestR1_OneTranscriptSharedBySkills(t *testing.T) {
 		}
 	}
 	// and the transcript holds every message exactly as recorded
-	tr := f.s.Transcript()
+	tr := f.s.Transcript().Items()
 	var users, assistants, toolsN int
 	for _, e := range tr {
 		switch e.Kind {

@@ -413,10 +413,10 @@ func (s *Session) journalPath() string {
 	})
 }
 
-// Transcript returns the entries recorded so far. The slice is shared:
-// entries never change once recorded, and new ones go past its length.
-func (s *Session) Transcript() []Entry {
-	return read(s, func(f *frame) []Entry { return f.st.Entries[:len(f.st.Entries):len(f.st.Entries)] })
+// Transcript returns the entries recorded so far, as a view: entries never
+// change once recorded, and new ones do not show in it.
+func (s *Session) Transcript() Transcript {
+	return read(s, func(f *frame) Transcript { return f.st.Entries.View() })
 }
 
 // Marks returns the events that stand between transcript entries, in

@@ -108,7 +108,7 @@ func (f *frame) snapState(c *composition) *Snapshot {
 		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.win))
 	}
 	snap.Tools = append(c.infos, f.goneTools(c.infos)...)
-	snap.Window = WindowInfo{Messages: len(f.st.Msgs), InWindow: c.win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
+	snap.Window = WindowInfo{Messages: f.st.Msgs.Len(), InWindow: c.win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
 	if f.st.Cur != nil {
 		snap.Usage = f.st.Cur.Usage
 	}
@@ -144,11 +144,14 @@ func (f *frame) loadedInfo(ls *rulebook.Loaded, active bool, w rulebook.Window) 
 // firstEntry is the first transcript entry the window carries, counting
 // the notes that travel inside its first user message.
 func (f *frame) firstEntry(w rulebook.Window) int {
-	if w.Start >= len(f.st.Msgs) {
-		return len(f.st.Entries)
+	if w.Start >= f.st.Msgs.Len() {
+		return f.st.Entries.Len()
 	}
 	i := f.st.MsgEntry[w.Start]
-	for i > 0 && f.st.Entries[i-1].Kind == EntryNote && f.st.Entries[i-1].NoteKind != NoteSkillPreload {
+	for i > 0 {
+		if en := f.st.Entries.At(i - 1); en.Kind != EntryNote || en.NoteKind == NoteSkillPreload {
+			break
+		}
 		i--
 	}
 	return i

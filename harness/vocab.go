@@ -5,6 +5,7 @@ package harness
 
 import (
 	"skillet/harness/event"
+	"skillet/harness/paged"
 	"skillet/harness/rulebook"
 )
 
@@ -122,7 +123,13 @@ type (
 	EntryKind  = rulebook.EntryKind
 	TurnUsage  = rulebook.Usage
 	CallRecord = rulebook.CallRecord
+	// Transcript is a view of a session's entries; older ones are read
+	// back from sealed pages (see harness/paged).
+	Transcript = paged.List[Entry]
 )
+
+// TranscriptOf returns a transcript of entries held as they are.
+func TranscriptOf(entries []Entry) Transcript { return paged.Of(entries) }
 
 // Transcript entry and note kinds (see harness/rulebook).
 const (

@@ -84,7 +84,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 			for b.Loop() {
 				m := newModel(context.Background(), st, Options{Style: "dark"})
 				m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
-				m.Update(refreshMsg{snap: st.snap, entries: st.entries})
+				m.Update(refreshMsg{snap: st.snap, entries: st.Transcript()})
 				m.View()
 			}
 		})

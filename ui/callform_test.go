@@ -123,7 +123,7 @@ func TestSlashCallWithJSONRunsDirectly(t *testing.T) {
 	if d.m.flashIsErr || !strings.Contains(d.m.flash, "called get_weather: ok") {
 		t.Fatalf("flash = %q", d.m.flash)
 	}
-	last := d.m.tr.entries[len(d.m.tr.entries)-1]
+	last := d.m.tr.entries.At(d.m.tr.entries.Len() - 1)
 	if last.ToolName != "get_weather" || !strings.Contains(last.Text, `"city":"Oslo"`) {
 		t.Fatalf("last entry %+v", last)
 	}

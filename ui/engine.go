@@ -24,7 +24,7 @@ type Engine interface {
 	// Snapshot describes the next request and the loaded set.
 	Snapshot() *harness.Snapshot
 	// Transcript is the whole transcript; entries never change once recorded.
-	Transcript() []harness.Entry
+	Transcript() harness.Transcript
 	// Marks are the session's mark events so far (see harness.IsMark).
 	Marks() []harness.Event
 	// Turn runs one turn for the user's text; cancelling ctx stops it (R25).

@@ -259,8 +259,8 @@ type staticEngine struct {
 	entries []harness.Entry
 }
 
-func (s *staticEngine) Snapshot() *harness.Snapshot { return s.snap }
-func (s *staticEngine) Transcript() []harness.Entry { return s.entries }
+func (s *staticEngine) Snapshot() *harness.Snapshot    { return s.snap }
+func (s *staticEngine) Transcript() harness.Transcript { return harness.TranscriptOf(s.entries) }
 
 // newStatic serves entries beside the sample session's first snapshot,
 // its window set as if the entries had been sent.
@@ -283,7 +283,7 @@ func loadStatic(tb testing.TB, st *staticEngine, w, h int) *model {
 	tb.Helper()
 	m := newModel(context.Background(), st, Options{Style: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m.Update(refreshMsg{snap: st.snap, entries: st.entries})
+	m.Update(refreshMsg{snap: st.snap, entries: st.Transcript()})
 	m.View()
 	return m
 }

@@ -112,7 +112,7 @@ type (
 	refreshMsg  struct {
 		seq     uint64
 		snap    *harness.Snapshot
-		entries []harness.Entry
+		entries harness.Transcript
 		// marks are the engine's marks, fetched at the first refresh
 		marks []harness.Event
 	}
@@ -381,7 +381,7 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 			}
 		}
 		m.tr.addMarks(marks) // a resumed session's, laid out once
-		if sum, _ := msg.snap.SkillsSummary("/skills lists them, /why NAME explains one"); sum != "" && len(msg.entries) == 0 {
+		if sum, _ := msg.snap.SkillsSummary("/skills lists them, /why NAME explains one"); sum != "" && msg.entries.Len() == 0 {
 			// the first screen says what was found and what cannot work
 			m.tr.addMark(mark{kind: markInfo, after: 0, text: sum})
 		}

@@ -60,7 +60,7 @@ func TestEnterSendsShiftEnterAddsLine(t *testing.T) {
 	d.key("enter")
 	d.settle()
 	var got []string
-	for _, e := range d.s.Transcript() {
+	for _, e := range d.s.Transcript().Items() {
 		if e.Kind == harness.EntryUser {
 			got = append(got, e.Text)
 		}
@@ -107,7 +107,7 @@ func TestR25_EscCancelsRunningTurn(t *testing.T) {
 	if !strings.HasPrefix(d.m.flash, "turn cancelled") || d.m.in.value() != "again" || len(d.m.queue) != 0 {
 		t.Fatalf("flash = %q, input %q, queue %q", d.m.flash, d.m.in.value(), d.m.queue)
 	}
-	if last := d.s.Transcript(); !last[len(last)-1].Interrupted {
+	if last := d.s.Transcript().Items(); !last[len(last)-1].Interrupted {
 		t.Fatalf("engine did not record the interruption: %+v", last[len(last)-1])
 	}
 	if !strings.Contains(d.screen(), "interrupted") {
@@ -228,8 +228,8 @@ func TestCommandsChangeTheSession(t *testing.T) {
 	}
 	d.send("/clear")
 	// a new session: nothing but the first screen's word on the skills
-	if len(d.m.tr.entries) != 0 || len(d.m.tr.marks) > 1 || (len(d.m.tr.marks) == 1 && !strings.Contains(d.m.tr.marks[0].text, "skills found")) {
-		t.Fatalf("/clear left %d entries, %d marks", len(d.m.tr.entries), len(d.m.tr.marks))
+	if d.m.tr.entries.Len() != 0 || len(d.m.tr.marks) > 1 || (len(d.m.tr.marks) == 1 && !strings.Contains(d.m.tr.marks[0].text, "skills found")) {
+		t.Fatalf("/clear left %d entries, %d marks", d.m.tr.entries.Len(), len(d.m.tr.marks))
 	}
 }
 

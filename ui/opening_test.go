@@ -237,7 +237,7 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 // userTexts counts the user messages of the transcript the pane holds.
 func userTexts(m *model) int {
 	n := 0
-	for _, e := range m.tr.entries {
+	for _, e := range m.tr.entries.All() {
 		if e.Kind == harness.EntryUser {
 			n++
 		}

@@ -166,7 +166,7 @@ func TestContextPaneShowsInstructionsAndParts(t *testing.T) {
 	if err := sess.LoadSkill("account-review"); err != nil {
 		t.Fatal(err)
 	}
-	st := &staticEngine{Engine: sess, snap: sess.Snapshot(), entries: sess.Transcript()}
+	st := &staticEngine{Engine: sess, snap: sess.Snapshot(), entries: sess.Transcript().Items()}
 	m := loadStatic(t, st, 160, 48)
 	s := view(m)
 	for _, want := range []string{"instructions", "skill account-review", "preload house-style", "<available_skills>"} {
@@ -265,7 +265,7 @@ func TestR6_RefusalAndR7_ContextChangedStyled(t *testing.T) {
 	}
 	d.send("/load brand-voice")
 	var note harness.Entry
-	for _, e := range d.m.tr.entries {
+	for _, e := range d.m.tr.entries.All() {
 		if e.NoteKind == harness.NoteContextChanged {
 			note = e
 		}
@@ -313,7 +313,7 @@ func TestTranscriptFoldsReasoningAndLongResults(t *testing.T) {
 	}
 	d.m.setFocus(paneTranscript)
 	// select the tool result and unfold it
-	for i := 0; i < 10 && !(d.m.tr.hasSel && d.m.tr.sel.kind == itemEntry && d.m.tr.entries[d.m.tr.sel.idx].Kind == harness.EntryTool); i++ {
+	for i := 0; i < 10 && !(d.m.tr.hasSel && d.m.tr.sel.kind == itemEntry && d.m.tr.entries.At(d.m.tr.sel.idx).Kind == harness.EntryTool); i++ {
 		d.key("up")
 	}
 	d.key("enter")

@@ -196,7 +196,7 @@ func (m *model) welcomeLines(w int) []string {
 // welcoming says the transcript is empty, so the first screen shows.
 func (m *model) welcoming() bool {
 	t := m.tr
-	return m.present && len(t.entries) == 0 && t.pending == "" && t.live == nil
+	return m.present && t.entries.Len() == 0 && t.pending == "" && t.live == nil
 }
 
 // takeSuggestion puts suggested prompt "alt+N" in the input.

@@ -46,7 +46,7 @@ func items(d *driver) string {
 	for _, it := range tr.items {
 		switch it.kind {
 		case itemEntry:
-			e := tr.entries[it.idx]
+			e := tr.entries.At(it.idx)
 			fmt.Fprintf(&b, "entry %d %s %q\n", e.Index, e.Kind, firstLineOf(e.Text))
 		case itemMark:
 			fmt.Fprintf(&b, "mark %s\n", tr.marks[it.idx].text)

@@ -41,7 +41,7 @@ type transcriptPane struct {
 	th *theme
 	md *markdown
 
-	entries []harness.Entry
+	entries harness.Transcript
 	marks   []mark
 	// firstInWindow is Snapshot.Window.FirstEntry: entries before it no
 	// longer reach the model and are dimmed.
@@ -90,7 +90,7 @@ func newTranscriptPane(th *theme, md *markdown) *transcriptPane {
 
 // reset forgets everything, for /clear and a new session.
 func (t *transcriptPane) reset() {
-	t.entries, t.marks, t.pending, t.live = nil, nil, "", nil
+	t.entries, t.marks, t.pending, t.live = harness.Transcript{}, nil, "", nil
 	t.firstInWindow = 0
 	t.cache = map[item]*rendered{}
 	t.pretty = map[int][]string{}
@@ -104,11 +104,11 @@ func (t *transcriptPane) invalidate() { t.cache = map[item]*rendered{} }
 
 // setEntries takes a new transcript from the engine. Entries only ever
 // grow within a session, so appended ones extend the index.
-func (t *transcriptPane) setEntries(es []harness.Entry, firstInWindow int) {
-	if len(es) < len(t.entries) { // a new session
+func (t *transcriptPane) setEntries(es harness.Transcript, firstInWindow int) {
+	if es.Len() < t.entries.Len() { // a new session
 		t.reset()
 	}
-	grew := len(es) != len(t.entries)
+	grew := es.Len() != t.entries.Len()
 	t.entries = es
 	if firstInWindow != t.firstInWindow {
 		for k := range t.cache { // dimming moved
@@ -193,9 +193,42 @@ func (t *transcriptPane) unsettleFrom(after int) {
 // reindex lays out every item again.
 func (t *transcriptPane) reindex() {
 	t.items = t.items[:0]
-	t.pos = make(map[item]int, len(t.entries)+len(t.marks)+3)
+	t.pos = make(map[item]int, t.entries.Len()+len(t.marks)+3)
 	t.settled, t.settledE, t.settledM = 0, 0, 0
 	t.rebuild()
+}
+
+// entryAt is the entry whose Index is idx: in a session's transcript the
+// one at that position.
+func (t *transcriptPane) entryAt(idx int) (harness.Entry, bool) {
+	if idx >= 0 && idx < t.entries.Len() {
+		if e := t.entries.At(idx); e.Index == idx {
+			return e, true
+		}
+	}
+	for _, e := range t.entries.All() {
+		if e.Index == idx {
+			return e, true
+		}
+	}
+	return harness.Entry{}, false
+}
+
+// messagesBefore is how many chat messages stand before entry position k:
+// the message number of the first message from k on, without counting
+// the messages one by one.
+func (t *transcriptPane) messagesBefore(k int) int {
+	for i := max(k, 0); i < t.entries.Len(); i++ {
+		if e := t.entries.At(i); e.Message >= 0 {
+			return e.Message
+		}
+	}
+	for i := min(k, t.entries.Len()) - 1; i >= 0; i-- {
+		if e := t.entries.At(i); e.Message >= 0 {
+			return e.Message + 1
+		}
+	}
+	return 0
 }
 
 // rebuild lays out the items after the settled ones: entries with marks
@@ -212,17 +245,17 @@ func (t *transcriptPane) rebuild() {
 		t.items = append(t.items, it)
 	}
 	mi := t.settledM
-	for i := t.settledE; i < len(t.entries); i++ {
+	for i := t.settledE; i < t.entries.Len(); i++ {
 		for mi < len(t.marks) && t.marks[mi].after >= 0 && t.marks[mi].after <= i {
 			add(item{itemMark, mi})
 			mi++
 		}
-		if t.entries[i].Index == t.firstInWindow && i > 0 {
+		if t.entries.At(i).Index == t.firstInWindow && i > 0 {
 			add(item{itemDivider, 0})
 		}
 		add(item{itemEntry, i})
 	}
-	t.settled, t.settledE, t.settledM = len(t.items), len(t.entries), mi
+	t.settled, t.settledE, t.settledM = len(t.items), t.entries.Len(), mi
 	for ; mi < len(t.marks); mi++ {
 		add(item{itemMark, mi})
 	}
@@ -298,7 +331,7 @@ func (t *transcriptPane) isOpen(it item) bool {
 func (t *transcriptPane) dimmed(it item) bool {
 	switch it.kind {
 	case itemEntry:
-		return t.entries[it.idx].Index < t.firstInWindow
+		return t.entries.At(it.idx).Index < t.firstInWindow
 	case itemMark:
 		a := t.marks[it.idx].after
 		return a >= 0 && a < t.firstInWindow
@@ -602,7 +635,7 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 	}
 	switch t.sel.kind {
 	case itemEntry:
-		e := t.entries[t.sel.idx]
+		e := t.entries.At(t.sel.idx)
 		var b strings.Builder
 		if e.Reasoning != "" {
 			b.WriteString(e.Reasoning)
@@ -633,7 +666,7 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 // selectedTurn is the turn of the selected entry, or 0.
 func (t *transcriptPane) selectedTurn() int {
 	if t.hasSel && t.sel.kind == itemEntry {
-		return t.entries[t.sel.idx].Turn
+		return t.entries.At(t.sel.idx).Turn
 	}
 	return 0
 }

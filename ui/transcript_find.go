@@ -20,7 +20,7 @@ func (t *transcriptPane) itemText(p int) string {
 	it := t.items[p]
 	switch it.kind {
 	case itemEntry:
-		e := &t.entries[it.idx]
+		e := t.entries.At(it.idx)
 		var b strings.Builder
 		b.WriteString(e.Text)
 		b.WriteString("\n")
@@ -97,7 +97,7 @@ func (t *transcriptPane) showAtTop(p int) {
 func (t *transcriptPane) jumpTurnFrom(p, dir int) int {
 	for i := p + dir; i >= 0 && i < len(t.items); i += dir {
 		it := t.items[i]
-		if it.kind == itemPending || (it.kind == itemEntry && t.entries[it.idx].Kind == harness.EntryUser) {
+		if it.kind == itemPending || (it.kind == itemEntry && t.entries.At(it.idx).Kind == harness.EntryUser) {
 			return i
 		}
 	}

@@ -28,15 +28,7 @@ func (t *transcriptPane) render(it item, w int, open bool) []string {
 		icon, st := m.kind.look(th)
 		return indentStyled(st, icon+" ", sanitize(m.text), w)
 	case itemDivider:
-		n := 0
-		for _, e := range t.entries {
-			if e.Index >= t.firstInWindow {
-				break
-			}
-			if e.Message >= 0 {
-				n++
-			}
-		}
+		n := t.messagesBefore(t.firstInWindow)
 		return []string{
 			"",
 			th.warn.Render(centerRule(" the model's window starts here ", w)),
@@ -46,7 +38,8 @@ func (t *transcriptPane) render(it item, w int, open bool) []string {
 		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(" · sending…")}
 		return append(out, indent(wrap(sanitize(t.pending), max(1, w-2)), "  ")...)
 	case itemEntry:
-		return t.renderEntry(&t.entries[it.idx], w, open)
+		e := t.entries.At(it.idx)
+		return t.renderEntry(&e, w, open)
 	}
 	return nil
 }
@@ -155,17 +148,8 @@ func (t *transcriptPane) prettyContent(idx int) []string {
 	if ls, ok := t.pretty[idx]; ok {
 		return ls
 	}
-	var e *harness.Entry
-	if idx < len(t.entries) && t.entries[idx].Index == idx {
-		e = &t.entries[idx]
-	} else {
-		for i := range t.entries {
-			if t.entries[i].Index == idx {
-				e = &t.entries[i]
-			}
-		}
-	}
-	if e == nil {
+	e, ok := t.entryAt(idx)
+	if !ok {
 		return nil
 	}
 	ls := strings.Split(sanitize(prettyJSON(e.Text)), "\n")

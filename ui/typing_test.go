@@ -203,7 +203,7 @@ func TestFindAndTurnJumps(t *testing.T) {
 		if !m.tr.hasSel || m.tr.sel.kind != itemEntry {
 			t.Fatalf("no entry selected")
 		}
-		return m.tr.entries[m.tr.sel.idx]
+		return m.tr.entries.At(m.tr.sel.idx)
 	}
 	m.Update(keyMsg("ctrl+f"))
 	for _, r := range "question 7:" {
@@ -240,7 +240,7 @@ func TestNewOutputBelowCue(t *testing.T) {
 		t.Fatal("cue shown before anything new arrived")
 	}
 	st.entries = fakeEntries(44)
-	m.Update(refreshMsg{snap: st.snap, entries: st.entries})
+	m.Update(refreshMsg{snap: st.snap, entries: st.Transcript()})
 	if !strings.Contains(view(m), "↓ new output below") {
 		t.Fatalf("no cue:\n%s", view(m))
 	}

@@ -29,7 +29,7 @@ const KeepCallBodies = 16
 // reads nothing but the event and the state — no catalog, no files, no
 // clock — so the same events give the same state, live or from a journal.
 func (st *State) Apply(e event.Event) {
-	e.Head().Entry = len(st.Entries)
+	e.Head().Entry = st.Entries.Len()
 	if IsMark(e) {
 		st.Marks = append(st.Marks, e)
 	}
@@ -48,7 +48,7 @@ func (st *State) Apply(e event.Event) {
 		st.Preloads = nil // last turn's preloads end with it
 		st.addMessage(Entry{Kind: EntryUser, Turn: e.Turn, Text: e.Text, Messages: e.Messages, Mentions: e.Mentions}, chat.Message{Role: chat.RoleUser, Content: e.Text})
 		st.Cur.UserText = e.Text
-		st.Cur.UserMsg = len(st.Msgs) - 1
+		st.Cur.UserMsg = st.Msgs.Len() - 1
 	case *event.SkillPreload:
 		st.bumpExec(e.ExecutionID)
 		ls := &Loaded{Name: e.Skill, Version: e.Version, ExecID: e.ExecutionID, LoadExec: e.ExecutionID, ExecTurn: e.Turn, LoadedTurn: e.Turn, By: event.ByPreload,
@@ -124,10 +124,10 @@ func (st *State) Apply(e event.Event) {
 	case *event.SkillLoaded:
 		st.bumpExec(e.ExecutionID)
 		ls := &Loaded{Name: e.Skill, Version: e.Version, ExecID: e.ExecutionID, LoadExec: e.ExecutionID, ExecTurn: e.Turn, LoadedTurn: e.Turn, By: e.By,
-			Body: e.Body, Tokens: e.Tokens, Tools: e.Tools, Delivery: e.Delivery, ResultMsg: -1, JoinedMsg: len(st.Msgs)}
+			Body: e.Body, Tokens: e.Tokens, Tools: e.Tools, Delivery: e.Delivery, ResultMsg: -1, JoinedMsg: st.Msgs.Len()}
 		if e.By == event.ByModel {
 			// the load's result is the next message recorded
-			ls.ResultMsg = len(st.Msgs)
+			ls.ResultMsg = st.Msgs.Len()
 		}
 		st.touch(ls)
 		if st.Cur != nil && (e.By == event.ByModel || e.By == event.ByPaste) && !e.Repeat {
@@ -148,7 +148,7 @@ func (st *State) Apply(e event.Event) {
 				}
 			}
 			if e.By == event.ByModel {
-				ls.ResultMsg = len(st.Msgs)
+				ls.ResultMsg = st.Msgs.Len()
 				if st.Cur != nil {
 					st.Cur.noteLoaded(ls)
 				}
@@ -212,7 +212,8 @@ func (st *State) Apply(e event.Event) {
 		st.Running = false
 		st.Last = e
 		st.Ends = append(st.Ends, e)
-		st.EndAt[e.Turn] = len(st.Entries)
+		st.EndAt[e.Turn] = st.Entries.Len()
+		st.sealOld()
 		if st.Cur != nil {
 			st.Cur.Ended = true
 		}
@@ -257,8 +258,8 @@ func orNone(v string) string {
 // user message on the wire, so the model reads what changed before the
 // message that follows it.
 func (st *State) addMessage(en Entry, msg chat.Message) {
-	en.Index = len(st.Entries)
-	en.Message = len(st.Msgs)
+	en.Index = st.Entries.Len()
+	en.Message = st.Msgs.Len()
 	if msg.Role == chat.RoleUser {
 		notes := st.Unsent
 		st.Unsent = nil
@@ -266,11 +267,24 @@ func (st *State) addMessage(en Entry, msg chat.Message) {
 			st.Cur.UserNotes = notes
 		}
 		msg.Content = WithNotes(notes, msg.Content)
-		st.UserMsgs = append(st.UserMsgs, len(st.Msgs))
+		st.UserMsgs = append(st.UserMsgs, st.Msgs.Len())
 	}
-	st.Entries = append(st.Entries, en)
-	st.Msgs = append(st.Msgs, msg)
+	st.Entries.Append(en)
+	st.Msgs.Append(msg)
 	st.MsgEntry = append(st.MsgEntry, en.Index)
+}
+
+// sealOld seals the messages the last request left out of its window, and
+// the entries before them (see package paged): they are read again only
+// when someone looks back. It runs at a turn's end, so a replayed journal
+// seals where the live session did; where it seals never changes what the
+// state holds.
+func (st *State) sealOld() {
+	start := min(st.LastDropped, st.Msgs.Len())
+	st.Msgs.Seal(start)
+	if start < len(st.MsgEntry) {
+		st.Entries.Seal(st.MsgEntry[start])
+	}
 }
 
 // WithNotes puts notes in front of a user message's text, as the wire
@@ -286,12 +300,12 @@ func WithNotes(notes []string, text string) string {
 // before the first model call, joins that message on the wire; any other
 // goes in front of the next user message. Preload records are not sent.
 func (st *State) addNote(kind, text string, turn int) {
-	st.Entries = append(st.Entries, Entry{Index: len(st.Entries), Message: -1, Kind: EntryNote, Turn: turn, Text: text, NoteKind: kind})
+	st.Entries.Append(Entry{Index: st.Entries.Len(), Message: -1, Kind: EntryNote, Turn: turn, Text: text, NoteKind: kind})
 	if kind == NoteSkillPreload {
 		return
 	}
 	cur := st.Cur
-	if cur == nil || cur.Ended || cur.Usage.ModelCalls > 0 || cur.UserMsg != len(st.Msgs)-1 {
+	if cur == nil || cur.Ended || cur.Usage.ModelCalls > 0 || cur.UserMsg != st.Msgs.Len()-1 {
 		st.Unsent = append(st.Unsent, text)
 		return
 	}
@@ -301,7 +315,9 @@ func (st *State) addNote(kind, text string, turn int) {
 		}
 	}
 	cur.UserNotes = append(cur.UserNotes, text)
-	st.Msgs[cur.UserMsg].Content = WithNotes(cur.UserNotes, cur.UserText)
+	msg := st.Msgs.At(cur.UserMsg)
+	msg.Content = WithNotes(cur.UserNotes, cur.UserText)
+	st.Msgs.Set(cur.UserMsg, msg)
 }
 
 // touch makes ls the most recent (active) loaded skill (R3).

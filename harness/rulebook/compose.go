@@ -89,7 +89,7 @@ func Compose(st *State, w World) *Composition {
 		}
 		c.LeftOff = w.LeftOff
 	}
-	c.Win = ComputeWindow(len(st.Msgs), set.MaxTranscriptMessages, st.UserMsgs)
+	c.Win = ComputeWindow(st.Msgs.Len(), set.MaxTranscriptMessages, st.UserMsgs)
 	var elems []string
 	for i, ls := range st.Loaded {
 		if ls.Delivery == event.DeliveryToolResult {
@@ -121,7 +121,7 @@ func Compose(st *State, w World) *Composition {
 	if c.Instructions != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.Instructions})
 	}
-	c.Msgs = st.Msgs[c.Win.Start:c.Win.N:c.Win.N]
+	c.Msgs = st.Msgs.Slice(c.Win.Start, c.Win.N)
 	msgs = append(msgs, c.Msgs...)
 	c.Request = &chat.Request{Model: st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c

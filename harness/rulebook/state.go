@@ -8,6 +8,7 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/event"
+	"skillet/harness/paged"
 )
 
 // State is everything a session is, as plain values: the transcript (R1),
@@ -28,9 +29,10 @@ type State struct {
 
 	// Entries is the transcript; Msgs the chat messages among them, with
 	// MsgEntry the entry of each message and UserMsgs the positions of the
-	// user messages, ascending.
-	Entries  []Entry
-	Msgs     []chat.Message
+	// user messages, ascending. Entries and messages the window has left
+	// are sealed at the end of a turn (see sealOld).
+	Entries  paged.List[Entry]
+	Msgs     paged.List[chat.Message]
 	MsgEntry []int
 	UserMsgs []int
 

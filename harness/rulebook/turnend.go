@@ -24,9 +24,13 @@ func TurnEnd(st *State, stop event.StopReason) *event.TurnEnd {
 	}
 	uses = append(uses, cur.ToolUses...)
 	answer := ""
-	for i := len(st.Entries) - 1; i >= 0 && st.Entries[i].Turn == st.Turn; i-- {
-		if st.Entries[i].Kind == EntryAssistant && st.Entries[i].Text != "" {
-			answer = st.Entries[i].Text
+	for i := st.Entries.Len() - 1; i >= 0; i-- {
+		en := st.Entries.At(i)
+		if en.Turn != st.Turn {
+			break
+		}
+		if en.Kind == EntryAssistant && en.Text != "" {
+			answer = en.Text
 			break
 		}
 	}

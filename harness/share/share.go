@@ -97,7 +97,7 @@ func Fold(events []event.Event) (*Session, error) {
 		s.Frames = append(s.Frames, frameOf(mc, st))
 	}
 	if n := len(s.Frames); n > 0 {
-		s.Frames[n-1].Until = len(st.Entries)
+		s.Frames[n-1].Until = st.Entries.Len()
 	}
 	// what a call brought ends with its turn: the next user message
 	// belongs to the next call
@@ -109,7 +109,7 @@ func Fold(events []event.Event) (*Session, error) {
 	if st.Cur != nil && !st.Cur.Ended {
 		s.Problems = append(s.Problems, fmt.Sprintf("turn %d never ended: the journal stops in the middle of it", st.Turn))
 	}
-	s.Entries = st.Entries
+	s.Entries = st.Entries.Items()
 	return s, nil
 }
 

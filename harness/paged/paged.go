@@ -1,0 +1,185 @@
+// Package paged holds a long append-only list whose older items are kept
+// compressed. A session keeps every transcript entry and chat message for
+// its whole life, but once they leave the model's window they are read
+// only when someone scrolls back, exports or asks why: held as Go values
+// they cost a few hundred bytes each on top of their text, and memory grew
+// with every turn. Sealed into pages, gob-encoded and deflated, they cost a
+// fraction of their text, and a page is decoded again when one of its
+// items is asked for.
+package paged
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/gob"
+	"fmt"
+	"io"
+	"iter"
+	"sync"
+	"weak"
+)
+
+// PageSize is how many items a sealed page holds. Sealing also leaves at
+// least this many items unsealed, so the recent ones are always at hand.
+const PageSize = 256
+
+// List is an append-only list of T. A List value is a view: appending to
+// or sealing the list a view was taken from never changes what the view
+// holds, so views may be read from other goroutines while the list grows.
+type List[T any] struct {
+	// pages hold the items [i*PageSize, (i+1)*PageSize); a page never
+	// changes once made.
+	pages []*page[T]
+	// hot holds the items from len(pages)*PageSize on, as values.
+	hot []T
+}
+
+// page is PageSize items, encoded and compressed.
+type page[T any] struct {
+	data []byte
+	// mu guards dec, the decoded items while something still holds them.
+	mu  sync.Mutex
+	dec weak.Pointer[[]T]
+}
+
+// Of returns a list of items, none sealed. It keeps items, which the
+// caller must not change afterwards.
+func Of[T any](items []T) List[T] { return List[T]{hot: items} }
+
+// Len is the number of items.
+func (l List[T]) Len() int { return l.base() + len(l.hot) }
+
+func (l List[T]) base() int { return len(l.pages) * PageSize }
+
+// At returns item i, which must be in range.
+func (l List[T]) At(i int) T {
+	if b := l.base(); i >= b {
+		return l.hot[i-b]
+	}
+	return (*l.pages[i/PageSize].items())[i%PageSize]
+}
+
+// Append adds v at the end.
+func (l *List[T]) Append(v T) { l.hot = append(l.hot, v) }
+
+// Set replaces item i, which must not be sealed: only the latest items are
+// ever corrected (a user message's notes, before the turn's first call).
+func (l *List[T]) Set(i int, v T) {
+	b := l.base()
+	if i < b {
+		panic(fmt.Sprintf("paged: item %d is sealed (the first %d are)", i, b))
+	}
+	l.hot[i-b] = v
+}
+
+// View returns the list as it is now; later appends do not show in it.
+func (l List[T]) View() List[T] {
+	return List[T]{pages: l.pages[:len(l.pages):len(l.pages)], hot: l.hot[:len(l.hot):len(l.hot)]}
+}
+
+// Slice returns items [from, to). Unsealed items are returned in place,
+// capped so that appending to the result copies; a range reaching into a
+// sealed page is copied out.
+func (l List[T]) Slice(from, to int) []T {
+	if b := l.base(); from >= b {
+		return l.hot[from-b : to-b : to-b]
+	}
+	out := make([]T, 0, to-from)
+	for _, v := range l.Range(from, to) {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Items returns every item in a new slice.
+func (l List[T]) Items() []T { return l.Slice(0, l.Len()) }
+
+// All yields every item with its index, decoding each sealed page once.
+func (l List[T]) All() iter.Seq2[int, T] { return l.Range(0, l.Len()) }
+
+// Range yields items [from, to) with their indexes.
+func (l List[T]) Range(from, to int) iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		i := max(from, 0)
+		for i < to && i < l.base() {
+			items := l.pages[i/PageSize].items() // held while its items are yielded
+			for end := min(to, (i/PageSize+1)*PageSize); i < end; i++ {
+				if !yield(i, (*items)[i%PageSize]) {
+					return
+				}
+			}
+		}
+		for b := l.base(); i < to && i < l.Len(); i++ {
+			if !yield(i, l.hot[i-b]) {
+				return
+			}
+		}
+	}
+}
+
+// Seal compresses whole pages of the items before n, leaving at least
+// PageSize items unsealed. Sealing changes how items are held, never what
+// they are. An item that cannot be encoded stays unsealed: it is kept as
+// it was rather than lost.
+func (l *List[T]) Seal(n int) {
+	for l.base()+PageSize <= n && len(l.hot) >= 2*PageSize {
+		p, err := seal(l.hot[:PageSize])
+		if err != nil {
+			return
+		}
+		l.pages = append(l.pages, p)
+		// a new array: views may still hold the old one, and the sealed
+		// items must not stay behind in it
+		rest := make([]T, len(l.hot)-PageSize, len(l.hot))
+		copy(rest, l.hot[PageSize:])
+		l.hot = rest
+	}
+}
+
+// Sealed is how many items are held in sealed pages.
+func (l List[T]) Sealed() int { return l.base() }
+
+var (
+	writers = sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(io.Discard, flate.BestSpeed)
+		return w
+	}}
+	readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+)
+
+func seal[T any](items []T) (*page[T], error) {
+	var buf bytes.Buffer
+	w := writers.Get().(*flate.Writer)
+	defer writers.Put(w)
+	w.Reset(&buf)
+	if err := gob.NewEncoder(w).Encode(items); err != nil {
+		return nil, fmt.Errorf("seal page: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("seal page: %w", err)
+	}
+	return &page[T]{data: bytes.Clone(buf.Bytes())}, nil
+}
+
+// items returns the page's items, decoding them unless a reader still
+// holds the pointer an earlier call returned. The bytes are the page's own, made by seal: failing to
+// read them back means memory is corrupt, not that input was bad.
+func (p *page[T]) items() *[]T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v := p.dec.Value(); v != nil {
+		return v
+	}
+	r := readers.Get().(io.ReadCloser)
+	defer readers.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(p.data), nil); err != nil {
+		panic(fmt.Sprintf("paged: read sealed page: %v", err))
+	}
+	var items []T
+	if err := gob.NewDecoder(r).Decode(&items); err != nil {
+		panic(fmt.Sprintf("paged: read sealed page: %v", err))
+	}
+	v := &items
+	p.dec = weak.Make(v)
+	return v
+}
