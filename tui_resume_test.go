@@ -94,6 +94,27 @@ func TestTUIResumeShowsProgressThenTheTranscript(t *testing.T) {
 		}
 	})
 
+	t.Run("the oldest turns read back from sealed pages", func(t *testing.T) {
+		// the window has long left turn 1: its entries are sealed
+		tm := newTmux(t, tmp, fmt.Sprintf("env -i %s %s --offline --session-dir %s --resume %s", env, bin, dir, id))
+		tm.waitFor("the session to open", func() bool {
+			scr := tm.screen()
+			return strings.Contains(scr, fmt.Sprintf("turn %d", turns+1)) && !reopeningStatus.MatchString(scr)
+		})
+		tm.keys("C-f")
+		tm.typeText("activity for ACC-1000")
+		tm.keys("Enter")
+		tm.waitFor("the search to reach turn 1", func() bool {
+			return strings.Contains(tm.screen(), "You · turn 1\n") || strings.Contains(tm.screen(), "You · turn 1 ")
+		})
+		if scr := tm.screen(); !strings.Contains(scr, "get account activity for ACC-1000") {
+			t.Fatalf("turn 1's message is not shown:\n%s", scr)
+		}
+		tm.keys("C-c")
+		tm.keys("C-c")
+		tm.shows("saved in")
+	})
+
 	t.Run("a session that cannot reopen names why and exits 2", func(t *testing.T) {
 		tm := newTmux(t, tmp, fmt.Sprintf("env -i %s %s --offline --profile codex --session-dir %s --resume %s; echo exit=$?", env, bin, dir, id))
 		tm.shows("exit=")
