@@ -90,7 +90,7 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 		x := exportCopy{entries: f.st.Entries.View(), id: f.st.ID, model: f.st.Model, base: f.opts.BaseURL, demo: f.opts.Demo,
 			endsAfter: map[int][]*TurnEnd{}, approvals: make(map[string]Decision, len(f.st.Approvals))}
 		// a turn's end goes after the last entry it recorded
-		for _, e := range f.st.Ends {
+		for _, e := range f.st.Ends.All() {
 			x.endsAfter[f.st.EndAt[e.Turn]] = append(x.endsAfter[f.st.EndAt[e.Turn]], e)
 		}
 		for k, v := range f.st.Approvals {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"skillet/harness/paged"
 	"sort"
 )
 
@@ -70,12 +71,10 @@ func (s *Session) State() *StateView {
 		}
 		v.Tools = append(v.Tools, ToolView{Name: t.Name, Version: t.Version, Source: t.Source, Skill: t.Skill, Approval: t.Approval, Pinned: t.Pinned})
 	}
+	var ends paged.List[*TurnEnd]
 	s.with(func(f *frame) {
 		v.Demo = f.st.Demo
-		for _, e := range f.st.Ends {
-			v.Turns = append(v.Turns, TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
-				Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason})
-		}
+		ends = f.st.Ends.View()
 		names := make([]string, 0, len(f.st.Stores))
 		for name := range f.st.Stores {
 			names = append(names, name)
@@ -85,6 +84,11 @@ func (s *Session) State() *StateView {
 			v.Stores[name] = f.st.Stores[name]
 		}
 	})
+	// read after the lock: the older records are decoded from their pages
+	for _, e := range ends.All() {
+		v.Turns = append(v.Turns, TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
+			Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason})
+	}
 	return v
 }
 

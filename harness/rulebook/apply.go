@@ -211,7 +211,7 @@ func (st *State) Apply(e event.Event) {
 	case *event.TurnEnd:
 		st.Running = false
 		st.Last = e
-		st.Ends = append(st.Ends, e)
+		st.Ends.Append(e)
 		st.EndAt[e.Turn] = st.Entries.Len()
 		st.sealOld()
 		if st.Cur != nil {
@@ -274,12 +274,13 @@ func (st *State) addMessage(en Entry, msg chat.Message) {
 	st.MsgEntry = append(st.MsgEntry, en.Index)
 }
 
-// sealOld seals the messages the last request left out of its window, and
-// the entries before them (see package paged): they are read again only
-// when someone looks back. It runs at a turn's end, so a replayed journal
+// sealOld seals the messages the last request left out of its window, the
+// entries before them and the records of all but the latest turns (see
+// package paged): they are read again only when someone looks back. It runs at a turn's end, so a replayed journal
 // seals where the live session did; where it seals never changes what the
 // state holds.
 func (st *State) sealOld() {
+	st.Ends.Seal(st.Ends.Len())
 	start := min(st.LastDropped, st.Msgs.Len())
 	st.Msgs.Seal(start)
 	if start < len(st.MsgEntry) {

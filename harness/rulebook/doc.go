@@ -4,12 +4,13 @@
 // reads nothing but the event and the state, so a reopened journal is the
 // live session.
 // Its files import no os, os/exec, sync, context or net package and never
-// read the clock (purity_test.go checks this).
+// read the clock (purity_test.go checks this); the transcript's sealed
+// pages (harness/paged) lock only to share what they decode.
 //
 // Where each rule of the rule book (DESIGN §2) lives in this package; each
 // rule file starts with the rules it implements:
 //
-//	R1  one transcript ............ state.go (State.Entries), apply.go (addMessage)
+//	R1  one transcript ............ state.go (State.Entries), apply.go (addMessage; sealOld seals what the window left, see harness/paged)
 //	R2  LRU ....................... apply.go (touch, removeLoaded), load.go (Evicted, Insert), unload.go (Victims, SetLimit)
 //	R3  active skill .............. apply.go (touch; SkillActivated), compose.go (active="true")
 //	R4  unload .................... apply.go (removeLoaded: text, tools, state go; store stays), unload.go (UnloadByUser)

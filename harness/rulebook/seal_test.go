@@ -50,8 +50,9 @@ func asJSON(t *testing.T, v any) string {
 // and compose the same request.
 func TestSealingKeepsTheTranscript(t *testing.T) {
 	set := func(s *event.Settings) { s.MaxTranscriptMessages = 20 }
-	sealed := fold(set, longSession(300, true)...)
-	whole := fold(set, longSession(300, false)...)
+	events := longSession(600, true)
+	sealed := fold(set, events...)
+	whole := fold(set, longSession(600, false)...)
 	if sealed.Entries.Sealed() < 2*paged.PageSize || sealed.Msgs.Sealed() < paged.PageSize {
 		t.Fatalf("sealed %d entries and %d messages of %d and %d: the window's move should have sealed pages",
 			sealed.Entries.Sealed(), sealed.Msgs.Sealed(), sealed.Entries.Len(), sealed.Msgs.Len())
@@ -64,6 +65,18 @@ func TestSealingKeepsTheTranscript(t *testing.T) {
 	}
 	if a, b := asJSON(t, sealed.Msgs.Items()), asJSON(t, whole.Msgs.Items()); a != b {
 		t.Fatalf("sealed messages read back differently:\n%s", firstDiff(a, b))
+	}
+	var ends []*event.TurnEnd
+	for _, e := range events {
+		if e, ok := e.(*event.TurnEnd); ok {
+			ends = append(ends, e)
+		}
+	}
+	if sealed.Ends.Sealed() == 0 {
+		t.Fatalf("none of %d turn records was sealed", sealed.Ends.Len())
+	}
+	if a, b := asJSON(t, sealed.Ends.Items()), asJSON(t, ends); a != b {
+		t.Fatalf("sealed turn records read back differently:\n%s", firstDiff(a, b))
 	}
 	for i := range sealed.Entries.Len() {
 		if got := sealed.Entries.At(i); got.Index != i {

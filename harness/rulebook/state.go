@@ -46,7 +46,8 @@ type State struct {
 	Running bool
 	Cur     *TurnState
 	Last    *event.TurnEnd
-	Ends    []*event.TurnEnd
+	// Ends are the turns' records, the oldest sealed (see sealOld).
+	Ends paged.List[*event.TurnEnd]
 	// EndAt is, per turn, how many entries the transcript held when it ended.
 	EndAt map[int]int
 	// Approvals are the decisions per tool call; Approved the tools
