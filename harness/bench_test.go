@@ -158,7 +158,8 @@ func BenchmarkComposeProfile(b *testing.B) {
 
 // BenchmarkMemoryGrowth drives one journaled session to 10,000 messages
 // and reports the live heap at 2,000 and at 10,000 messages: memory holds
-// the window, the transcript and the latest calls, not every request.
+// the window, the latest entries and calls, and older entries and turn
+// records sealed in compressed pages, not every request.
 // Run it with -benchtime 1x.
 func BenchmarkMemoryGrowth(b *testing.B) {
 	for i := 0; i < b.N; i++ {
