@@ -198,22 +198,6 @@ func (t *transcriptPane) reindex() {
 	t.rebuild()
 }
 
-// entryAt is the entry whose Index is idx: in a session's transcript the
-// one at that position.
-func (t *transcriptPane) entryAt(idx int) (harness.Entry, bool) {
-	if idx >= 0 && idx < t.entries.Len() {
-		if e := t.entries.At(idx); e.Index == idx {
-			return e, true
-		}
-	}
-	for _, e := range t.entries.All() {
-		if e.Index == idx {
-			return e, true
-		}
-	}
-	return harness.Entry{}, false
-}
-
 // messagesBefore is how many chat messages stand before entry position k:
 // the message number of the first message from k on, without counting
 // the messages one by one.
@@ -250,7 +234,9 @@ func (t *transcriptPane) rebuild() {
 			add(item{itemMark, mi})
 			mi++
 		}
-		if t.entries.At(i).Index == t.firstInWindow && i > 0 {
+		// an entry's Index is its position: reading the entry itself
+		// would decode every sealed page of a reopened session
+		if i == t.firstInWindow && i > 0 {
 			add(item{itemDivider, 0})
 		}
 		add(item{itemEntry, i})
@@ -331,7 +317,7 @@ func (t *transcriptPane) isOpen(it item) bool {
 func (t *transcriptPane) dimmed(it item) bool {
 	switch it.kind {
 	case itemEntry:
-		return t.entries.At(it.idx).Index < t.firstInWindow
+		return it.idx < t.firstInWindow
 	case itemMark:
 		a := t.marks[it.idx].after
 		return a >= 0 && a < t.firstInWindow

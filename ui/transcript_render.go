@@ -148,10 +148,10 @@ func (t *transcriptPane) prettyContent(idx int) []string {
 	if ls, ok := t.pretty[idx]; ok {
 		return ls
 	}
-	e, ok := t.entryAt(idx)
-	if !ok {
+	if idx < 0 || idx >= t.entries.Len() {
 		return nil
 	}
+	e := t.entries.At(idx)
 	ls := strings.Split(sanitize(prettyJSON(e.Text)), "\n")
 	if len(t.pretty) >= maxPretty {
 		// the drawn items are cached apart; these are only for drawing
