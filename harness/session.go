@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"skillet/harness/paged"
 	"skillet/harness/rulebook"
 	"strings"
 	"sync"
@@ -422,7 +423,8 @@ func (s *Session) Transcript() Transcript {
 // Marks returns the events that stand between transcript entries, in
 // order, each with its Header.Entry; a reopened session has them all.
 func (s *Session) Marks() []Event {
-	return read(s, func(f *frame) []Event { return append([]Event(nil), f.st.Marks...) })
+	marks := read(s, func(f *frame) paged.List[Event] { return f.st.Marks.View() })
+	return marks.Items() // read after the lock: the older ones are decoded from their pages
 }
 
 // ModelCalls returns every model call of the session, for the inspector:

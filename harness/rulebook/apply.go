@@ -7,6 +7,7 @@
 package rulebook
 
 import (
+	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -31,7 +32,7 @@ const KeepCallBodies = 16
 func (st *State) Apply(e event.Event) {
 	e.Head().Entry = st.Entries.Len()
 	if IsMark(e) {
-		st.Marks = append(st.Marks, e)
+		st.Marks.Append(e)
 	}
 	switch e := e.(type) {
 	case *event.SessionStart:
@@ -220,9 +221,21 @@ func (st *State) Apply(e event.Event) {
 	}
 }
 
+// markTypes are the kinds of event IsMark accepts, registered with gob so
+// that sealed pages of marks can say which kind each one is.
+var markTypes = []event.Event{&event.SkillLoaded{}, &event.SkillActivated{}, &event.SkillUnloaded{}, &event.SkillChanged{},
+	&event.WindowTrimmed{}, &event.Error{}, &event.Retry{}, &event.Approval{}, &event.SettingChanged{}, &event.TurnEnd{}, &event.Warning{}}
+
+func init() {
+	for _, e := range markTypes {
+		gob.Register(e)
+	}
+}
+
 // IsMark reports whether an event stands between transcript entries rather
 // than being one.
 func IsMark(e event.Event) bool {
+	// every type here is in markTypes, so that sealing can encode it
 	switch e := e.(type) {
 	case *event.SkillLoaded, *event.SkillActivated, *event.SkillUnloaded, *event.SkillChanged, *event.WindowTrimmed,
 		*event.Error, *event.Retry, *event.Approval, *event.SettingChanged, *event.TurnEnd:
@@ -275,12 +288,13 @@ func (st *State) addMessage(en Entry, msg chat.Message) {
 }
 
 // sealOld seals the messages the last request left out of its window, the
-// entries before them and the records of all but the latest turns (see
+// entries before them, and all but the latest turn records and marks (see
 // package paged): they are read again only when someone looks back. It runs at a turn's end, so a replayed journal
 // seals where the live session did; where it seals never changes what the
 // state holds.
 func (st *State) sealOld() {
 	st.Ends.Seal(st.Ends.Len())
+	st.Marks.Seal(st.Marks.Len())
 	start := min(st.LastDropped, st.Msgs.Len())
 	st.Msgs.Seal(start)
 	if start < len(st.MsgEntry) {

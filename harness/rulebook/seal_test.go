@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"skillet/harness/chat"
 	"skillet/harness/event"
@@ -78,6 +79,18 @@ func TestSealingKeepsTheTranscript(t *testing.T) {
 	if a, b := asJSON(t, sealed.Ends.Items()), asJSON(t, ends); a != b {
 		t.Fatalf("sealed turn records read back differently:\n%s", firstDiff(a, b))
 	}
+	var marks []event.Event
+	for _, e := range events {
+		if IsMark(e) {
+			marks = append(marks, e)
+		}
+	}
+	if sealed.Marks.Sealed() == 0 {
+		t.Fatalf("none of %d marks was sealed", sealed.Marks.Len())
+	}
+	if a, b := asJSON(t, sealed.Marks.Items()), asJSON(t, marks); a != b {
+		t.Fatalf("sealed marks read back differently:\n%s", firstDiff(a, b))
+	}
 	for i := range sealed.Entries.Len() {
 		if got := sealed.Entries.At(i); got.Index != i {
 			t.Fatalf("entry %d reads back with index %d", i, got.Index)
@@ -106,6 +119,10 @@ func firstDiff(a, b string) string {
 // fill sets every field of v, however deep, to something other than its
 // zero value.
 func fill(v reflect.Value) {
+	if v.Type() == reflect.TypeFor[time.Time]() {
+		v.Set(reflect.ValueOf(time.Unix(1700000000, 7).UTC()))
+		return
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString("s")
@@ -157,6 +174,24 @@ func TestEveryFieldSurvivesSealing(t *testing.T) {
 		l.Seal(l.Len())
 		return l.At(0)
 	})
+	for _, e := range markTypes {
+		v := reflect.New(reflect.TypeOf(e).Elem())
+		fill(v.Elem())
+		mark := v.Interface().(event.Event)
+		t.Run(fmt.Sprintf("%T", mark), func(t *testing.T) {
+			check(t, mark, func() any {
+				var l paged.List[event.Event]
+				for range 2 * paged.PageSize {
+					l.Append(mark)
+				}
+				l.Seal(l.Len())
+				if l.Sealed() == 0 {
+					t.Fatalf("%T could not be sealed", mark)
+				}
+				return l.At(0)
+			})
+		})
+	}
 	var m chat.Message
 	fill(reflect.ValueOf(&m).Elem())
 	check(t, m, func() any {

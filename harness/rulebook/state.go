@@ -71,8 +71,9 @@ type State struct {
 	// Marks are the events that stand between transcript entries (loads,
 	// unloads, trims, warnings, approvals, settings, turn ends), each
 	// with its Header.Entry, so a reopened session shows them where they
-	// happened.
-	Marks []event.Event
+	// happened. All but the latest are sealed (see sealOld): the UI reads
+	// them once, when it opens a session.
+	Marks paged.List[event.Event]
 }
 
 // Loaded is one skill in the loaded set or among this turn's preloads.
