@@ -289,9 +289,9 @@ func (st *State) addMessage(en Entry, msg chat.Message) {
 
 // sealOld seals the messages the last request left out of its window, the
 // entries before them, and all but the latest turn records and marks (see
-// package paged): they are read again only when someone looks back. It runs at a turn's end, so a replayed journal
-// seals where the live session did; where it seals never changes what the
-// state holds.
+// package paged): they are read again only when someone looks back. It
+// runs at a turn's end, so a replayed journal seals where the live session
+// did; where it seals never changes what the state holds.
 func (st *State) sealOld() {
 	st.Ends.Seal(st.Ends.Len())
 	st.Marks.Seal(st.Marks.Len())
