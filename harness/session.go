@@ -202,7 +202,7 @@ func newSession(opts Options) (*Session, error) {
 		}
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
-	opts.BaseURL = redactURL(opts.BaseURL)
+	opts.BaseURL = tools.RedactURL(opts.BaseURL)
 	s := &Session{opts: opts, w: world{ranker: newRanker()}, tok: &counter{tok: opts.Tokenizer}, secrets: secretsOf(opts.Config)}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
@@ -371,27 +371,6 @@ func (s *Session) scrub(e Event) {
 		e.Content = s.secrets.Replace(e.Content)
 		e.Stderr = s.secrets.Replace(e.Stderr)
 	}
-}
-
-// redactURL drops credentials a base URL may carry: user info, and the
-// values of its query (some gateways take a key there).
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	if u.User == nil && u.RawQuery == "" {
-		return raw
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q.Set(k, "REDACTED")
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 // ID is the session's id.

@@ -54,7 +54,7 @@ func (r *Runner) newConn(name string, cfg MCPServer) *mcpConn {
 	what := cfg.URL
 	if cfg.URL != "" {
 		sec.addURL(cfg.URL)
-		what = redactURL(cfg.URL)
+		what = RedactURL(cfg.URL)
 	}
 	if cfg.Command != "" {
 		what = strings.Join(append([]string{cfg.Command}, redactArgs(cfg.Args, &sec)...), " ")

@@ -20,10 +20,10 @@ const minSecret = 4
 // secretName matches flag and variable names whose value is a credential.
 var secretName = regexp.MustCompile(`(?i)(token|key|secret|pass|pwd|auth|credential|cookie|session)`)
 
-// redactURL drops the credentials a URL may carry: its user info, and the
-// values of its query (some endpoints take a key there). It matches how
-// the journal records the model's base URL.
-func redactURL(raw string) string {
+// RedactURL hides the credentials a URL may carry: its user info, and the
+// values of its query (some endpoints and gateways take a key there). MCP
+// server addresses and the model's base URL are recorded through it.
+func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"
@@ -106,7 +106,7 @@ func redactArgs(args []string, s *secrets) []string {
 			continue
 		case strings.Contains(a, "://"):
 			s.addURL(a)
-			out[i] = redactURL(a)
+			out[i] = RedactURL(a)
 			if !strings.HasPrefix(out[i], "(") {
 				hideNext = false
 				continue
@@ -121,7 +121,7 @@ func redactArgs(args []string, s *secrets) []string {
 			out[i] = name + "=" + redacted
 		case assign && strings.Contains(val, "://"):
 			s.addURL(val)
-			out[i] = name + "=" + redactURL(val)
+			out[i] = name + "=" + RedactURL(val)
 		case !assign && strings.HasPrefix(a, "-") && secretName.MatchString(a):
 			out[i] = a
 			hideNext = true
