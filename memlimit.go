@@ -45,14 +45,7 @@ func startLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	samples := []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"},
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/unused:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-	}
+	samples := limitSamples()
 	debug.SetMemoryLimit(memLimitFor(samples))
 	afterEachGC(func() { debug.SetMemoryLimit(memLimitFor(samples)) })
 }
@@ -71,6 +64,19 @@ func afterEachGC(f func()) {
 		f()
 		afterEachGC(f)
 	})
+}
+
+// limitSamples are the metrics memLimitFor reads, in the order it reads
+// them.
+func limitSamples() []metrics.Sample {
+	return []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
 }
 
 // memLimitFor reads samples and returns the limit they call for: the live

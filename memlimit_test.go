@@ -3,7 +3,6 @@ package main
 import (
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"testing"
 )
 
@@ -11,14 +10,7 @@ import (
 var keep [][]byte
 
 func TestMemLimitFollowsTheLiveHeap(t *testing.T) {
-	samples := []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"},
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/unused:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-	}
+	samples := limitSamples()
 	runtime.GC()
 	small := memLimitFor(samples)
 	if small < memFloor {
