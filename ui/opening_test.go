@@ -14,9 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
-	"skillet/harness/demo"
-	"skillet/harness/llm"
-	"skillet/skills"
+	"skillet/harness/demo/demotest"
 )
 
 // The program while a session reopens: a progress line at once, messages
@@ -92,26 +90,9 @@ func (r *openingRig) enter() { r.update(tea.KeyPressMsg{Code: tea.KeyEnter}) }
 // skills with the offline demo model, its events going to sink.
 func sampleOptions(t testing.TB, sink *Sink, dir string) harness.Options {
 	t.Helper()
-	srv, err := demo.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	client, err := llm.New(llm.Config{BaseURL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, _ := filepath.Abs("../sample-skills")
-	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := skills.NewCatalog([]skills.Root{{Dir: root, Label: "samples"}}, cfg.ToolsDirs)
-	if _, err := cat.Refresh(); err != nil {
-		t.Fatal(err)
-	}
-	return harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Dir: dir,
-		OnEvent: sink.OnEvent, ApproveAll: true}
+	o := demotest.Options(t, "../sample-skills")
+	o.Dir, o.OnEvent, o.ApproveAll = dir, sink.OnEvent, true
+	return o
 }
 
 // journalOf runs turns in a new session and returns its journal.

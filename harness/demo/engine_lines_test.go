@@ -3,7 +3,6 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,40 +11,22 @@ import (
 	"skillet/harness"
 	"skillet/harness/chat"
 	"skillet/harness/demo"
-	"skillet/harness/llm"
-	"skillet/skills"
+	"skillet/harness/demo/demotest"
 )
 
 // session runs the real engine over the sample skills with the demo model
 // served on loopback.
 func session(t *testing.T) (*harness.Session, *[]*harness.Assistant) {
 	t.Helper()
-	srv, err := demo.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	client, err := llm.New(llm.Config{BaseURL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, _ := filepath.Abs("../../sample-skills")
-	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.SkillsDirs = nil
-	cat := skills.NewCatalog([]skills.Root{{Dir: root, Label: "samples"}}, cfg.ToolsDirs)
-	if _, err := cat.Refresh(); err != nil {
-		t.Fatal(err)
-	}
 	var calls []*harness.Assistant
-	s, err := harness.New(harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Demo: true,
-		OnEvent: func(ev harness.Event) {
-			if a, ok := ev.(*harness.Assistant); ok {
-				calls = append(calls, a)
-			}
-		}})
+	o := demotest.Options(t, "../../sample-skills")
+	o.Demo = true
+	o.OnEvent = func(ev harness.Event) {
+		if a, ok := ev.(*harness.Assistant); ok {
+			calls = append(calls, a)
+		}
+	}
+	s, err := harness.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
