@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"skillet/harness"
+	"skillet/harness/chat"
+	"skillet/harness/llm"
 )
 
 // The inspector's default view takes a request apart: the instructions
@@ -14,30 +16,6 @@ import (
 // unescaped and folded, the tools, and what changed since the call
 // before; a reply is shown assembled from its stream. The raw JSON is one
 // key away.
-
-type anatomyMsg struct {
-	Role       string `json:"role"`
-	Content    string `json:"content"`
-	ToolCallID string `json:"tool_call_id"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
-}
-
-type anatomyReq struct {
-	Model    string       `json:"model"`
-	Messages []anatomyMsg `json:"messages"`
-	Tools    []struct {
-		Function struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
-		} `json:"function"`
-	} `json:"tools"`
-}
 
 // anatomyFold is how many lines of a message the anatomy shows.
 const anatomyFold = 6
@@ -95,7 +73,7 @@ func instructionParts(sys string) [][2]string {
 // requestAnatomy describes a request, and how it differs from prev (nil
 // for the first call).
 func requestAnatomy(body, prev json.RawMessage) string {
-	var req anatomyReq
+	var req chat.Request
 	if err := json.Unmarshal(body, &req); err != nil {
 		return "(the request does not decode: " + err.Error() + "; press a for the raw JSON)"
 	}
@@ -132,19 +110,31 @@ func requestAnatomy(body, prev json.RawMessage) string {
 	}
 	b.WriteString("\nTools\n")
 	for _, t := range req.Tools {
-		fmt.Fprintf(&b, "  %s — %s\n", t.Function.Name, clip(t.Function.Description, 100))
+		if t.Function != nil {
+			fmt.Fprintf(&b, "  %s — %s\n", t.Function.Name, clip(t.Function.Description, 100))
+		}
 	}
 	return b.String()
 }
 
+func toolNamesOf(r chat.Request) []string {
+	var out []string
+	for _, t := range r.Tools {
+		if t.Function != nil {
+			out = append(out, t.Function.Name)
+		}
+	}
+	return out
+}
+
 // requestDiff says what changed from prev to req: skills in and out of
 // <current_context>, tools, list entries, messages trimmed and new.
-func requestDiff(prevBody json.RawMessage, req anatomyReq) string {
-	var prev anatomyReq
+func requestDiff(prevBody json.RawMessage, req chat.Request) string {
+	var prev chat.Request
 	if json.Unmarshal(prevBody, &prev) != nil {
 		return ""
 	}
-	sysOf := func(r anatomyReq) string {
+	sysOf := func(r chat.Request) string {
 		if len(r.Messages) > 0 && r.Messages[0].Role == "system" {
 			return r.Messages[0].Content
 		}
@@ -176,15 +166,8 @@ func requestDiff(prevBody json.RawMessage, req anatomyReq) string {
 	ps, cs := sysOf(prev), sysOf(req)
 	change("<current_context>", names(skillElemRE, ctxOf(ps)), names(skillElemRE, ctxOf(cs)))
 	change("list", names(listNameRE, ps), names(listNameRE, cs))
-	var pt, ct []string
-	for _, t := range prev.Tools {
-		pt = append(pt, t.Function.Name)
-	}
-	for _, t := range req.Tools {
-		ct = append(ct, t.Function.Name)
-	}
-	change("tools", pt, ct)
-	key := func(m anatomyMsg) string { return m.Role + "\x00" + m.ToolCallID + "\x00" + m.Content }
+	change("tools", toolNamesOf(prev), toolNamesOf(req))
+	key := func(m chat.Message) string { return m.Role + "\x00" + m.ToolCallID + "\x00" + m.Content }
 	seen := map[string]bool{}
 	for _, m := range req.Messages {
 		seen[key(m)] = true
@@ -226,102 +209,31 @@ func setDiff(a, b []string) []string {
 }
 
 // replyAnatomy assembles a raw chat-completions stream (or a JSON reply)
-// into its text, reasoning, tool calls, finish reason and usage.
+// into its text, reasoning, tool calls, finish reason and usage, as the
+// client read it.
 func replyAnatomy(raw string) string {
 	if strings.TrimSpace(raw) == "" {
 		return ""
 	}
-	type delta struct {
-		Content   string `json:"content"`
-		Reasoning string `json:"reasoning"`
-		RC        string `json:"reasoning_content"`
-		ToolCalls []struct {
-			Index    int    `json:"index"`
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	}
-	type chunk struct {
-		Choices []struct {
-			Delta        delta   `json:"delta"`
-			Message      delta   `json:"message"`
-			FinishReason *string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage *struct {
-			Prompt     int `json:"prompt_tokens"`
-			Completion int `json:"completion_tokens"`
-		} `json:"usage"`
-	}
-	var text, reasoning strings.Builder
-	type call struct{ id, name, args string }
-	calls := map[int]*call{}
-	var order []int
-	finish, usage := "", ""
-	chunks := 0
-	apply := func(c chunk) {
-		chunks++
-		for _, ch := range c.Choices {
-			for _, d := range []delta{ch.Delta, ch.Message} {
-				text.WriteString(d.Content)
-				reasoning.WriteString(d.Reasoning + d.RC)
-				for _, tc := range d.ToolCalls {
-					cl := calls[tc.Index]
-					if cl == nil {
-						cl = &call{}
-						calls[tc.Index] = cl
-						order = append(order, tc.Index)
-					}
-					if tc.ID != "" {
-						cl.id = tc.ID
-					}
-					cl.name += tc.Function.Name
-					cl.args += tc.Function.Arguments
-				}
-			}
-			if ch.FinishReason != nil && *ch.FinishReason != "" {
-				finish = *ch.FinishReason
-			}
-		}
-		if c.Usage != nil {
-			usage = fmt.Sprintf("%d prompt + %d completion tokens (reported)", c.Usage.Prompt, c.Usage.Completion)
-		}
-	}
-	if t := strings.TrimSpace(raw); strings.HasPrefix(t, "{") {
-		var c chunk
-		if json.Unmarshal([]byte(t), &c) == nil {
-			apply(c)
-		}
-	} else {
-		for _, line := range strings.Split(raw, "\n") {
-			data, ok := strings.CutPrefix(strings.TrimSpace(line), "data:")
-			if !ok || strings.TrimSpace(data) == "[DONE]" {
-				continue
-			}
-			var c chunk
-			if json.Unmarshal([]byte(strings.TrimSpace(data)), &c) == nil {
-				apply(c)
-			}
-		}
-	}
+	r, chunks := llm.Assemble(raw)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Reply assembled from %d chunk(s) · finish reason %s\n", chunks, orDash(finish))
-	if usage != "" {
-		b.WriteString("Usage: " + usage + "\n")
+	fmt.Fprintf(&b, "Reply assembled from %d chunk(s) · finish reason %s\n", chunks, orDash(r.FinishReason))
+	if r.Interrupted {
+		b.WriteString("Interrupted: the stream ended before a finish reason, so its tool calls were dropped\n")
 	}
-	if reasoning.Len() > 0 {
-		b.WriteString("\nReasoning\n" + prefixLines(reasoning.String(), "  "))
+	if u := r.Usage; u != nil {
+		fmt.Fprintf(&b, "Usage: %d prompt + %d completion tokens (reported)\n", u.PromptTokens, u.CompletionTokens)
 	}
-	if text.Len() > 0 {
-		b.WriteString("\nText\n" + prefixLines(text.String(), "  "))
+	if r.Reasoning != "" {
+		b.WriteString("\nReasoning\n" + prefixLines(r.Reasoning, "  "))
 	}
-	if len(order) > 0 {
+	if r.Message.Content != "" {
+		b.WriteString("\nText\n" + prefixLines(r.Message.Content, "  "))
+	}
+	if len(r.Message.ToolCalls) > 0 {
 		b.WriteString("\nTool calls\n")
-		for _, i := range order {
-			c := calls[i]
-			fmt.Fprintf(&b, "  ⚙ %s (%s) %s\n", c.name, orDash(c.id), c.args)
+		for _, c := range r.Message.ToolCalls {
+			fmt.Fprintf(&b, "  ⚙ %s (%s) %s\n", c.Function.Name, orDash(c.ID), c.Function.Arguments)
 		}
 	}
 	return b.String()

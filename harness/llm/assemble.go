@@ -24,6 +24,8 @@ type assembler struct {
 	finish    string
 	finished  bool
 	usage     *chat.Usage
+	// chunks is how many chunks add took in.
+	chunks int
 	// size is what the reply holds so far (text, reasoning, tool names,
 	// arguments and extra keys), and max the most it may hold (0: no bound).
 	size, max int
@@ -50,6 +52,7 @@ func (a *assembler) emit(ev chat.StreamEvent) {
 // add takes in one chunk. An error the server put in it comes back as a
 // *chat.APIError.
 func (a *assembler) add(c *chunk) error {
+	a.chunks++
 	if c.Usage != nil {
 		a.usage = c.Usage
 	}
@@ -270,3 +273,20 @@ func mergeJSON(old, next json.RawMessage) json.RawMessage {
 
 // callID numbers calls that came without an id.
 func callID(n int64) string { return "call_" + strconv.FormatInt(n, 10) }
+
+// Assemble puts a recorded reply (Reply.Raw: an event stream, or one JSON
+// body) together again the way the client did when it arrived, and says
+// how many chunks it held, so what the inspector shows of a call is what
+// the session read. A raw reply that breaks off reads as far as it goes.
+func Assemble(raw string) (reply *chat.Reply, chunks int) {
+	asm := &assembler{newID: func() string { return "" }, max: maxBody}
+	stream := !strings.HasPrefix(strings.TrimSpace(raw), "{")
+	if stream {
+		_, _ = readStream(strings.NewReader(raw), asm, nil)
+	} else {
+		asm.whole = true
+		_ = readWhole(strings.NewReader(raw), asm)
+	}
+	asm.flush()
+	return asm.reply(stream), asm.chunks
+}
