@@ -57,12 +57,26 @@ func (t *transcriptPane) findFrom(q string, p, dir int) int {
 	return -1
 }
 
-// countMatches is how many items hold q.
-func (t *transcriptPane) countMatches(q string) int {
-	q = strings.ToLower(q)
-	n := 0
-	for i := range t.items {
-		if q != "" && strings.Contains(strings.ToLower(t.itemText(i)), q) {
+// countMatches is how many items hold f's query. The search bar shows it
+// on every frame, so the count over the items is kept until the query or
+// the items change; only a streaming reply, which changes under it, is
+// looked at each time.
+func (t *transcriptPane) countMatches(f *finder) int {
+	q := strings.ToLower(f.in.Value())
+	if q == "" {
+		return 0
+	}
+	if q != f.counted || len(t.items) != f.countedItems {
+		f.counted, f.countedItems, f.count = q, len(t.items), 0
+		for i, it := range t.items {
+			if it.kind != itemLive && strings.Contains(strings.ToLower(t.itemText(i)), q) {
+				f.count++
+			}
+		}
+	}
+	n := f.count
+	for i, it := range t.items {
+		if it.kind == itemLive && strings.Contains(strings.ToLower(t.itemText(i)), q) {
 			n++
 		}
 	}
@@ -135,6 +149,11 @@ type finder struct {
 	in      textinput.Model
 	at      int // the matched item position, -1 before a match
 	missing bool
+	// count is how many items other than the streaming reply held
+	// counted when there were countedItems items (see countMatches).
+	counted      string
+	countedItems int
+	count        int
 }
 
 func (m *model) openFind() tea.Cmd {
@@ -206,7 +225,7 @@ func (m *model) findLine(w int) string {
 	case f.missing:
 		state = "no more matches that way"
 	default:
-		state = fmt.Sprintf("%d match(es) · enter/↑ older · ↓ newer · esc closes", m.tr.countMatches(q))
+		state = fmt.Sprintf("%d match(es) · enter/↑ older · ↓ newer · esc closes", m.tr.countMatches(f))
 	}
 	st := m.th.faint
 	if f.missing {
