@@ -365,3 +365,25 @@ func TestPromptFromDescription(t *testing.T) {
 }
 
 func stripped(s string) string { return strings.TrimRight(ansi.Strip(s), " ") }
+
+// The search bar's count follows the query and a transcript that grows.
+func TestFindCountsMatchesAsTheTranscriptGrows(t *testing.T) {
+	st := newStatic(t, fakeEntries(40))
+	m := loadStatic(t, st, 120, 40)
+	m.Update(keyMsg("ctrl+f"))
+	for _, r := range "refund" {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if s := view(m); !strings.Contains(s, "10 match(es)") {
+		t.Fatalf("10 answers mention a refund; the bar says:\n%s", s)
+	}
+	st.entries = fakeEntries(44)
+	m.Update(refreshMsg{snap: st.snap, entries: st.Transcript()})
+	if s := view(m); !strings.Contains(s, "11 match(es)") {
+		t.Fatalf("after one more turn the bar says:\n%s", s)
+	}
+	m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	if s := view(m); strings.Contains(s, "match(es)") || !strings.Contains(s, "no more matches") {
+		t.Fatalf("a query nothing holds still counts:\n%s", s)
+	}
+}
