@@ -89,9 +89,10 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 	x := read(s, func(f *frame) exportCopy {
 		x := exportCopy{entries: f.st.Entries.View(), id: f.st.ID, model: f.st.Model, base: f.opts.BaseURL, demo: f.opts.Demo,
 			endsAfter: map[int][]*TurnEnd{}, approvals: make(map[string]Decision, len(f.st.Approvals))}
-		// a turn's end goes after the last entry it recorded
+		// a turn's end goes after the last entry it recorded: where the
+		// fold placed it
 		for _, e := range f.st.Ends.All() {
-			x.endsAfter[f.st.EndAt[e.Turn]] = append(x.endsAfter[f.st.EndAt[e.Turn]], e)
+			x.endsAfter[e.Entry] = append(x.endsAfter[e.Entry], e)
 		}
 		for k, v := range f.st.Approvals {
 			x.approvals[k] = v

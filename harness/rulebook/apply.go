@@ -213,7 +213,6 @@ func (st *State) Apply(e event.Event) {
 		st.Running = false
 		st.Last = e
 		st.Ends.Append(e)
-		st.EndAt[e.Turn] = st.Entries.Len()
 		st.sealOld()
 		if st.Cur != nil {
 			st.Cur.Ended = true

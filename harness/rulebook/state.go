@@ -48,8 +48,6 @@ type State struct {
 	Last    *event.TurnEnd
 	// Ends are the turns' records, the oldest sealed (see sealOld).
 	Ends paged.List[*event.TurnEnd]
-	// EndAt is, per turn, how many entries the transcript held when it ended.
-	EndAt map[int]int
 	// Approvals are the decisions per tool call; Approved the tools
 	// approved for the rest of the session.
 	Approvals map[string]event.Decision
@@ -197,7 +195,7 @@ type CallRecord struct {
 
 // New returns the state of a fresh session.
 func New(id, model string, settings event.Settings) *State {
-	return &State{ID: id, Model: model, Settings: settings, EndAt: map[int]int{}, Approvals: map[string]event.Decision{},
+	return &State{ID: id, Model: model, Settings: settings, Approvals: map[string]event.Decision{},
 		Approved: map[string]bool{}, CallIDs: map[string]bool{}, Stores: map[string]json.RawMessage{}, OutOfWindow: map[string]bool{}}
 }
 

@@ -101,8 +101,12 @@ func Fold(events []event.Event) (*Session, error) {
 	}
 	// what a call brought ends with its turn: the next user message
 	// belongs to the next call
+	endAt := map[int]int{} // how many entries there were when each turn ended
+	for _, e := range st.Ends.All() {
+		endAt[e.Turn] = e.Entry
+	}
 	for i := range s.Frames {
-		if end, ok := st.EndAt[s.Frames[i].Turn]; ok && end >= s.Frames[i].Before && end < s.Frames[i].Until {
+		if end, ok := endAt[s.Frames[i].Turn]; ok && end >= s.Frames[i].Before && end < s.Frames[i].Until {
 			s.Frames[i].Until = end
 		}
 	}
