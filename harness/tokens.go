@@ -15,8 +15,8 @@ const DefaultEncoding = "o200k_base"
 
 // Tokenizer counts tokens. The BPE tables take a few hundred milliseconds to
 // load, so they load once, lazily, on first use (or in the background after
-// Warm), never on the UI's path. Until they are ready, CountNow and
-// CountEstimate answer at once with an estimate.
+// Warm), never on the UI's path. Until they are ready, the session's
+// counts (and CountEstimate) answer at once with an estimate.
 type Tokenizer struct {
 	name   string
 	once   sync.Once
@@ -55,7 +55,7 @@ func (t *Tokenizer) Warm() { go t.load() }
 func (t *Tokenizer) Loaded() <-chan struct{} { return t.loaded }
 
 // Ready reports whether the tables are loaded, so that Count answers
-// without waiting and CountNow is exact. It stays false when the tables
+// without waiting and the session's counts are exact. It stays false when the tables
 // could not load.
 func (t *Tokenizer) Ready() bool { return t.ready.Load() }
 
@@ -84,15 +84,6 @@ func (t *Tokenizer) Count(s string) int {
 		n += len(t.enc.EncodeOrdinary(piece))
 	}
 	return n
-}
-
-// CountNow returns Count(s) when the tables are ready and CountEstimate(s)
-// otherwise, never waiting; exact says which it is.
-func (t *Tokenizer) CountNow(s string) (n int, exact bool) {
-	if t.ready.Load() {
-		return t.Count(s), true
-	}
-	return CountEstimate(s), false
 }
 
 // CountEstimate estimates the number of tokens in s without the tables, in

@@ -19,7 +19,7 @@ import (
 
 // Names of the built-in tools.
 const (
-	ToolLoadSkill    = "load_skill"
+	ToolLoadSkill    = rulebook.ToolLoadSkill
 	ToolReadResource = "read_skill_resource"
 )
 

@@ -10,6 +10,7 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -220,29 +221,28 @@ func (st *State) Apply(e event.Event) {
 	}
 }
 
-// markTypes are the kinds of event IsMark accepts, registered with gob so
-// that sealed pages of marks can say which kind each one is.
+// markTypes are the kinds of event that stand between transcript entries
+// (a warning only when it is not a log line). They are registered with
+// gob, so that sealed pages of marks can say which kind each one is.
 var markTypes = []event.Event{&event.SkillLoaded{}, &event.SkillActivated{}, &event.SkillUnloaded{}, &event.SkillChanged{},
 	&event.WindowTrimmed{}, &event.Error{}, &event.Retry{}, &event.Approval{}, &event.SettingChanged{}, &event.TurnEnd{}, &event.Warning{}}
+
+var isMarkType = map[reflect.Type]bool{}
 
 func init() {
 	for _, e := range markTypes {
 		gob.Register(e)
+		isMarkType[reflect.TypeOf(e)] = true
 	}
 }
 
 // IsMark reports whether an event stands between transcript entries rather
 // than being one.
 func IsMark(e event.Event) bool {
-	// every type here is in markTypes, so that sealing can encode it
-	switch e := e.(type) {
-	case *event.SkillLoaded, *event.SkillActivated, *event.SkillUnloaded, *event.SkillChanged, *event.WindowTrimmed,
-		*event.Error, *event.Retry, *event.Approval, *event.SettingChanged, *event.TurnEnd:
-		return true
-	case *event.Warning:
-		return !e.Log
+	if w, ok := e.(*event.Warning); ok {
+		return !w.Log
 	}
-	return false
+	return isMarkType[reflect.TypeOf(e)]
 }
 
 func (st *State) bumpExec(id string) {
