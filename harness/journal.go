@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"skillet/harness/rulebook"
@@ -31,19 +33,11 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 		codec = newJournalCodec()
 	}
 	// what reading learned: only which blobs exist
-	for h := range codec.blobs {
-		if k, ok := keyOf(h); ok {
-			codec.written[k] = struct{}{}
-		}
-	}
-	for h := range codec.raw {
-		if k, ok := keyOf(h); ok {
-			codec.written[k] = struct{}{}
-		}
-	}
-	for h := range codec.rawAt {
-		if k, ok := keyOf(h); ok {
-			codec.written[k] = struct{}{}
+	for _, hashes := range []iter.Seq[string]{maps.Keys(codec.blobs), maps.Keys(codec.raw), maps.Keys(codec.rawAt)} {
+		for h := range hashes {
+			if k, ok := keyOf(h); ok {
+				codec.written[k] = struct{}{}
+			}
 		}
 	}
 	codec.blobs, codec.raw, codec.rawAt, codec.src, codec.texts = map[string][]byte{}, nil, nil, nil, nil

@@ -156,9 +156,6 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if _, ok := c.written[k]; ok {
 			return h, nil
 		}
-		if _, ok := c.blobs[h]; ok {
-			return h, nil
-		}
 		bl := blobLine{Type: typeBlob, Hash: h}
 		if asText {
 			s := string(b)
@@ -339,12 +336,8 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	case *SkillChanged:
 		err = text(&e.Body)
 	case *Assistant:
-		if e.RawGzip != "" && !c.lazy {
-			raw, gerr := gunzipBase64(e.RawGzip)
-			if gerr != nil {
-				return nil, fmt.Errorf("assistant reply of call %d: %w", e.Call, gerr)
-			}
-			e.Raw, e.RawGzip = raw, ""
+		if !c.lazy {
+			err = unzip(e)
 		}
 	}
 	if err != nil {
