@@ -13,16 +13,8 @@ func navKey(b *builtPane, k keyMap, msg tea.KeyPressMsg, n, h int) bool {
 		b.sel, b.follow, b.dirty = max(0, b.sel-1), true, true
 	case key.Matches(msg, k.Down):
 		b.sel, b.follow, b.dirty = max(0, min(n-1, b.sel+1)), true, true
-	case key.Matches(msg, k.PageDown):
-		b.sc.by(max(1, h-2), len(b.lines), h)
-	case key.Matches(msg, k.PageUp):
-		b.sc.by(-max(1, h-2), len(b.lines), h)
-	case key.Matches(msg, k.Top):
-		b.sc.off = 0
-	case key.Matches(msg, k.Bottom):
-		b.sc.by(len(b.lines), len(b.lines), h)
 	default:
-		return false
+		return scrollKey(&b.sc, k, msg, len(b.lines), h)
 	}
 	return true
 }

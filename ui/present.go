@@ -126,6 +126,9 @@ func (m *model) suggestedPrompts() []suggestedPrompt {
 
 type suggestedPrompt struct{ skill, text string }
 
+// asideRE is a parenthesised aside.
+var asideRE = regexp.MustCompile(`\s*\([^)]*\)`)
+
 // promptFrom makes a request out of a skill description's first sentence,
 // which by convention says what the skill does in the imperative: its
 // asides dropped and, when long, cut at a clause.
@@ -135,7 +138,7 @@ func promptFrom(desc string) string {
 		s = s[:i]
 	}
 	s = strings.TrimSuffix(s, ".")
-	s = regexp.MustCompile(`\s*\([^)]*\)`).ReplaceAllString(s, "")
+	s = asideRE.ReplaceAllString(s, "")
 	const most = 60
 	if len([]rune(s)) > most {
 		// the purpose first: "with …" asides go before a second clause
