@@ -10,12 +10,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"skillet/harness/paged"
 	"skillet/harness/rulebook"
-	"strings"
 	"sync"
 	"time"
 
@@ -143,9 +141,6 @@ type Session struct {
 	// w is what the shell knows of the world, refreshed before each
 	// step.
 	w world
-	// secrets hides credentials of the config's MCP servers in what the
-	// session records.
-	secrets *strings.Replacer
 }
 
 // New starts a session. It fails when the config's skills cannot be
@@ -203,7 +198,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = tools.RedactURL(opts.BaseURL)
-	s := &Session{opts: opts, w: world{ranker: newRanker()}, tok: &counter{tok: opts.Tokenizer}, secrets: secretsOf(opts.Config)}
+	s := &Session{opts: opts, w: world{ranker: newRanker()}, tok: &counter{tok: opts.Tokenizer}}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}
@@ -329,47 +324,17 @@ func newSessionID() string {
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// secretsOf lists what an MCP server's config may hold that must not be
-// recorded: URL credentials and query values, and environment values.
-func secretsOf(c *Config) *strings.Replacer {
-	var pairs []string
-	hide := func(v string) {
-		if len(v) >= 4 {
-			pairs = append(pairs, v, "REDACTED")
-		}
-	}
-	for _, srv := range c.MCP.Servers {
-		if u, err := url.Parse(srv.URL); err == nil && srv.URL != "" {
-			if u.User != nil {
-				hide(u.User.String())
-			}
-			for _, vals := range u.Query() {
-				for _, v := range vals {
-					hide(v)
-					hide(url.QueryEscape(v))
-				}
-			}
-		}
-		for _, v := range srv.Env {
-			if !strings.HasPrefix(v, "$") {
-				hide(v)
-			}
-		}
-	}
-	return strings.NewReplacer(pairs...)
-}
-
 // scrub hides secrets in the text an event records. Called with emitMu
 // held, before anyone sees the event.
 func (s *Session) scrub(e Event) {
 	switch e := e.(type) {
 	case *Warning:
-		e.Message = s.secrets.Replace(e.Message)
+		e.Message = s.opts.Runner.Redact(e.Message)
 	case *Error:
-		e.Message = s.secrets.Replace(e.Message)
+		e.Message = s.opts.Runner.Redact(e.Message)
 	case *ToolResult:
-		e.Content = s.secrets.Replace(e.Content)
-		e.Stderr = s.secrets.Replace(e.Stderr)
+		e.Content = s.opts.Runner.Redact(e.Content)
+		e.Stderr = s.opts.Runner.Redact(e.Stderr)
 	}
 }
 

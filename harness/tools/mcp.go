@@ -51,21 +51,44 @@ type mcpConn struct {
 // newConn prepares a server's record: what to hide of its config.
 func (r *Runner) newConn(name string, cfg MCPServer) *mcpConn {
 	var sec secrets
+	what := r.serverSecrets(cfg, &sec)
+	return &mcpConn{name: name, cfg: cfg, lock: make(chan struct{}, 1), rep: sec.replacer(), what: what,
+		st: connState{state: MCPNotStarted}}
+}
+
+// serverSecrets adds to sec what a server's config holds that must not be
+// shown (its URL's credentials, secret-looking arguments, its environment
+// values as given and as expanded), and returns its URL or command line
+// with them hidden.
+func (r *Runner) serverSecrets(cfg MCPServer, sec *secrets) string {
 	what := cfg.URL
 	if cfg.URL != "" {
 		sec.addURL(cfg.URL)
 		what = RedactURL(cfg.URL)
 	}
 	if cfg.Command != "" {
-		what = strings.Join(append([]string{cfg.Command}, redactArgs(cfg.Args, &sec)...), " ")
+		what = strings.Join(append([]string{cfg.Command}, redactArgs(cfg.Args, sec)...), " ")
 	}
 	base := r.baseEnv()
 	for _, v := range cfg.Env {
 		sec.add(v)
 		sec.add(os.Expand(v, func(k string) string { return envValue(base, k) }))
 	}
-	return &mcpConn{name: name, cfg: cfg, lock: make(chan struct{}, 1), rep: sec.replacer(), what: what,
-		st: connState{state: MCPNotStarted}}
+	return what
+}
+
+// Redact hides in s the credentials of every configured MCP server, the
+// way each server's own log and messages hide them: what a session
+// records of tool results and warnings passes through it.
+func (r *Runner) Redact(s string) string {
+	r.redactOnce.Do(func() {
+		var sec secrets
+		for _, cfg := range r.opts.MCPServers {
+			r.serverSecrets(cfg, &sec)
+		}
+		r.redactAll = sec.replacer()
+	})
+	return r.redactAll.Replace(s)
 }
 
 // redact hides the server's credentials in a message.

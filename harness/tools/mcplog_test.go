@@ -214,3 +214,23 @@ func TestMCP_OldRunLogsArePruned(t *testing.T) {
 	}
 	checkPrivate(t, legacy, 0o600)
 }
+
+// What a session records passes through Redact: every configured server's
+// URL credentials, secret-looking arguments and environment values, as
+// given and as expanded from the base environment, are hidden.
+func TestRunnerRedactHidesEveryServersCredentials(t *testing.T) {
+	r := NewRunner(Options{Env: []string{"PATH=/bin", "DB_PASSWORD=expanded-secret-7"}, MCPServers: map[string]MCPServer{
+		"web":   {URL: "https://alice:pw-secret-1@h.example/mcp?token=tok-secret-2"},
+		"local": {Command: "srv", Args: []string{"--api-key", "key-secret-3"}, Env: map[string]string{"PASS": "$DB_PASSWORD", "PLAIN": "env-secret-4"}},
+	}})
+	text := "failed: alice:pw-secret-1 tok-secret-2 key-secret-3 expanded-secret-7 env-secret-4 $DB_PASSWORD"
+	got := r.Redact(text)
+	for _, secret := range []string{"pw-secret-1", "tok-secret-2", "key-secret-3", "expanded-secret-7", "env-secret-4", "alice"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q still in %q", secret, got)
+		}
+	}
+	if !strings.HasPrefix(got, "failed: ") {
+		t.Fatalf("what was not secret changed: %q", got)
+	}
+}

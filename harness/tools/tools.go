@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,6 +108,9 @@ type Runner struct {
 	logDirMu  sync.Mutex
 	logDir    string
 	runLogDir string // this runner's own folder in logDir, once made
+	// redactAll hides every server's credentials; redactOnce guards it.
+	redactOnce sync.Once
+	redactAll  *strings.Replacer
 
 	// now is the clock of MCP backoffs; tests move it.
 	now func() time.Time
