@@ -121,7 +121,7 @@ func TestPlayerServesTheRecordingToTheRealClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Message.Content != strings.ReplaceAll(want[0].Message.Content, key, redacted) {
+	if got.Message.Content != strings.ReplaceAll(want[0].Message.Content, key, llm.RedactedKey) {
 		t.Fatalf("replayed %q, recorded %q", got.Message.Content, want[0].Message.Content)
 	}
 	_, err = client.Complete(context.Background(), request("deux"), nil)

@@ -7,15 +7,14 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"skillet/harness"
+	"skillet/harness/llm"
 )
-
-// redacted stands in for a secret cut out of a cassette.
-const redacted = "[redacted API key]" // as the client cuts it from reply text
 
 // Recorder writes a cassette as a session runs. Its Transport records every
 // model request and reply; its OnEvent records tool results, the user's
@@ -46,6 +45,8 @@ func Create(path string, secrets ...string) (*Recorder, error) {
 			r.secrets = append(r.secrets, s)
 		}
 	}
+	// the longest first, so that one secret inside another is cut whole
+	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
 	return r, nil
 }
 
@@ -92,7 +93,7 @@ func (r *Recorder) Close() error {
 // scrub cuts every secret out of s.
 func (r *Recorder) scrub(s string) string {
 	for _, k := range r.secrets {
-		s = strings.ReplaceAll(s, k, redacted)
+		s = strings.ReplaceAll(s, k, llm.RedactedKey)
 	}
 	return s
 }

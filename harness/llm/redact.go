@@ -10,13 +10,13 @@ import (
 	"skillet/harness/chat"
 )
 
-// redactedKey stands in for the API key wherever a server echoed it.
-const redactedKey = "[redacted API key]"
+// RedactedKey stands in for the API key wherever a server echoed it.
+const RedactedKey = "[redacted API key]"
 
-// minHiddenKey is the shortest key that is taken out of a reply's text. A
+// MinHiddenKey is the shortest key that is taken out of a reply's text. A
 // local server's placeholder key ("none", "ollama") is no secret, and
 // replacing a common word in every reply would garble it.
-const minHiddenKey = 8
+const MinHiddenKey = 8
 
 // secretsOf lists what the client sends that a reply must never show: the
 // API key, and a password in the base URL together with the Basic
@@ -40,7 +40,7 @@ func secretsOf(key string, base *url.URL) []string {
 func hideAll(s string, secrets []string) string {
 	for _, k := range secrets {
 		if strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, redactedKey)
+			s = strings.ReplaceAll(s, k, RedactedKey)
 		}
 	}
 	return s
@@ -54,11 +54,11 @@ type keyFilter struct {
 	held string
 }
 
-// newKeyFilter filters the secrets at least minHiddenKey long.
+// newKeyFilter filters the secrets at least MinHiddenKey long.
 func newKeyFilter(secrets []string) keyFilter {
 	var keys []string
 	for _, k := range secrets {
-		if len(k) >= minHiddenKey {
+		if len(k) >= MinHiddenKey {
 			keys = append(keys, k)
 		}
 	}
@@ -113,7 +113,7 @@ func (c *Client) hideKey(r *chat.Reply) {
 		for k, v := range tc.Extra {
 			for _, secret := range f.keys {
 				if bytes.Contains(v, []byte(secret)) {
-					v = bytes.ReplaceAll(v, []byte(secret), []byte(redactedKey))
+					v = bytes.ReplaceAll(v, []byte(secret), []byte(RedactedKey))
 				}
 			}
 			tc.Extra[k] = v
