@@ -192,15 +192,16 @@ func ListBlock(list []Listed) string {
 	var b strings.Builder
 	b.WriteString("<available_skills>\n")
 	for _, s := range list {
-		b.WriteString("<skill>\n<name>")
-		b.WriteString(xmlText.Replace(s.Name))
-		b.WriteString("</name>\n<description>")
-		b.WriteString(xmlText.Replace(s.Description))
-		b.WriteString("</description>\n</skill>\n")
+		b.WriteString(ListEntry(s.Name, s.Description))
 	}
 	b.WriteString("</available_skills>\n")
 	b.WriteString(ListHint)
 	return b.String()
+}
+
+// ListEntry is one skill's entry in <available_skills>.
+func ListEntry(name, description string) string {
+	return "<skill>\n<name>" + xmlText.Replace(name) + "</name>\n<description>" + xmlText.Replace(description) + "</description>\n</skill>\n"
 }
 
 // WrapBlock puts elements inside one tag, or returns "" when there are

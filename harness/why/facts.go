@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -15,10 +16,11 @@ type Counter interface {
 	Name() string
 }
 
-// estimate counts four characters a token, for when no tokenizer is given.
+// estimate counts four characters a token, as the catalog estimates a
+// skill, for when no tokenizer is given.
 type estimate struct{}
 
-func (estimate) Count(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
+func (estimate) Count(s string) int { return skills.EstimateTokens(utf8.RuneCountInString(s)) }
 func (estimate) Name() string       { return "estimate (chars/4)" }
 
 // Facts are what disk and config say of one skill name.
@@ -146,8 +148,4 @@ func FactsOf(cat *skills.Catalog, refs []skills.Ref, name string, count Counter)
 	return f
 }
 
-var xmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
-
-func listEntry(s *skills.Skill) string {
-	return "<skill>\n<name>" + xmlText.Replace(s.Name) + "</name>\n<description>" + xmlText.Replace(s.Description) + "</description>\n</skill>\n"
-}
+func listEntry(s *skills.Skill) string { return rulebook.ListEntry(s.Name, s.Description) }
