@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"skillet/harness/atomicfile"
 )
 
 // Materialize writes the files of fsys under dir, so that skills embedded
@@ -48,7 +50,7 @@ func Materialize(fsys fs.FS, dir string) error {
 		if same(dst, data, mode) {
 			return nil
 		}
-		if err := writeAtomic(dst, data, mode); err != nil {
+		if err := atomicfile.Write(dst, data, mode); err != nil {
 			return fmt.Errorf("materialize %s: %w", p, err)
 		}
 		return nil
@@ -66,29 +68,6 @@ func same(dst string, data []byte, mode fs.FileMode) bool {
 	}
 	have, err := os.ReadFile(dst)
 	return err == nil && bytes.Equal(have, data)
-}
-
-func writeAtomic(dst string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, mode)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, dst)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-	}
-	return werr
 }
 
 // ContentHash is a short digest of every path and file of fsys, to name the

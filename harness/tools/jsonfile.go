@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"skillet/harness/atomicfile"
 )
 
 // ReadJSONObject reads a state or store file (R26). A missing or empty file
@@ -54,22 +56,8 @@ func WriteJSONObject(path string, v map[string]any) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmpName := tmp.Name()
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmpName, path)
-	}
-	if werr != nil {
-		os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
 }
