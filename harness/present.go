@@ -275,28 +275,46 @@ func (f *frame) activationTool(p profile.Profile) *binding {
 // mention).
 var mentionRE = regexp.MustCompile(`\$([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 
-// mentions are the skills a user message names as $name under a profile
-// that injects them (Codex), with the messages it adds, each once, in the
-// order named.
-func (f *frame) mentions(text string, turn int) ([]Use, []string) {
+// mentioned is what the next turn's user message names as $name under a
+// profile that injects the skills named (Codex): each once, in the order
+// named.
+type mentioned struct {
+	turn   int
+	p      profile.Profile
+	skills []*skills.Skill
+}
+
+// mentioned finds the skills text names, for the turn after this one.
+func (f *frame) mentioned(text string) mentioned {
+	m := mentioned{turn: f.st.Turn + 1}
 	p := f.agentProfile()
 	if p == nil || p.Name() != "codex" {
-		return nil, nil
+		return m
 	}
-	var uses []Use
-	var msgs []string
+	m.p = p
 	seen := map[string]bool{}
-	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := f.w.sel.byName[strings.TrimRight(m[1], ".")]
+	for _, sub := range mentionRE.FindAllStringSubmatch(text, -1) {
+		sk := f.w.sel.byName[strings.TrimRight(sub[1], ".")]
 		if sk == nil || seen[sk.Name] {
 			continue
 		}
 		seen[sk.Name] = true
-		act := p.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
+		m.skills = append(m.skills, sk)
+	}
+	return m
+}
+
+// activate reads the mentioned skills' files and returns their uses and
+// the messages the profile adds for them.
+func (m mentioned) activate() ([]Use, []string) {
+	var uses []Use
+	var msgs []string
+	for _, sk := range m.skills {
+		act := m.p.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
 		for _, msg := range act.Messages {
 			msgs = append(msgs, msg.Text)
 		}
-		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", turn)})
+		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", m.turn)})
 	}
 	return uses, msgs
 }

@@ -31,12 +31,12 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 		return nil, err
 	}
 	defer s.release()
-	s.step(func(f *frame) []Event {
-		turn := f.st.Turn + 1
-		start := &TurnStart{Header: Header{Turn: turn}, Text: text}
-		start.Mentions, start.Messages = f.mentions(text, turn)
-		return []Event{start}
-	})
+	// the session is ours: the turn number holds until the start is
+	// recorded, and the mentioned skills' files are read outside the lock
+	m := read(s, func(f *frame) mentioned { return f.mentioned(text) })
+	start := &TurnStart{Header: Header{Turn: m.turn}, Text: text}
+	start.Mentions, start.Messages = m.activate()
+	s.emit(start)
 	s.syncSkills()
 	s.preloadSkills()
 	if !s.settingsNow().LoadSkillTool {
