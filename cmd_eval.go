@@ -93,7 +93,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	var f evalFlags
 	fs := flag.NewFlagSet("skillet eval", flag.ContinueOnError)
 	f.register(fs)
-	skillArgs, code, done := parseInterleaved(fs, args, stdout, stderr)
+	skillArgs, code, done := parseInterleaved(fs, args, evalUsage, stdout, stderr)
 	if done {
 		return code
 	}
@@ -114,23 +114,6 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 		return f.runOptimize(dir, m, w, stdout, stderr)
 	}
 	return f.execute(dir, m, w, stdout, stderr)
-}
-
-// parseInterleaved parses flags given before, between and after the
-// SKILL arguments (skillet eval SKILL --queries FILE), which the flag
-// package alone stops at.
-func parseInterleaved(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
-	for {
-		if code, done := parseFlags(fs, args, evalUsage, stdout, stderr); done {
-			return nil, code, true
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, 0, false
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
 }
 
 func checkFailOn(v string) error {

@@ -44,15 +44,16 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
 	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
-	if code, done := parseFlags(fs, args[1:], replayUsage, stdout, stderr); done {
+	files, code, done := parseInterleaved(fs, args[1:], replayUsage, stdout, stderr)
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fmt.Fprintln(stderr, "skillet replay diff: give one cassette FILE")
 		printUsage(fs, stderr, replayUsage)
 		return 2
 	}
-	c.tape.replay, c.tape.lenient = fs.Arg(0), true
+	c.tape.replay, c.tape.lenient = files[0], true
 	w, err := wire(&c)
 	if err != nil {
 		return reportStartError(stderr, err)

@@ -363,3 +363,17 @@ func TestReplayToolsServesTheRecordedResults(t *testing.T) {
 		t.Fatalf("without --replay-tools the tool should run: %q (exit %d, %s)", b, code, errOut)
 	}
 }
+
+// Flags may follow the cassette, as they may follow eval's skills.
+func TestReplayDiffTakesFlagsAfterTheFile(t *testing.T) {
+	tmp := isolate(t)
+	_, rec := recordTwoSkills(t, tmp)
+	code, out, errOut := runBinary(t, "replay", "diff", rec, "--set", "list_size=1")
+	if code != 1 || !strings.Contains(out, "skill list: entry removed: beta") {
+		t.Fatalf("--set after FILE: exit %d, want 1 and the shorter list\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = runBinary(t, "replay", "diff", rec, "--", "--set")
+	if code != 2 || !strings.Contains(errOut, "give one cassette FILE") {
+		t.Fatalf("after --, --set is a FILE: exit %d\n%s", code, errOut)
+	}
+}

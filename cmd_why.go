@@ -49,16 +49,9 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the record as one JSON object (see the README)")
 	fs.StringVar(&c.profile, "profile", "", "with --message: rank under the `NAME` of a profile (a session's own profile is the one it recorded)")
 	fs.Var(&c.window, "context-window", "with --message and --profile: the model's context window in `TOKENS`")
-	if code, done := parseFlags(fs, args, whyUsage, stdout, stderr); done {
+	pos, code, done := parseInterleaved(fs, args, whyUsage, stdout, stderr)
+	if done {
 		return code
-	}
-	// SKILL may come before the flags
-	pos := fs.Args()
-	if len(pos) > 1 {
-		if code, done := parseFlags(fs, pos[1:], whyUsage, stdout, stderr); done {
-			return code
-		}
-		pos = append(pos[:1:1], fs.Args()...)
 	}
 	if len(pos) != 1 || pos[0] == "" {
 		fmt.Fprintln(stderr, "skillet why: give one SKILL name")
@@ -70,7 +63,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name := pos[0]
-	code := 0
+	code = 0
 
 	// the session's skills and config, else today's
 	c.resume, c.noScan = *session, true
