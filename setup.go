@@ -221,6 +221,14 @@ func wireSkills(c *common) (*wiring, error) {
 	if c.window.set && c.window.n <= 0 {
 		return nil, usageError{fmt.Sprintf("--context-window %d: want a positive number of tokens, such as 200000", c.window.n)}
 	}
+	// A reopened session keeps its own profile and settings, which its
+	// journal holds; a new one is checked here, before anything starts.
+	if w.journal == "" {
+		prof := firstOf(c.profile, cfg.Profile, harness.DefaultProfile)
+		if err := harness.CheckProfileSettings(prof, cfg.Session); err != nil {
+			return nil, usageError{err.Error()}
+		}
+	}
 	w.cfg = cfg
 	w.catalog = skills.NewCatalog(roots, cfg.ToolsDirs)
 	if c.noScan {
