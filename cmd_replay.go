@@ -22,7 +22,8 @@ cassette FILE again, against today's skills and config, with the recorded
 replies as the model, and prints what changed: per model call the request's
 delta (which system text lines, list entries, tools and messages differ),
 and per turn the Offered / Delivered / Loaded decisions that changed. The
-skills and config are the recorded ones unless --skills or --config says.
+skills, config, settings and profile are the recorded ones unless --skills,
+--config, --set or --profile says.
 Exit status: 0 when every request is as recorded, 1 when one differs or the
 session went another way, 2 on a usage error.
 
@@ -44,6 +45,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
 	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
+	fs.StringVar(&c.profile, "profile", "", "the `NAME` of the profile to compose the requests with (default: the recorded one)")
+	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS` (default: the recorded one)")
 	files, code, done := parseInterleaved(fs, args[1:], replayUsage, stdout, stderr)
 	if done {
 		return code
@@ -64,8 +67,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, n)
 	}
 	d := &differ{out: stdout}
-	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, ModelName: w.name,
-		BaseURL: w.baseURL, Demo: w.demo, Roots: w.roots, Approver: cas.Approver(), OnEvent: w.tape.onEvent(d.onEvent)})
+	opts := sessionOptions(&c, w, harness.Options{Approver: cas.Approver(), OnEvent: d.onEvent})
+	opts.Dir = "" // a diff leaves no session behind
+	s, err := harness.New(opts)
 	if err != nil {
 		return reportStartError(stderr, err)
 	}

@@ -473,8 +473,9 @@ func sessionsDir(flagDir string) string {
 	return filepath.Join(os.TempDir(), "skillet-sessions")
 }
 
-// openSession starts a new session or reopens one (--resume).
-func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, error) {
+// sessionOptions completes opts with what the flags and wiring say: the
+// config, skills and model, the journal folder, the tape and the profile.
+func sessionOptions(c *common, w *wiring, opts harness.Options) harness.Options {
 	opts.Config, opts.Catalog, opts.Model, opts.ModelName = w.cfg, w.catalog, w.model, w.name
 	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), w.roots
 	opts.OnEvent = w.tape.onEvent(opts.OnEvent)
@@ -486,6 +487,12 @@ func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, 
 		}
 	}
 	opts.Profile, opts.ContextWindow = c.profile, c.window.n
+	return opts
+}
+
+// openSession starts a new session or reopens one (--resume).
+func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, error) {
+	opts = sessionOptions(c, w, opts)
 	if w.journal == "" {
 		return harness.New(opts)
 	}
