@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -356,8 +355,8 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	if w.demo {
 		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, sigs := catchStops(context.Background())
+	defer sigs.stop()
 	prog := newProgressLine(stderr)
 	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
 		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
@@ -376,7 +375,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	status := exitStatus(rep, f.failOn)
 	switch out.Stopped {
 	case eval.StoppedInterrupted:
-		fmt.Fprintf(stderr, "skillet eval: interrupted: %d finished runs are kept in %s; continue with: skillet eval --resume %s\n", len(out.Runs), dir, dir)
+		fmt.Fprintf(stderr, "skillet eval: interrupted%s: %d finished runs are kept in %s; continue with: skillet eval --resume %s\n", signalBy(sigs), len(out.Runs), dir, dir)
 		status = max(status, 1)
 	case eval.StoppedBudget:
 		fmt.Fprintf(stderr, "skillet eval: stopped at the --budget of %d tokens (%d used); continue with: skillet eval --resume %s --budget N\n", f.budget, rep.Tokens, dir)

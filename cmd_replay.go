@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
@@ -74,8 +72,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return reportStartError(stderr, err)
 	}
 	defer s.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, sigs := catchStops(context.Background())
+	defer sigs.stop()
 	status := 0
 	for _, a := range cas.Actions {
 		if err := act(ctx, s, a); err != nil {
@@ -86,7 +84,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	return d.report(w.tape.player, cas, status)
+	status = d.report(w.tape.player, cas, status)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "skillet replay diff:", sigs.cancelled())
+		return sigs.exitCode(1)
+	}
+	return status
 }
 
 // act repeats one recorded action.

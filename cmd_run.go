@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"skillet/harness"
 	"skillet/harness/cassette"
@@ -71,7 +70,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		printUsage(fs, stderr, runUsage)
 		return 2
 	}
-	ctx, sigs := catchSignals(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, sigs := catchStops(context.Background())
 	defer sigs.stop()
 
 	w, err := wire(&f.common)
