@@ -63,7 +63,9 @@ type evalFlags struct {
 const minAutoRuns = 3
 
 func (f *evalFlags) register(fs *flag.FlagSet) {
-	f.common.register(fs)
+	// No tape flags: the runs go at once, and one cassette cannot hold
+	// them apart.
+	f.common.registerLive(fs)
 	fs.Lookup("resume").Usage = "continue the eval in `DIR`: its finished runs are kept and skipped"
 	fs.Lookup("session-dir").Usage = "ignored by eval: every run's session goes in the eval's folder (--out)"
 	fs.StringVar(&f.queries, "queries", "", "query `FILE` (JSON); default each named skill's evals/triggers.json")

@@ -140,12 +140,19 @@ func TestEvalBadInputIsAUsageError(t *testing.T) {
 		{[]string{"alpha", "--queries", good, "--runs", "0"}, "--runs 0: want auto or a whole number"},
 		{[]string{"alpha", "--queries", good, "--fail-on", "maybe"}, "--fail-on maybe"},
 		{[]string{"alpha", "--queries", filepath.Join(tmp, "missing.json")}, "no such file"},
+		// concurrent runs cannot share one cassette
+		{[]string{"alpha", "--queries", good, "--record", filepath.Join(tmp, "ev.jsonl")}, "flag provided but not defined: -record"},
+		{[]string{"alpha", "--queries", good, "--replay", filepath.Join(tmp, "ev.jsonl")}, "flag provided but not defined: -replay"},
+		{[]string{"alpha", "--queries", good, "--replay-tools"}, "flag provided but not defined: -replay-tools"},
 	} {
 		args := append([]string{"eval", "--offline", "--skills", lib}, c.args...)
 		code, _, stderr := runCmd(t, "", args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "ev.jsonl")); err == nil {
+		t.Errorf("a refused --record wrote its cassette")
 	}
 	// the built-in samples preload house-style
 	if code, _, stderr := runCmd(t, "", "eval", "--offline", "house-style", "--queries", good); code != 2 || !strings.Contains(stderr, "skill house-style is preloaded") {

@@ -45,7 +45,16 @@ type common struct {
 	noScan bool
 }
 
+// register adds the session flags, the tape's (--record, --replay, ...)
+// among them.
 func (c *common) register(fs *flag.FlagSet) {
+	c.registerLive(fs)
+	c.tape.register(fs)
+}
+
+// registerLive adds the session flags but the tape's, for a command whose
+// sessions always ask the model itself.
+func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default ./skillet.toml when present)")
 	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
 	fs.StringVar(&c.model, "model", "", "model `NAME` sent to the endpoint (default: skillet.toml [model] name, $OPENAI_MODEL, gpt-4o-mini)")
@@ -61,7 +70,6 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` for session journals (default $XDG_STATE_HOME/skillet/sessions)")
 	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
 		"its skills folders and config are used again unless --skills or --config is given")
-	c.tape.register(fs)
 }
 
 // wiring is everything a session needs, built from flags and config.
