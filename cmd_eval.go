@@ -108,7 +108,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	dir, m, w, err := f.prepare(skillArgs, plan, stderr)
 	if err != nil {
-		return reportEvalError(stderr, err)
+		return reportError(stderr, "skillet eval", err)
 	}
 	defer w.close()
 	if f.optimize != "" {
@@ -269,12 +269,6 @@ func redactedURL(raw string) string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func printNotices(stderr io.Writer, w *wiring) {
-	for _, n := range w.notices {
-		fmt.Fprintln(stderr, "skillet: "+n)
-	}
 }
 
 // prepareResume reads an eval folder back; the skills, config and model
@@ -511,15 +505,6 @@ func exitStatus(rep *eval.Report, failOn string) int {
 		}
 	}
 	return 0
-}
-
-func reportEvalError(stderr io.Writer, err error) int {
-	fmt.Fprintln(stderr, "skillet eval:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
 }
 
 // printSummary writes one line per query and per skill.

@@ -57,7 +57,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	c.tape.replay, c.tape.lenient = files[0], true
 	w, err := wire(&c)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer w.close()
 	cas := w.tape.cassette
@@ -69,7 +69,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	opts.Dir = "" // a diff leaves no session behind
 	s, err := harness.New(opts)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer s.Close()
 	ctx, sigs := catchStops(context.Background())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,9 +37,7 @@ Flags:
 func runWhy(args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := flag.NewFlagSet("skillet why", flag.ContinueOnError)
-	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
-	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's (or ./skillet.toml)")
-	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	c.registerSession(fs)
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit the status is judged by, without a session (repeatable)")
 	session := fs.String("session", "", "the session to explain: a session `ID`, folder or journal")
 	turn := fs.Int("turn", 0, "say what became of the skill on turn `N` (default: the last turn)")
@@ -75,18 +72,10 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		w, err = wireSkills(&c)
 	}
 	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(stderr, "skillet why:", ue.msg)
-			return 2
-		}
-		fmt.Fprintln(stderr, "skillet why:", err)
-		return 1
+		return reportError(stderr, "skillet why", err)
 	}
 	defer w.close()
-	for _, n := range w.notices {
-		fmt.Fprintln(stderr, "skillet: "+n)
-	}
+	printNotices(stderr, w)
 
 	var events []event.Event
 	var skipped []string

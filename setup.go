@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -72,6 +74,15 @@ func (c *common) registerLive(fs *flag.FlagSet) {
 		"its skills folders and config are used again unless --skills or --config is given")
 }
 
+// registerSession adds the flags of a command that reads a session's
+// journal: where journals are, and the skills and config to read it with
+// instead of its own.
+func (c *common) registerSession(fs *flag.FlagSet) {
+	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the session's folders)")
+	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's (or ./skillet.toml)")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+}
+
 // wiring is everything a session needs, built from flags and config.
 type wiring struct {
 	cfg     *harness.Config
@@ -106,6 +117,25 @@ func (w *wiring) notice(format string, args ...any) {
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// reportError prints err after who (the command's name) and returns the
+// exit status: 2 for a usage error, else 1.
+func reportError(stderr io.Writer, who string, err error) int {
+	fmt.Fprintln(stderr, who+":", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// printNotices prints what wiring noticed (a folder gone, a flag ignored),
+// a line each.
+func printNotices(stderr io.Writer, w *wiring) {
+	for _, n := range w.notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+}
 
 // wire checks the flags, loads the config, discovers the skills and picks
 // the model. Everything a user can get wrong on the command line is found
