@@ -30,21 +30,17 @@ Flags:
 
 // runReplay is `skillet replay`.
 func runReplay(args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := replayDiffFlags(&c)
 	if len(args) == 0 || args[0] != "diff" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, replayUsage)
+			printUsage(fs, stdout, replayUsage)
 			return 0
 		}
 		fmt.Fprintln(stderr, "skillet replay: want a subcommand: skillet replay diff FILE")
+		printUsage(fs, stderr, replayUsage)
 		return 2
 	}
-	var c common
-	fs := flag.NewFlagSet("skillet replay diff", flag.ContinueOnError)
-	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
-	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
-	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
-	fs.StringVar(&c.profile, "profile", "", "the `NAME` of the profile to compose the requests with (default: the recorded one)")
-	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS` (default: the recorded one)")
 	files, code, done := parseInterleaved(fs, args[1:], replayUsage, stdout, stderr)
 	if done {
 		return code
@@ -54,8 +50,24 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		printUsage(fs, stderr, replayUsage)
 		return 2
 	}
-	c.tape.replay, c.tape.lenient = files[0], true
-	w, err := wire(&c)
+	return replayDiff(&c, files[0], stdout, stderr)
+}
+
+// replayDiffFlags are the flags of `skillet replay diff`, set into c.
+func replayDiffFlags(c *common) *flag.FlagSet {
+	fs := flag.NewFlagSet("skillet replay diff", flag.ContinueOnError)
+	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
+	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
+	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
+	fs.StringVar(&c.profile, "profile", "", "the `NAME` of the profile to compose the requests with (default: the recorded one)")
+	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS` (default: the recorded one)")
+	return fs
+}
+
+// replayDiff is `skillet replay diff FILE`.
+func replayDiff(c *common, file string, stdout, stderr io.Writer) int {
+	c.tape.replay, c.tape.lenient = file, true
+	w, err := wire(c)
 	if err != nil {
 		return reportError(stderr, "skillet", err)
 	}
@@ -65,7 +77,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, n)
 	}
 	d := &differ{out: stdout}
-	opts := sessionOptions(&c, w, harness.Options{Approver: cas.Approver(), OnEvent: d.onEvent})
+	opts := sessionOptions(c, w, harness.Options{Approver: cas.Approver(), OnEvent: d.onEvent})
 	opts.Dir = "" // a diff leaves no session behind
 	s, err := harness.New(opts)
 	if err != nil {

@@ -55,7 +55,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	fs.StringVar(&f.events, "events", "", "write the session's events as JSON lines to `FILE` (- for stdout)")
 	fs.BoolVar(&f.approveAll, "approve-all", false, "approve every tool whose policy is ask")
 	fs.Var(&f.approve, "approve", "approve the ask-policy `TOOL` (repeatable)")
-	fs.StringVar(&f.showState, "show-state", "", "when the run ends, write the session's state as `skillet show --json` prints it to `FILE` (- for stdout, after everything else)")
+	fs.StringVar(&f.showState, "show-state", "", "when the run ends, write the session's state to `FILE` as skillet show --json prints it (- for stdout, after everything else)")
 	if code, done := parseFlags(fs, args, runUsage, stdout, stderr); done {
 		return code
 	}
