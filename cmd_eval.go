@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -64,7 +63,9 @@ type evalFlags struct {
 const minAutoRuns = 3
 
 func (f *evalFlags) register(fs *flag.FlagSet) {
-	f.common.register(fs)
+	// No tape flags: the runs go at once, and one cassette cannot hold
+	// them apart.
+	f.common.registerLive(fs)
 	fs.Lookup("resume").Usage = "continue the eval in `DIR`: its finished runs are kept and skipped"
 	fs.Lookup("session-dir").Usage = "ignored by eval: every run's session goes in the eval's folder (--out)"
 	fs.StringVar(&f.queries, "queries", "", "query `FILE` (JSON); default each named skill's evals/triggers.json")
@@ -93,7 +94,7 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	var f evalFlags
 	fs := flag.NewFlagSet("skillet eval", flag.ContinueOnError)
 	f.register(fs)
-	skillArgs, code, done := parseInterleaved(fs, args, stdout, stderr)
+	skillArgs, code, done := parseInterleaved(fs, args, evalUsage, stdout, stderr)
 	if done {
 		return code
 	}
@@ -107,30 +108,13 @@ func runEval(args []string, stdout, stderr io.Writer) int {
 	}
 	dir, m, w, err := f.prepare(skillArgs, plan, stderr)
 	if err != nil {
-		return reportEvalError(stderr, err)
+		return reportError(stderr, "skillet eval", err)
 	}
 	defer w.close()
 	if f.optimize != "" {
 		return f.runOptimize(dir, m, w, stdout, stderr)
 	}
 	return f.execute(dir, m, w, stdout, stderr)
-}
-
-// parseInterleaved parses flags given before, between and after the
-// SKILL arguments (skillet eval SKILL --queries FILE), which the flag
-// package alone stops at.
-func parseInterleaved(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
-	for {
-		if code, done := parseFlags(fs, args, evalUsage, stdout, stderr); done {
-			return nil, code, true
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return rest, 0, false
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
 }
 
 func checkFailOn(v string) error {
@@ -287,12 +271,6 @@ func exists(path string) bool {
 	return err == nil
 }
 
-func printNotices(stderr io.Writer, w *wiring) {
-	for _, n := range w.notices {
-		fmt.Fprintln(stderr, "skillet: "+n)
-	}
-}
-
 // prepareResume reads an eval folder back; the skills, config and model
 // are the ones it recorded unless flags say otherwise.
 func (f *evalFlags) prepareResume(dir string, args []string, stderr io.Writer) (string, *eval.Manifest, *wiring, error) {
@@ -373,8 +351,8 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	if w.demo {
 		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, sigs := catchStops(context.Background())
+	defer sigs.stop()
 	prog := newProgressLine(stderr)
 	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
 		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
@@ -393,7 +371,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	status := exitStatus(rep, f.failOn)
 	switch out.Stopped {
 	case eval.StoppedInterrupted:
-		fmt.Fprintf(stderr, "skillet eval: interrupted: %d finished runs are kept in %s; continue with: skillet eval --resume %s\n", len(out.Runs), dir, dir)
+		fmt.Fprintf(stderr, "skillet eval: interrupted%s: %d finished runs are kept in %s; continue with: skillet eval --resume %s\n", signalBy(sigs), len(out.Runs), dir, dir)
 		status = max(status, 1)
 	case eval.StoppedBudget:
 		fmt.Fprintf(stderr, "skillet eval: stopped at the --budget of %d tokens (%d used); continue with: skillet eval --resume %s --budget N\n", f.budget, rep.Tokens, dir)
@@ -527,15 +505,6 @@ func exitStatus(rep *eval.Report, failOn string) int {
 		}
 	}
 	return 0
-}
-
-func reportEvalError(stderr io.Writer, err error) int {
-	fmt.Fprintln(stderr, "skillet eval:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
 }
 
 // printSummary writes one line per query and per skill.

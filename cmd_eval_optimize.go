@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -48,8 +47,8 @@ func (f *evalFlags) runOptimize(dir string, m *eval.Manifest, w *wiring, stdout,
 	m.Skills = []eval.SkillInfo{{Name: name, Description: sk.Description}}
 	improver := firstOf(f.improveModel, w.name)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, sigs := catchStops(context.Background())
+	defer sigs.stop()
 	opt := &eval.Optimizer{Skill: name, Original: sk.Description, Body: sk.Body, Queries: queries, Seed: m.Plan.Seed, Iterations: f.iterations,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "skillet eval: "+format+"\n", args...) },
 		Evaluate: func(ctx context.Context, n int, desc string) (*eval.Report, string, string, error) {

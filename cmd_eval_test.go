@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,12 +140,19 @@ func TestEvalBadInputIsAUsageError(t *testing.T) {
 		{[]string{"alpha", "--queries", good, "--runs", "0"}, "--runs 0: want auto or a whole number"},
 		{[]string{"alpha", "--queries", good, "--fail-on", "maybe"}, "--fail-on maybe"},
 		{[]string{"alpha", "--queries", filepath.Join(tmp, "missing.json")}, "no such file"},
+		// concurrent runs cannot share one cassette
+		{[]string{"alpha", "--queries", good, "--record", filepath.Join(tmp, "ev.jsonl")}, "flag provided but not defined: -record"},
+		{[]string{"alpha", "--queries", good, "--replay", filepath.Join(tmp, "ev.jsonl")}, "flag provided but not defined: -replay"},
+		{[]string{"alpha", "--queries", good, "--replay-tools"}, "flag provided but not defined: -replay-tools"},
 	} {
 		args := append([]string{"eval", "--offline", "--skills", lib}, c.args...)
 		code, _, stderr := runCmd(t, "", args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "ev.jsonl")); err == nil {
+		t.Errorf("a refused --record wrote its cassette")
 	}
 	// the built-in samples preload house-style
 	if code, _, stderr := runCmd(t, "", "eval", "--offline", "house-style", "--queries", good); code != 2 || !strings.Contains(stderr, "skill house-style is preloaded") {
@@ -270,13 +278,15 @@ func buildSkillet(t *testing.T) string {
 	return bin
 }
 
-func TestEvalCtrlCKeepsFinishedRunsAndSaysHowToResume(t *testing.T) {
-	bin := buildSkillet(t) // before isolate, so the build cache is the usual one
-	tmp := isolate(t)
+// stopEval starts an eval of ten slow runs, sends it sig once three have
+// finished, and checks that it kept them, wrote its report and said how
+// to go on. It returns the eval's folder.
+func stopEval(t *testing.T, bin, tmp string, sig os.Signal) string {
+	t.Helper()
 	lib := evalLibrary(t, tmp)
 	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
 	srv.Delay = 50 * time.Millisecond
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
 	out := filepath.Join(tmp, "ev")
 	cmd := exec.Command(bin, "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "10", "--workers", "2", "--out", out)
@@ -297,22 +307,35 @@ func TestEvalCtrlCKeepsFinishedRunsAndSaysHowToResume(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	cmd.Process.Signal(os.Interrupt)
+	cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
+		t.Fatalf("%v: exit %v, want 1\n%s", sig, err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "interrupted") || !strings.Contains(stderr.String(), "skillet eval --resume "+out) {
-		t.Errorf("stderr %q does not say how to resume", stderr.String())
+	if !strings.Contains(stderr.String(), "interrupted by "+signalNames[sig]) || !strings.Contains(stderr.String(), "skillet eval --resume "+out) {
+		t.Errorf("%v: stderr %q does not say how to resume", sig, stderr.String())
 	}
 	kept, _ := eval.ReadRuns(out)
 	if len(kept) < 3 || len(kept) >= 10 {
-		t.Fatalf("%d runs kept", len(kept))
+		t.Fatalf("%v: %d runs kept", sig, len(kept))
 	}
 	if res := readResults(t, out); res["stopped"] != eval.StoppedInterrupted {
-		t.Errorf("results.json stopped = %v", res["stopped"])
+		t.Errorf("%v: results.json stopped = %v", sig, res["stopped"])
 	}
+	return out
+}
+
+func TestEvalSIGTERMAndSIGHUPKeepFinishedRunsAndWriteTheReport(t *testing.T) {
+	bin := buildSkillet(t)
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		stopEval(t, bin, isolate(t), sig)
+	}
+}
+
+func TestEvalCtrlCKeepsFinishedRunsAndSaysHowToResume(t *testing.T) {
+	bin := buildSkillet(t) // before isolate, so the build cache is the usual one
+	out := stopEval(t, bin, isolate(t), os.Interrupt)
 	code, stdout, errOut := runCmd(t, "", "eval", "--resume", out)
 	if code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, errOut)

@@ -36,9 +36,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&md, "md", "", "write the transcript as Markdown to `FILE`")
 	fs.StringVar(&cast, "cast", "", "write an asciicast v2 recording to `FILE`")
 	fs.StringVar(&page, "html", "", "write a self-contained HTML replay to `FILE`")
-	fs.Var(&c.skills, "skills", "with --md: a skills `DIR` searched first (repeatable)")
-	fs.StringVar(&c.config, "config", "", "with --md: `FILE` skillet.toml to use instead of the session's")
-	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	c.registerSession(fs)
+	for _, name := range []string{"skills", "config"} {
+		fs.Lookup(name).Usage = "with --md: " + fs.Lookup(name).Usage // the other files need no skills
+	}
 	if code, done := parseFlags(fs, args, exportUsage, stdout, stderr); done {
 		return code
 	}
@@ -90,21 +91,22 @@ func exportMarkdown(c *common, path, file string, stdout, stderr io.Writer) bool
 	return writeExport(file, stdout, stderr, s.ExportMarkdown)
 }
 
-// writeExport writes one file (stdout for -) and says what went wrong.
-func writeExport(file string, stdout, stderr io.Writer, write func(io.Writer) error) bool {
+// writeFile writes one file (stdout for -) with perm, and says what went
+// wrong after who, the command's name.
+func writeFile(who, file string, perm os.FileMode, stdout, stderr io.Writer, write func(io.Writer) error) bool {
 	if file == "-" {
 		if err := write(stdout); err != nil {
-			fmt.Fprintln(stderr, "skillet export:", err)
+			fmt.Fprintf(stderr, "%s: %v\n", who, err)
 			return false
 		}
 		return true
 	}
-	f, err := os.Create(file)
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
 	if err != nil {
 		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 			err = pe.Err
 		}
-		fmt.Fprintf(stderr, "skillet export: cannot write %s: %v\n", file, err)
+		fmt.Fprintf(stderr, "%s: cannot write %s: %v\n", who, file, err)
 		return false
 	}
 	err = write(f)
@@ -112,8 +114,14 @@ func writeExport(file string, stdout, stderr io.Writer, write func(io.Writer) er
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "skillet export: %s: %v\n", file, err)
+		fmt.Fprintf(stderr, "%s: %s: %v\n", who, file, err)
 		return false
 	}
 	return true
+}
+
+// writeExport writes one of export's files, readable by others as any
+// file made to be shared.
+func writeExport(file string, stdout, stderr io.Writer, write func(io.Writer) error) bool {
+	return writeFile("skillet export", file, 0o666, stdout, stderr, write)
 }

@@ -94,29 +94,15 @@ func (p *positiveInt) Set(v string) error {
 // runOffered is `skillet offered`: it returns the exit status.
 func runOffered(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("skillet offered", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	name := fs.String("profile", "all", "the `NAME` of a profile, or all")
 	var win positiveInt
 	fs.Var(&win, "context-window", "the model's context window in `TOKENS` (default: each profile's own)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	config := fs.String("config", "", "`FILE` skillet.toml to use (default ./skillet.toml when present)")
 	usageFile := fs.String("usage", "", "`FILE` of invocation counts per skill (JSON), for Claude Code's ranking")
-	var dirs []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				printUsage(fs, stdout, offeredUsage)
-				return 0
-			}
-			fmt.Fprintf(stderr, "skillet offered: %v\n\n", err)
-			printUsage(fs, stderr, offeredUsage)
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dirs, code, done := parseInterleaved(fs, args, offeredUsage, stdout, stderr)
+	if done {
+		return code
 	}
 	profiles := profile.All()
 	if *name != "all" {

@@ -97,7 +97,7 @@ func TestRunProfileClaudeCodeEndToEnd(t *testing.T) {
 // TestRunProfileBadInput: an unknown profile lists the known ones and a
 // context window of zero or less is refused, both as usage errors.
 func TestRunProfileBadInput(t *testing.T) {
-	isolate(t)
+	tmp := isolate(t)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -106,11 +106,17 @@ func TestRunProfileBadInput(t *testing.T) {
 		{[]string{"run", "--offline", "--context-window", "0", "x"}, "--context-window 0"},
 		{[]string{"run", "--offline", "--context-window", "-3", "x"}, "--context-window -3"},
 		{[]string{"run", "--offline", "--set", "lifecycle=false", "x"}, "lifecycle=false needs a profile other than skillet"},
+		{[]string{"run", "--offline", "--profile", "codex", "--set", "freeze_prompt=true", "x"}, "freeze_prompt applies to the skillet profile only, not codex"},
+		{[]string{"run", "--offline", "--profile", "claude-code", "--set", "load_skill_tool=false", "x"}, "load_skill_tool=false applies to the skillet profile only"},
 	} {
 		code, _, errOut := runCmd(t, "", tc.args...)
-		if code == 0 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, code, errOut, tc.want)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
+	}
+	// refused before any session starts: no journal is left behind
+	if _, err := os.Stat(filepath.Join(tmp, "state", "skillet", "sessions")); err == nil {
+		t.Errorf("a refused run wrote a session folder")
 	}
 }
 

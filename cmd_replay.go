@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
@@ -22,7 +20,8 @@ cassette FILE again, against today's skills and config, with the recorded
 replies as the model, and prints what changed: per model call the request's
 delta (which system text lines, list entries, tools and messages differ),
 and per turn the Offered / Delivered / Loaded decisions that changed. The
-skills and config are the recorded ones unless --skills or --config says.
+skills, config, settings and profile are the recorded ones unless --skills,
+--config, --set or --profile says.
 Exit status: 0 when every request is as recorded, 1 when one differs or the
 session went another way, 2 on a usage error.
 
@@ -31,31 +30,46 @@ Flags:
 
 // runReplay is `skillet replay`.
 func runReplay(args []string, stdout, stderr io.Writer) int {
+	var c common
+	fs := replayDiffFlags(&c)
 	if len(args) == 0 || args[0] != "diff" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, replayUsage)
+			printUsage(fs, stdout, replayUsage)
 			return 0
 		}
 		fmt.Fprintln(stderr, "skillet replay: want a subcommand: skillet replay diff FILE")
+		printUsage(fs, stderr, replayUsage)
 		return 2
 	}
-	var c common
-	fs := flag.NewFlagSet("skillet replay diff", flag.ContinueOnError)
-	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
-	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
-	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
-	if code, done := parseFlags(fs, args[1:], replayUsage, stdout, stderr); done {
+	files, code, done := parseInterleaved(fs, args[1:], replayUsage, stdout, stderr)
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fmt.Fprintln(stderr, "skillet replay diff: give one cassette FILE")
 		printUsage(fs, stderr, replayUsage)
 		return 2
 	}
-	c.tape.replay, c.tape.lenient = fs.Arg(0), true
-	w, err := wire(&c)
+	return replayDiff(&c, files[0], stdout, stderr)
+}
+
+// replayDiffFlags are the flags of `skillet replay diff`, set into c.
+func replayDiffFlags(c *common) *flag.FlagSet {
+	fs := flag.NewFlagSet("skillet replay diff", flag.ContinueOnError)
+	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
+	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
+	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
+	fs.StringVar(&c.profile, "profile", "", "the `NAME` of the profile to compose the requests with (default: the recorded one)")
+	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS` (default: the recorded one)")
+	return fs
+}
+
+// replayDiff is `skillet replay diff FILE`.
+func replayDiff(c *common, file string, stdout, stderr io.Writer) int {
+	c.tape.replay, c.tape.lenient = file, true
+	w, err := wire(c)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer w.close()
 	cas := w.tape.cassette
@@ -63,14 +77,15 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, n)
 	}
 	d := &differ{out: stdout}
-	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: w.model, ModelName: w.name,
-		BaseURL: w.baseURL, Demo: w.demo, Roots: w.roots, Approver: cas.Approver(), OnEvent: w.tape.onEvent(d.onEvent)})
+	opts := sessionOptions(c, w, harness.Options{Approver: cas.Approver(), OnEvent: d.onEvent})
+	opts.Dir = "" // a diff leaves no session behind
+	s, err := harness.New(opts)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer s.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, sigs := catchStops(context.Background())
+	defer sigs.stop()
 	status := 0
 	for _, a := range cas.Actions {
 		if err := act(ctx, s, a); err != nil {
@@ -81,7 +96,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 	}
-	return d.report(w.tape.player, cas, status)
+	status = d.report(w.tape.player, cas, status)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "skillet replay diff:", sigs.cancelled())
+		return sigs.exitCode(1)
+	}
+	return status
 }
 
 // act repeats one recorded action.

@@ -363,3 +363,66 @@ func TestReplayToolsServesTheRecordedResults(t *testing.T) {
 		t.Fatalf("without --replay-tools the tool should run: %q (exit %d, %s)", b, code, errOut)
 	}
 }
+
+// Flags may follow the cassette, as they may follow eval's skills.
+func TestReplayDiffTakesFlagsAfterTheFile(t *testing.T) {
+	tmp := isolate(t)
+	_, rec := recordTwoSkills(t, tmp)
+	code, out, errOut := runBinary(t, "replay", "diff", rec, "--set", "list_size=1")
+	if code != 1 || !strings.Contains(out, "skill list: entry removed: beta") {
+		t.Fatalf("--set after FILE: exit %d, want 1 and the shorter list\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = runBinary(t, "replay", "diff", rec, "--", "--set")
+	if code != 2 || !strings.Contains(errOut, "give one cassette FILE") {
+		t.Fatalf("after --, --set is a FILE: exit %d\n%s", code, errOut)
+	}
+}
+
+// A cassette says under which profile it was recorded, and its replays
+// compose their requests under it unless --profile says otherwise.
+func TestReplayKeepsTheRecordedProfile(t *testing.T) {
+	tmp := isolate(t)
+	rec := filepath.Join(tmp, "cc.jsonl")
+	msg := "review account ACC-1042 for anomalies"
+	code, _, errOut := runBinary(t, "run", "--offline", "--profile", "claude-code", "--context-window", "150000", "--record", rec, msg)
+	if code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, errOut)
+	}
+	if h := openCassette(t, rec).Header; h.Profile != "claude-code" || h.ContextWindow != 150000 {
+		t.Fatalf("header profile %q, window %d", h.Profile, h.ContextWindow)
+	}
+	code, out, errOut := runBinary(t, "replay", "diff", rec)
+	if code != 0 || !strings.Contains(out, "all 3 requests are as recorded") {
+		t.Fatalf("replay diff: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = runBinary(t, "run", "--replay", rec, msg)
+	if code != 0 {
+		t.Fatalf("run --replay: exit %d\n%s", code, errOut)
+	}
+	code, out, _ = runBinary(t, "replay", "diff", rec, "--profile", "skillet")
+	if code != 1 || !strings.Contains(out, "requests differ from the recording") {
+		t.Fatalf("--profile skillet: exit %d, want 1\n%s", code, out)
+	}
+
+	// a cassette from before the header named its profile still plays,
+	// under the config's profile
+	raw, _ := os.ReadFile(rec)
+	head, rest, _ := strings.Cut(string(raw), "\n")
+	var h map[string]any
+	if err := json.Unmarshal([]byte(head), &h); err != nil {
+		t.Fatal(err)
+	}
+	delete(h, "profile")
+	delete(h, "context_window")
+	hb, _ := json.Marshal(h)
+	old := filepath.Join(tmp, "old.jsonl")
+	os.WriteFile(old, []byte(string(hb)+"\n"+rest), 0o644)
+	code, out, errOut = runBinary(t, "replay", "diff", old)
+	if code != 1 || !strings.Contains(out, "requests differ from the recording") {
+		t.Fatalf("old cassette: exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = runBinary(t, "replay", "diff", old, "--profile", "claude-code", "--context-window", "150000")
+	if code != 0 {
+		t.Fatalf("old cassette with its profile named: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"skillet/harness"
 	"skillet/harness/cassette"
@@ -57,7 +55,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	fs.StringVar(&f.events, "events", "", "write the session's events as JSON lines to `FILE` (- for stdout)")
 	fs.BoolVar(&f.approveAll, "approve-all", false, "approve every tool whose policy is ask")
 	fs.Var(&f.approve, "approve", "approve the ask-policy `TOOL` (repeatable)")
-	fs.StringVar(&f.showState, "show-state", "", "when the run ends, write the session's state as `skillet show --json` prints it to `FILE` (- for stdout, after everything else)")
+	fs.StringVar(&f.showState, "show-state", "", "when the run ends, write the session's state to `FILE` as skillet show --json prints it (- for stdout, after everything else)")
 	if code, done := parseFlags(fs, args, runUsage, stdout, stderr); done {
 		return code
 	}
@@ -71,19 +69,17 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		printUsage(fs, stderr, runUsage)
 		return 2
 	}
-	ctx, sigs := catchSignals(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, sigs := catchStops(context.Background())
 	defer sigs.stop()
 
 	w, err := wire(&f.common)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer w.close()
 	// before the session opens, so that what went missing is said before
 	// the warnings it causes
-	for _, n := range w.notices {
-		fmt.Fprintln(stderr, "skillet: "+n)
-	}
+	printNotices(stderr, w)
 
 	// The events file is opened only once every flag has been checked, so
 	// a mistyped flag never empties it.
@@ -113,7 +109,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 	w.tape.reportTo(func(m *cassette.Mismatch) { fmt.Fprintln(stderr, "skillet: warning:", m.Error()) })
 	s, err := openSession(&f.common, w, opts)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer s.Close()
 	limitMemory()
@@ -173,15 +169,6 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		fmt.Fprintln(stderr, "skillet:", note)
 	}
 	return status
-}
-
-func reportStartError(stderr io.Writer, err error) int {
-	fmt.Fprintln(stderr, "skillet:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
 }
 
 // messages returns the turns to run: the arguments, with "-" standing for
@@ -315,21 +302,12 @@ func unknownApprovals(names []string, snap *harness.Snapshot) []string {
 	return out
 }
 
-// writeShowState writes the session's state view (--show-state).
+// writeShowState writes the session's state view (--show-state), for
+// the user alone.
 func writeShowState(path string, s *harness.Session, stdout, stderr io.Writer) int {
 	v := s.State()
-	if path == "-" {
-		return writeJSON(stdout, stderr, "skillet run", v)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		fmt.Fprintln(stderr, "skillet run: --show-state:", err)
+	if !writeFile("skillet run: --show-state", path, 0o600, stdout, stderr, func(w io.Writer) error { return encodeJSON(w, v) }) {
 		return 1
 	}
-	code := writeJSON(f, stderr, "skillet run", v)
-	if err := f.Close(); err != nil {
-		fmt.Fprintln(stderr, "skillet run: --show-state:", err)
-		return 1
-	}
-	return code
+	return 0
 }

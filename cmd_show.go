@@ -29,9 +29,7 @@ Flags:
 func runShow(args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := flag.NewFlagSet("skillet show", flag.ContinueOnError)
-	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
-	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's")
-	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	c.registerSession(fs)
 	asJSON := fs.Bool("json", false, "print the state as one JSON object (see the README)")
 	if code, done := parseFlags(fs, args, showUsage, stdout, stderr); done {
 		return code
@@ -44,21 +42,17 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	c.resume = fs.Arg(0)
 	s, w, problems, err := inspectSession(&c)
 	if w != nil {
-		for _, n := range w.notices {
-			fmt.Fprintln(stderr, "skillet: "+n)
-		}
+		printNotices(stderr, w)
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "skillet show: %s: %s was skipped\n", w.journal, p)
 		}
 	}
 	if err != nil {
 		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(stderr, "skillet show:", strings.TrimPrefix(ue.msg, "--resume: "))
-			return 2
+		if errors.As(err, &ue) { // SESSION is the argument here, not --resume
+			err = usageError{strings.TrimPrefix(ue.msg, "--resume: ")}
 		}
-		fmt.Fprintln(stderr, "skillet show:", err)
-		return 1
+		return reportError(stderr, "skillet show", err)
 	}
 	defer s.Close()
 	v := s.State()
@@ -86,14 +80,22 @@ func inspectSession(c *common) (*harness.Session, *wiring, []string, error) {
 // writeJSON prints what a command reports for machines: indented, with
 // <, > and & as they are. who names the command in an error.
 func writeJSON(w, stderr io.Writer, who string, v any) int {
+	if err := encodeJSON(w, v); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", who, err)
+		return 1
+	}
+	return 0
+}
+
+// encodeJSON writes v as writeJSON does, returning what went wrong.
+func encodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(stderr, "%s: write JSON: %v\n", who, err)
-		return 1
+		return fmt.Errorf("write JSON: %w", err)
 	}
-	return 0
+	return nil
 }
 
 // printState prints a state view for people.

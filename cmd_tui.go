@@ -77,7 +77,7 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	}
 	w, err := wire(c)
 	if err != nil {
-		return reportStartError(stderr, err)
+		return reportError(stderr, "skillet", err)
 	}
 	defer w.close()
 	sink := ui.NewEventSink()
@@ -106,7 +106,7 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	if w.journal == "" {
 		// a new session opens in milliseconds: the first frame shows it
 		if s, err = open(nil); err != nil {
-			return reportStartError(stderr, err)
+			return reportError(stderr, "skillet", err)
 		}
 		defer s.Close()
 	} else {
@@ -151,7 +151,7 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		// only once the reopen is done with its journal
 		<-re.done
 		if re.err != nil {
-			return reportStartError(stderr, re.err)
+			return reportError(stderr, "skillet", re.err)
 		}
 		s = re.s
 		defer s.Close()

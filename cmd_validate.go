@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,6 +39,8 @@ warning, not an error.
 
 Exit status: 0 when everything is valid, 1 when anything is invalid or a
 PATH holds no skill and no tool file, 2 on a usage error.
+
+Flags:
 `
 
 // validateJSON is the --json document.
@@ -97,26 +98,12 @@ type validateSummary struct {
 
 // runValidate is `skillet validate`: it returns the exit status.
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	fset := flag.NewFlagSet("skillet validate", flag.ContinueOnError)
 	asJSON := fset.Bool("json", false, "print one JSON document")
-	cfgPath := fset.String("config", "", "skillet.toml whose [session] limits are used")
-	var paths []string
-	// Flags may come after paths too: parse, take one path, go on.
-	for {
-		if err := fset.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, validateUsage)
-				return 0
-			}
-			fmt.Fprintf(stderr, "skillet validate: %v\n\n%s", err, validateUsage)
-			return 2
-		}
-		if fset.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fset.Arg(0))
-		args = fset.Args()[1:]
+	cfgPath := fset.String("config", "", "`FILE` skillet.toml whose [session] limits are used")
+	paths, code, done := parseInterleaved(fset, args, validateUsage, stdout, stderr)
+	if done {
+		return code
 	}
 
 	limits := validateLimits{From: "defaults"}

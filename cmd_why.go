@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,9 +37,7 @@ Flags:
 func runWhy(args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := flag.NewFlagSet("skillet why", flag.ContinueOnError)
-	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
-	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's (or ./skillet.toml)")
-	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
+	c.registerSession(fs)
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit the status is judged by, without a session (repeatable)")
 	session := fs.String("session", "", "the session to explain: a session `ID`, folder or journal")
 	turn := fs.Int("turn", 0, "say what became of the skill on turn `N` (default: the last turn)")
@@ -49,16 +46,9 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the record as one JSON object (see the README)")
 	fs.StringVar(&c.profile, "profile", "", "with --message: rank under the `NAME` of a profile (a session's own profile is the one it recorded)")
 	fs.Var(&c.window, "context-window", "with --message and --profile: the model's context window in `TOKENS`")
-	if code, done := parseFlags(fs, args, whyUsage, stdout, stderr); done {
+	pos, code, done := parseInterleaved(fs, args, whyUsage, stdout, stderr)
+	if done {
 		return code
-	}
-	// SKILL may come before the flags
-	pos := fs.Args()
-	if len(pos) > 1 {
-		if code, done := parseFlags(fs, pos[1:], whyUsage, stdout, stderr); done {
-			return code
-		}
-		pos = append(pos[:1:1], fs.Args()...)
 	}
 	if len(pos) != 1 || pos[0] == "" {
 		fmt.Fprintln(stderr, "skillet why: give one SKILL name")
@@ -70,7 +60,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	name := pos[0]
-	code := 0
+	code = 0
 
 	// the session's skills and config, else today's
 	c.resume, c.noScan = *session, true
@@ -82,18 +72,10 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		w, err = wireSkills(&c)
 	}
 	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(stderr, "skillet why:", ue.msg)
-			return 2
-		}
-		fmt.Fprintln(stderr, "skillet why:", err)
-		return 1
+		return reportError(stderr, "skillet why", err)
 	}
 	defer w.close()
-	for _, n := range w.notices {
-		fmt.Fprintln(stderr, "skillet: "+n)
-	}
+	printNotices(stderr, w)
 
 	var events []event.Event
 	var skipped []string

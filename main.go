@@ -114,6 +114,26 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io
 	return 2, true
 }
 
+// parseInterleaved parses flags given before, between and after the
+// positional arguments (skillet eval SKILL --queries FILE), which the flag
+// package alone stops at; what follows "--" is positional, flag or not.
+func parseInterleaved(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (rest []string, code int, done bool) {
+	for {
+		if code, done := parseFlags(fs, args, usage, stdout, stderr); done {
+			return nil, code, true
+		}
+		left := fs.Args()
+		if len(left) < len(args) && args[len(args)-len(left)-1] == "--" {
+			return append(rest, left...), 0, false
+		}
+		if len(left) == 0 {
+			return rest, 0, false
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
+}
+
 // printUsage writes the usage text and the flags' defaults to w.
 func printUsage(fs *flag.FlagSet, w io.Writer, usage string) {
 	fmt.Fprint(w, usage)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -97,4 +98,42 @@ func serveTestMCP() int {
 		return 1
 	}
 	return 0
+}
+
+// Every command's help names its flags with their placeholders, and no
+// backquote of the flag package's placeholder syntax is left in the text.
+func TestHelpListsEveryFlag(t *testing.T) {
+	isolate(t)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "-h"}, []string{"  -show-state FILE\n", "state to FILE as skillet show --json prints it"}},
+		{[]string{"replay", "--help"}, []string{"usage: skillet replay diff", "  -set KEY=VALUE\n", "  -profile NAME\n", "  -skills DIR\n"}},
+		{[]string{"replay", "diff", "-h"}, []string{"  -set KEY=VALUE\n", "  -context-window TOKENS\n"}},
+		{[]string{"validate", "-h"}, []string{"Flags:\n", "  -json\n", "  -config FILE\n"}},
+		{[]string{"offered", "-h"}, []string{"  -usage FILE\n"}},
+		{[]string{"eval", "-h"}, []string{"  -queries FILE\n"}},
+		{[]string{"why", "-h"}, []string{"  -session-dir DIR\n"}},
+		{[]string{"show", "-h"}, []string{"  -session-dir DIR\n"}},
+		{[]string{"export", "-h"}, []string{"  -session-dir DIR\n"}},
+		{[]string{"demo", "-h"}, nil},
+		{[]string{"-h"}, nil},
+	} {
+		code, out, errOut := runBinary(t, c.args...)
+		if code != 0 || errOut != "" {
+			t.Errorf("%v: exit %d\n%s", c.args, code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in:\n%s", c.args, w, out)
+			}
+		}
+		if strings.HasSuffix(strings.TrimSpace(out), "Flags:") {
+			t.Errorf("%v: the help ends before its flags", c.args)
+		}
+		if strings.Contains(out, "`") {
+			t.Errorf("%v: a backquote is left in:\n%s", c.args, out)
+		}
+	}
 }

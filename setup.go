@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,7 +47,16 @@ type common struct {
 	noScan bool
 }
 
+// register adds the session flags, the tape's (--record, --replay, ...)
+// among them.
 func (c *common) register(fs *flag.FlagSet) {
+	c.registerLive(fs)
+	c.tape.register(fs)
+}
+
+// registerLive adds the session flags but the tape's, for a command whose
+// sessions always ask the model itself.
+func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default ./skillet.toml when present)")
 	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable)")
 	fs.StringVar(&c.model, "model", "", "model `NAME` sent to the endpoint (default: skillet.toml [model] name, $OPENAI_MODEL, gpt-4o-mini)")
@@ -61,7 +72,15 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` for session journals (default $XDG_STATE_HOME/skillet/sessions)")
 	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
 		"its skills folders and config are used again unless --skills or --config is given")
-	c.tape.register(fs)
+}
+
+// registerSession adds the flags of a command that reads a session's
+// journal: where journals are, and the skills and config to read it with
+// instead of its own.
+func (c *common) registerSession(fs *flag.FlagSet) {
+	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the session's folders)")
+	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use instead of the session's (or ./skillet.toml)")
+	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` where session journals are (default $XDG_STATE_HOME/skillet/sessions)")
 }
 
 // wiring is everything a session needs, built from flags and config.
@@ -98,6 +117,25 @@ func (w *wiring) notice(format string, args ...any) {
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// reportError prints err after who (the command's name) and returns the
+// exit status: 2 for a usage error, else 1.
+func reportError(stderr io.Writer, who string, err error) int {
+	fmt.Fprintln(stderr, who+":", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// printNotices prints what wiring noticed (a folder gone, a flag ignored),
+// a line each.
+func printNotices(stderr io.Writer, w *wiring) {
+	for _, n := range w.notices {
+		fmt.Fprintln(stderr, "skillet: "+n)
+	}
+}
 
 // wire checks the flags, loads the config, discovers the skills and picks
 // the model. Everything a user can get wrong on the command line is found
@@ -220,6 +258,14 @@ func wireSkills(c *common) (*wiring, error) {
 	}
 	if c.window.set && c.window.n <= 0 {
 		return nil, usageError{fmt.Sprintf("--context-window %d: want a positive number of tokens, such as 200000", c.window.n)}
+	}
+	// A reopened session keeps its own profile and settings, which its
+	// journal holds; a new one is checked here, before anything starts.
+	if w.journal == "" {
+		prof := firstOf(c.profile, cfg.Profile, harness.DefaultProfile)
+		if err := harness.CheckProfileSettings(prof, cfg.Session); err != nil {
+			return nil, usageError{err.Error()}
+		}
 	}
 	w.cfg = cfg
 	w.catalog = skills.NewCatalog(roots, cfg.ToolsDirs)
@@ -465,8 +511,9 @@ func sessionsDir(flagDir string) string {
 	return filepath.Join(os.TempDir(), "skillet-sessions")
 }
 
-// openSession starts a new session or reopens one (--resume).
-func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, error) {
+// sessionOptions completes opts with what the flags and wiring say: the
+// config, skills and model, the journal folder, the tape and the profile.
+func sessionOptions(c *common, w *wiring, opts harness.Options) harness.Options {
 	opts.Config, opts.Catalog, opts.Model, opts.ModelName = w.cfg, w.catalog, w.model, w.name
 	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), w.roots
 	opts.OnEvent = w.tape.onEvent(opts.OnEvent)
@@ -478,6 +525,12 @@ func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, 
 		}
 	}
 	opts.Profile, opts.ContextWindow = c.profile, c.window.n
+	return opts
+}
+
+// openSession starts a new session or reopens one (--resume).
+func openSession(c *common, w *wiring, opts harness.Options) (*harness.Session, error) {
+	opts = sessionOptions(c, w, opts)
 	if w.journal == "" {
 		return harness.New(opts)
 	}

@@ -72,6 +72,12 @@ func catchSignals(parent context.Context, sigs ...os.Signal) (context.Context, *
 	return ctx, c
 }
 
+// catchStops catches the signals that end a command early: SIGINT,
+// SIGTERM and SIGHUP.
+func catchStops(parent context.Context) (context.Context, *signalCatcher) {
+	return catchSignals(parent, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+}
+
 // signal is the signal caught, nil when none was.
 func (c *signalCatcher) signal() os.Signal {
 	c.mu.Lock()
@@ -95,6 +101,14 @@ func (c *signalCatcher) cancelled() string {
 		return "cancelled by " + name
 	}
 	return "cancelled"
+}
+
+// signalBy is " by NAME" for the signal caught, "" when none was.
+func signalBy(c *signalCatcher) string {
+	if name := signalNames[c.signal()]; name != "" {
+		return " by " + name
+	}
+	return ""
 }
 
 // stop stops catching.

@@ -106,6 +106,17 @@ func (w *wiring) openTape(c *common) error {
 		return err
 	}
 	w.tape.cassette = cas
+	// as with the settings, the recorded profile and window compose the
+	// replay's requests unless a flag says otherwise; a resumed session
+	// keeps its own
+	if c.resume == "" {
+		if c.profile == "" {
+			c.profile = cas.Header.Profile
+		}
+		if !c.window.set && cas.Header.ContextWindow > 0 {
+			c.window = positiveInt{n: cas.Header.ContextWindow, set: true}
+		}
+	}
 	if v := cassette.Version(); cas.Header.Skillet != v {
 		w.notice("the cassette was recorded by Skillet %s; this is %s: replaying anyway", cas.Header.Skillet, v)
 	}
@@ -255,7 +266,11 @@ func (w *wiring) startTape(c *common) error {
 		}
 	}
 	h := cassette.Header{Model: w.name, Endpoint: w.baseURL, Demo: w.demo, Settings: settings,
-		Config: w.cfg.Path, Roots: w.roots, Skills: cassette.HashSkills(w.catalog.All())}
+		Config: w.cfg.Path, Roots: w.roots, Skills: cassette.HashSkills(w.catalog.All()),
+		Profile: firstOf(c.profile, w.cfg.Profile, harness.DefaultProfile), ContextWindow: c.window.n}
+	if h.ContextWindow == 0 {
+		h.ContextWindow = w.cfg.ContextWindow
+	}
 	if w.tape.cassette != nil {
 		h.Endpoint = "replay of " + c.tape.replay
 	}

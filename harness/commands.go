@@ -26,7 +26,7 @@ func (s *Session) Set(key, value string) error {
 			err = fmt.Errorf("set %w", err)
 			return nil
 		}
-		if err = checkProfileSettings(f.profileName(), probe); err != nil {
+		if err = CheckProfileSettings(f.profileName(), probe); err != nil {
 			err = fmt.Errorf("set %s: %w", key, err)
 			return nil
 		}

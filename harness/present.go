@@ -58,10 +58,10 @@ func lifecycleOf(prof string, set Settings) bool {
 	return err == nil && p.Persistence().Lifecycle
 }
 
-// checkProfileSettings refuses settings that mean nothing under a profile:
+// CheckProfileSettings refuses settings that mean nothing under a profile:
 // freeze_prompt and pasting are Skillet's composition, and the skillet
 // profile is Skillet's lifecycle, so it cannot be switched off there.
-func checkProfileSettings(prof string, set Settings) error {
+func CheckProfileSettings(prof string, set Settings) error {
 	if isSkilletProfile(prof) {
 		if set.Lifecycle != nil && !*set.Lifecycle {
 			return errors.New("lifecycle=false needs a profile other than skillet: the skillet profile is Skillet's own lifecycle")

@@ -255,7 +255,7 @@ func (s *Session) start(id, prof string, window int) error {
 	if window <= 0 {
 		window = p.DefaultWindow()
 	}
-	if err := checkProfileSettings(prof, s.opts.Config.Session); err != nil {
+	if err := CheckProfileSettings(prof, s.opts.Config.Session); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -82,13 +82,20 @@ func TestLoadSkillFile_FolderNamedSkillMD(t *testing.T) {
 }
 
 func TestLoadSkill_LowerCaseFileName(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "lower")
-	writeFile(t, filepath.Join(dir, SkillFileLower), skillText("lower", "", "Body"))
-	s := LoadSkill(dir)
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "lower", SkillFileLower), skillText("lower", "", "Body"))
+	c := NewCatalog([]Root{{Dir: root}}, nil)
+	if _, err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Get("lower")
+	if s == nil {
+		t.Fatalf("the catalog does not read skill.md: %v", c.All())
+	}
 	mustValid(t, s)
 	if !hasField(s.Warnings, "file") || filepath.Base(s.Path) != SkillFileLower {
 		t.Errorf("warnings %v, path %s", s.Warnings, s.Path)
 	}
-	missing := LoadSkill(filepath.Join(t.TempDir(), "none"))
+	missing := LoadSkillFile(filepath.Join(t.TempDir(), "none", SkillFile))
 	onlyProblem(t, missing, "file", "does not exist")
 }

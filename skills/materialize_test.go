@@ -50,7 +50,7 @@ func TestMaterialize_WritesFilesAndExecutableScripts(t *testing.T) {
 	if err != nil || string(data) != skillText("demo", "", "Body") {
 		t.Errorf("content: %q %v", data, err)
 	}
-	if s := LoadSkill(filepath.Join(dir, "demo")); !s.Valid() {
+	if s := LoadSkillFile(filepath.Join(dir, "demo", SkillFile)); !s.Valid() {
 		t.Errorf("materialized skill invalid: %v", s.Problems)
 	}
 }
@@ -104,7 +104,7 @@ func TestMaterialize_IdempotentAndReadOnlySafe(t *testing.T) {
 	if err := Materialize(fsys, dir); err != nil {
 		t.Fatal(err)
 	}
-	if s := LoadSkill(filepath.Join(dir, "demo")); s.Body != "New body" {
+	if s := LoadSkillFile(filepath.Join(dir, "demo", SkillFile)); s.Body != "New body" {
 		t.Errorf("body = %q", s.Body)
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "demo"))

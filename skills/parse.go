@@ -41,11 +41,8 @@ var (
 	toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 )
 
-// LoadSkill reads and validates the skill in dir: its SKILL.md (or
-// skill.md, with a warning). Every failure is a Problem on the returned
-// skill; LoadSkill never fails as a function.
-func LoadSkill(dir string) *Skill { return loadSkill(dir, false) }
-
+// loadSkill reads the skill in dir: its SKILL.md (or skill.md, with a
+// warning). Every failure is a Problem on the returned skill.
 func loadSkill(dir string, strict bool) *Skill {
 	path := filepath.Join(dir, SkillFile)
 	var warn []Problem

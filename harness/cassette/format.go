@@ -64,6 +64,12 @@ type Header struct {
 	Roots  []string `json:"roots,omitempty"`
 	// Skills hashes every file of every skill of the catalog.
 	Skills []SkillHash `json:"skills"`
+	// Profile is how skills reached the model and ContextWindow the window
+	// its listing was budgeted for (0: the profile's own), so a replay
+	// composes its requests the same way. A cassette without them was
+	// recorded under the config's profile.
+	Profile       string `json:"profile,omitempty"`
+	ContextWindow int    `json:"context_window,omitempty"`
 }
 
 // SkillHash is the SHA-256 of every file of one skill's folder.
