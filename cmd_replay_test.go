@@ -426,3 +426,22 @@ func TestReplayKeepsTheRecordedProfile(t *testing.T) {
 		t.Fatalf("old cassette with its profile named: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// A placeholder API key (a local server's "none") is no secret: recording
+// with it leaves the word where replies and tool results say it.
+func TestRecordKeepsAPlaceholderKeysWord(t *testing.T) {
+	tmp := isolate(t)
+	t.Setenv("OPENAI_API_KEY", "none")
+	rec := filepath.Join(tmp, "demo.jsonl")
+	code, _, errOut := runBinary(t, "run", "--offline", "--record", rec, "review account ACC-1042 for anomalies")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("[redacted API key]")) || !bytes.Contains(b, []byte("none")) {
+		t.Fatalf("the cassette cut the placeholder key out of what was recorded:\n%.2000s", b)
+	}
+}

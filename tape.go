@@ -237,7 +237,13 @@ func (w *wiring) createRecorder(c *common) error {
 	if c.tape.record == "" {
 		return nil
 	}
-	secrets := []string{os.Getenv("OPENAI_API_KEY")}
+	var secrets []string
+	if key := os.Getenv("OPENAI_API_KEY"); len(key) >= llm.MinHiddenKey {
+		// as the client hides a key: a placeholder ("none", "ollama") is
+		// no secret, and cutting a common word out of every body would
+		// garble the recording
+		secrets = append(secrets, key)
+	}
 	for _, raw := range []string{c.baseURL, w.cfg.Model.BaseURL, os.Getenv("OPENAI_BASE_URL")} {
 		if u, err := url.Parse(raw); err == nil && u.User != nil {
 			pw, _ := u.User.Password()
