@@ -1,14 +1,12 @@
 package harness
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
-	"skillet/harness/chat"
 	"skillet/harness/rulebook"
 )
 
@@ -84,25 +82,13 @@ func stateAtCall(st *rulebook.State, mc *ModelCall) *Snapshot {
 
 // withRequest puts a recorded request's parts in a call's snapshot.
 func withRequest(snap *Snapshot, request []byte) {
-	var req chat.Request
-	if json.Unmarshal(request, &req) == nil {
-		msgs := req.Messages
-		if len(msgs) > 0 && msgs[0].Role == chat.RoleSystem {
-			snap.Instructions = msgs[0].Content
-			msgs = msgs[1:]
+	if req, ok := rulebook.ParseRequest(request); ok {
+		snap.Instructions, snap.Context = req.Instructions, req.Context
+		for _, t := range req.Declared() {
+			src, skill := sourceAt(snap, t.Name)
+			snap.Tools = append(snap.Tools, ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: src, Skill: skill})
 		}
-		if i := strings.Index(snap.Instructions, "<current_context>"); i >= 0 {
-			snap.Context = snap.Instructions[i:]
-		}
-		for _, t := range req.Tools {
-			if t.Function == nil {
-				continue
-			}
-			params, _ := json.Marshal(t.Function.Parameters)
-			src, skill := sourceAt(snap, t.Function.Name)
-			snap.Tools = append(snap.Tools, ToolInfo{Name: t.Function.Name, Description: t.Function.Description, Parameters: params, Source: src, Skill: skill})
-		}
-		snap.Window.InWindow = len(msgs)
+		snap.Window.InWindow = len(req.Messages)
 	}
 	snap.InstructionTokens = CountEstimate(snap.Instructions)
 	snap.RequestTokens = CountEstimate(string(request))

@@ -379,14 +379,11 @@ var (
 // thawFrozen rebuilds a frozen prompt from the first request it froze, for
 // journals written before prompt_frozen events existed.
 func thawFrozen(body json.RawMessage) *Frozen {
-	var req chat.Request
-	if json.Unmarshal(body, &req) != nil {
+	req, ok := ParseRequest(body)
+	if !ok {
 		return nil
 	}
-	f := &Frozen{Tools: req.Tools, Context: map[string]string{}}
-	if len(req.Messages) > 0 && req.Messages[0].Role == chat.RoleSystem {
-		f.Instructions = req.Messages[0].Content
-	}
+	f := &Frozen{Tools: req.Tools, Instructions: req.Instructions, Context: map[string]string{}}
 	if list, _, ok := strings.Cut(f.Instructions, "</available_skills>"); ok {
 		for _, m := range listNameRE.FindAllStringSubmatch(list, -1) {
 			f.Offered = append(f.Offered, m[1])
@@ -397,12 +394,8 @@ func thawFrozen(body json.RawMessage) *Frozen {
 			f.Context[m[1]] = m[2]
 		}
 	}
-	for _, t := range req.Tools {
-		if t.Function == nil {
-			continue
-		}
-		params, _ := json.Marshal(t.Function.Parameters)
-		f.Infos = append(f.Infos, event.ToolInfo{Name: t.Function.Name, Description: t.Function.Description, Parameters: params, Source: "frozen"})
+	for _, t := range req.Declared() {
+		f.Infos = append(f.Infos, event.ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: "frozen"})
 	}
 	return f
 }

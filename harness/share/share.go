@@ -5,10 +5,8 @@
 package share
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"skillet/harness/event"
@@ -129,45 +127,13 @@ func frameOf(mc *event.ModelCall, st *rulebook.State) Frame {
 	for _, l := range st.Preloads {
 		f.Loaded = append(f.Loaded, LoadedSkill{Name: l.Name, Version: l.Version, Tokens: l.Tokens, By: string(l.By), Preload: true})
 	}
-	var req struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Function Tool `json:"function"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(mc.Request, &req) == nil {
-		for _, t := range req.Tools {
-			f.Tools = append(f.Tools, t.Function)
+	if req, ok := rulebook.ParseRequest(mc.Request); ok {
+		for _, t := range req.Declared() {
+			f.Tools = append(f.Tools, Tool{Name: t.Name, Description: t.Description})
 		}
-		for _, m := range req.Messages {
-			var text string
-			if json.Unmarshal(m.Content, &text) != nil {
-				continue
-			}
-			if c := currentContext(text); c != "" {
-				f.Context = c
-				break
-			}
-		}
+		f.Context = req.Context
 	}
 	return f
-}
-
-// currentContext is the <current_context> block of a message, tags
-// included, or "".
-func currentContext(text string) string {
-	const open, end = "<current_context>", "</current_context>"
-	i := strings.Index(text, open)
-	if i < 0 {
-		return ""
-	}
-	j := strings.Index(text[i:], end)
-	if j < 0 {
-		return text[i:]
-	}
-	return text[i : i+j+len(end)]
 }
 
 func nonNil(s []string) []string {
