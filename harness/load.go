@@ -346,7 +346,7 @@ func (s *Session) pasteSkills(text string) {
 // the pasted skills that no longer rank among them.
 func (f *frame) paste(text string) ([]*skills.Skill, []Event) {
 	set := f.st.Settings
-	ranked, scores := f.w.ranker.rank(f.w.sel.enabled, text)
+	ranked, _, scores := f.w.ranker.top(f.w.sel.enabled, text, len(f.w.sel.enabled))
 	var chosen []*skills.Skill
 	tokens := 0
 	for i, sk := range ranked {

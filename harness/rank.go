@@ -147,9 +147,8 @@ func (r *ranker) prepare(pool []*skills.Skill) {
 // with msg are sorted; the rest keep their order, so a list over thousands
 // of skills costs about what the matching ones do.
 func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, []string, []float64) {
-	fresh := r.postings == nil || !sameSkills(r.gen, pool)
-	r.prepare(pool)
-	if l := r.last; !fresh && l != nil && l.msg == msg && l.k == k {
+	r.prepare(pool) // which forgets the last list when the pool changed
+	if l := r.last; l != nil && l.msg == msg && l.k == k {
 		return l.list, l.left, l.scores
 	}
 	if len(r.score) != len(pool) {
@@ -206,37 +205,4 @@ func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, 
 	}
 	r.last = &topList{msg: msg, k: k, list: list, left: left, scores: scores}
 	return list, left, scores
-}
-
-// rank orders pool by relevance to msg (stable: ties keep pool order) and
-// returns the scores in the same order.
-func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []float64) {
-	r.prepare(pool)
-	q := words(msg)
-	seen := make(map[string]bool, len(q))
-	type scored struct {
-		s     *skills.Skill
-		score float64
-		i     int
-	}
-	all := make([]scored, len(pool))
-	for i, s := range pool {
-		all[i] = scored{s: s, i: i}
-	}
-	for _, w := range q {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		for _, p := range r.postings[w] {
-			all[p.i].score += p.wt
-		}
-	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
-	out := make([]*skills.Skill, len(all))
-	scores := make([]float64, len(all))
-	for i, a := range all {
-		out[i], scores[i] = a.s, a.score
-	}
-	return out, scores
 }

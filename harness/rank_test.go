@@ -41,3 +41,37 @@ func TestR10_TopIsTheHeadOfTheRanking(t *testing.T) {
 		}
 	}
 }
+
+// rank orders pool by relevance to msg (stable: ties keep pool order) and
+// returns the scores in the same order: the plain sort that top must agree
+// with.
+func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []float64) {
+	r.prepare(pool)
+	q := words(msg)
+	seen := make(map[string]bool, len(q))
+	type scored struct {
+		s     *skills.Skill
+		score float64
+		i     int
+	}
+	all := make([]scored, len(pool))
+	for i, s := range pool {
+		all[i] = scored{s: s, i: i}
+	}
+	for _, w := range q {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		for _, p := range r.postings[w] {
+			all[p.i].score += p.wt
+		}
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
+	out := make([]*skills.Skill, len(all))
+	scores := make([]float64, len(all))
+	for i, a := range all {
+		out[i], scores[i] = a.s, a.score
+	}
+	return out, scores
+}
