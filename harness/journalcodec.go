@@ -422,11 +422,20 @@ func splitRequest(body []byte) (splitBody, bool) {
 // the next one carries in a row — the window moves on, messages join at
 // its end and the system message changes — and returns the refs before
 // it, the run, and the refs after it.
+// Only where a run starts is it measured, so a request whose window is
+// the whole history costs about its length, not its square.
 func keepRun(prev, next []string) (first []string, keep [2]int, last []string) {
+	at := make(map[string][]int, len(prev))
+	for i, ref := range prev {
+		at[ref] = append(at[ref], i)
+	}
 	bestLen, bestI, bestH := 0, 0, 0
 	for h := range next {
-		for i := range prev {
-			n := 0
+		for _, i := range at[next[h]] {
+			if h > 0 && i > 0 && next[h-1] == prev[i-1] {
+				continue // inside a run measured from its start
+			}
+			n := 1
 			for h+n < len(next) && i+n < len(prev) && next[h+n] == prev[i+n] {
 				n++
 			}
