@@ -136,28 +136,14 @@ func (r *Runner) MCPLog(server string, limit int) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	f, err := os.Open(path)
+	text, cut, err := readTail(path, 0, int64(limit))
 	if os.IsNotExist(err) {
 		return "", nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("read log of MCP server %q: %w", server, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("read log of MCP server %q: %w", server, err)
-	}
-	start := max(0, fi.Size()-int64(limit))
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return "", fmt.Errorf("read log of MCP server %q: %w", server, err)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, int64(limit)))
-	if err != nil {
-		return "", fmt.Errorf("read log of MCP server %q: %w", server, err)
-	}
-	text := string(b)
-	if start > 0 {
+	if cut {
 		if _, rest, ok := strings.Cut(text, "\n"); ok {
 			text = rest
 		}
@@ -165,23 +151,34 @@ func (r *Runner) MCPLog(server string, limit int) (string, error) {
 	return text, nil
 }
 
-// logTail returns the end of what a session wrote to its log.
+// logTail returns the end of what a session wrote to its log from offset
+// from on.
 func logTail(path string, from int64) string {
-	f, err := os.Open(path)
+	text, _, err := readTail(path, from, mcpLogTail)
 	if err != nil {
 		return ""
+	}
+	return strings.TrimSpace(trimLeadingPartial(text))
+}
+
+// readTail reads at most limit bytes at the end of a file, from offset
+// from on; cut says whether it began after from, inside what was written.
+func readTail(path string, from, limit int64) (text string, cut bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return ""
+		return "", false, err
 	}
-	start := max(from, fi.Size()-mcpLogTail)
+	start := max(from, fi.Size()-limit)
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return ""
+		return "", false, err
 	}
-	b, _ := io.ReadAll(io.LimitReader(f, mcpLogTail))
-	return strings.TrimSpace(trimLeadingPartial(string(b)))
+	b, err := io.ReadAll(io.LimitReader(f, limit))
+	return string(b), start > from, err
 }
 
 // lastLine is the last non-empty line of a log tail.
