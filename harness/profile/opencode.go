@@ -31,19 +31,25 @@ func opencodeOrder(skills []Skill) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		na, nb := skills[idx[a]].Name, skills[idx[b]].Name
-		if la, lb := strings.ToLower(na), strings.ToLower(nb); la != lb {
-			return la < lb
-		}
-		return na < nb
-	})
+	sort.SliceStable(idx, func(a, b int) bool { return localeLess(skills[idx[a]].Name, skills[idx[b]].Name) })
 	return idx
+}
+
+// opencodeCompact is the skill tool's list: a line per skill with a
+// description, in opencode's order.
+func opencodeCompact(in Input) []string {
+	var compact []string
+	for _, i := range opencodeOrder(in.Skills) {
+		if s := in.Skills[i]; s.Description != "" {
+			compact = append(compact, "- **"+s.Name+"**: "+s.Description)
+		}
+	}
+	return compact
 }
 
 func (p opencode) Catalogue(in Input) Catalogue {
 	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
-	var verbose, compact []string
+	var verbose []string
 	for rank, i := range opencodeOrder(in.Skills) {
 		s := in.Skills[i]
 		if s.Description == "" {
@@ -52,11 +58,10 @@ func (p opencode) Catalogue(in Input) Catalogue {
 		}
 		verbose = append(verbose, "  <skill>", "    <name>"+s.Name+"</name>", "    <description>"+s.Description+"</description>",
 			"    <location>"+fileURL(s.Path)+"</location>", "  </skill>")
-		compact = append(compact, "- **"+s.Name+"**: "+s.Description)
 		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
 			Reason: "opencode lists every skill with its whole description, in the system prompt and in the skill tool's description: it has no listing budget"}
 	}
-	if len(compact) == 0 {
+	if len(verbose) == 0 {
 		return cat
 	}
 	system := []string{
@@ -67,7 +72,7 @@ func (p opencode) Catalogue(in Input) Catalogue {
 	system = append(append(system, verbose...), "</available_skills>")
 	cat.Blocks = []Block{
 		{Placement: SystemPrompt, Text: strings.Join(system, "\n")},
-		{Placement: ToolDescription, Text: opencodeToolText(compact)},
+		{Placement: ToolDescription, Text: opencodeToolText(opencodeCompact(in))},
 	}
 	return cat
 }
@@ -78,12 +83,7 @@ func opencodeToolText(compact []string) string {
 }
 
 func (p opencode) Tool(in Input) *Tool {
-	var compact []string
-	for _, i := range opencodeOrder(in.Skills) {
-		if s := in.Skills[i]; s.Description != "" {
-			compact = append(compact, "- **"+s.Name+"**: "+s.Description)
-		}
-	}
+	compact := opencodeCompact(in)
 	desc := "No skills are currently available."
 	if len(compact) > 0 {
 		desc = opencodeToolText(compact)
