@@ -221,32 +221,15 @@ func (ix *callIndex) request(f *os.File, i int) ([]byte, error) {
 	if mc.Ref == nil {
 		return mc.Request, nil
 	}
-	var buf bytes.Buffer
-	buf.WriteString(mc.Ref.Head)
-	for n, k := range refs {
-		b, err := ix.blob(f, k)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(b)
-	}
-	buf.WriteString(mc.Ref.Mid)
+	var tools *blobKey
 	if mc.Ref.Tools != "" {
 		k, ok := keyOf(mc.Ref.Tools)
 		if !ok {
 			return nil, fmt.Errorf("tools blob %s: not a blob hash", mc.Ref.Tools)
 		}
-		b, err := ix.blob(f, k)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(b)
+		tools = &k
 	}
-	buf.WriteString(mc.Ref.Tail)
-	return buf.Bytes(), nil
+	return assembleBody(mc.Ref, refs, tools, func(k blobKey) ([]byte, error) { return ix.blob(f, k) })
 }
 
 // blob reads one blob's content, checking it against its hash.
@@ -254,7 +237,7 @@ func (ix *callIndex) blob(f *os.File, k blobKey) ([]byte, error) {
 	h := fmt.Sprintf("sha256:%x", k[:])
 	at, ok := ix.blobs[k]
 	if !ok {
-		return nil, fmt.Errorf("request blob %s is missing from the journal", h)
+		return nil, fmt.Errorf("blob %s is missing from the journal", h)
 	}
 	line, err := lineAt(f, at)
 	if err != nil {

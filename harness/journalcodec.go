@@ -513,12 +513,33 @@ func (c *journalCodec) resolve(e *ModelCall) error {
 	if r == nil {
 		return nil
 	}
+	var tools *string
+	if r.Tools != "" {
+		tools = &r.Tools
+	}
+	body, err := assembleBody(r, r.First, tools, func(h string) ([]byte, error) {
+		if b, ok := c.get(h); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("blob %s is missing", h)
+	})
+	if err != nil {
+		return fmt.Errorf("model_call %d: %w", e.Call, err)
+	}
+	e.Request, e.Ref = body, nil
+	return nil
+}
+
+// assembleBody puts a request body together: its ref's text around the
+// message blobs, in order and comma-separated, and the tools blob (when
+// there is one), each read by get.
+func assembleBody[K any](r *RequestRef, msgs []K, tools *K, get func(K) ([]byte, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(r.Head)
-	for i, h := range r.First {
-		b, ok := c.get(h)
-		if !ok {
-			return fmt.Errorf("model_call %d: request blob %s is missing", e.Call, h)
+	for i, k := range msgs {
+		b, err := get(k)
+		if err != nil {
+			return nil, fmt.Errorf("request %w", err)
 		}
 		if i > 0 {
 			buf.WriteByte(',')
@@ -526,16 +547,15 @@ func (c *journalCodec) resolve(e *ModelCall) error {
 		buf.Write(b)
 	}
 	buf.WriteString(r.Mid)
-	if r.Tools != "" {
-		b, ok := c.get(r.Tools)
-		if !ok {
-			return fmt.Errorf("model_call %d: tools blob %s is missing", e.Call, r.Tools)
+	if tools != nil {
+		b, err := get(*tools)
+		if err != nil {
+			return nil, fmt.Errorf("tools %w", err)
 		}
 		buf.Write(b)
 	}
 	buf.WriteString(r.Tail)
-	e.Request, e.Ref = buf.Bytes(), nil
-	return nil
+	return buf.Bytes(), nil
 }
 
 // unzip puts back a compressed raw reply.
