@@ -109,7 +109,6 @@ func (m *model) markOf(ev harness.Event) (mark, bool) {
 	}
 	m.marked[ev] = true
 	mk.after = ev.Head().Entry
-	mk.full, mk.big = mk.text, bigText(ev)
-	mk.text = mk.shown(m.present)
+	mk.big = bigText(ev)
 	return mk, true
 }

@@ -159,9 +159,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		m.setPresent(true)
 	}
 	if opts.Resumed != "" {
-		mk := mark{kind: markInfo, after: 0, full: "resumed from " + opts.Resumed}
-		mk.text = mk.shown(m.present)
-		m.tr.addMark(mk)
+		m.tr.addMark(mark{kind: markInfo, after: 0, text: "resumed from " + opts.Resumed})
 	}
 	return m
 }

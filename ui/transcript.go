@@ -640,7 +640,7 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 		}
 		return entryTitle(e), b.String(), true
 	case itemMark:
-		return "event", t.marks[t.sel.idx].text, true
+		return "event", t.marks[t.sel.idx].shown(t.th), true
 	case itemPending:
 		return "your message", t.pending, true
 	case itemLive:
