@@ -133,8 +133,7 @@ func (m *model) menuKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 				return nil, true
 			}
 			m.in.set(s.text)
-			m.in.take()
-			return m.runLine(s.text), true
+			return m.submit(m.in.take()), true
 		}
 	}
 	return nil, false
