@@ -38,9 +38,11 @@ type model struct {
 	// already holds what came before them.
 	seq                      uint64
 	refreshing, refreshAgain bool
-	// marked holds the mark events shown, which arrive both live and, for
-	// what happened before the program started (a resumed session), from
-	// the engine's Marks at the first refresh.
+	// marked tells apart the mark events that arrive both live and from
+	// the engine's Marks, merged at the first refresh (what happened
+	// before the program started): until then it holds those seen live;
+	// after, those merged that may still be on their way (the engine holds
+	// an event before it is delivered), until a live one is not among them.
 	marked     map[harness.Event]bool
 	calibrated bool
 
@@ -373,9 +375,12 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		// session) is marked where it happened
 		m.calibrated = true
 		var marks []mark
+		seen := m.marked
+		m.marked = map[harness.Event]bool{}
 		for _, ev := range msg.marks {
-			if mk, ok := m.markOf(ev); ok {
+			if mk, ok := markOf(ev); ok && !seen[ev] {
 				marks = append(marks, mk)
+				m.marked[ev] = true
 			}
 		}
 		m.tr.addMarks(marks) // a resumed session's, laid out once

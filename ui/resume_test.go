@@ -103,4 +103,9 @@ func TestResumedTranscriptShowsTheSameItems(t *testing.T) {
 			t.Errorf("the transcript lacks %q:\n%s", w, live)
 		}
 	}
+	// a new mark shows once, and no event is held to tell apart any more
+	d2.send("/set max_loaded_skills 3")
+	if n := strings.Count(items(d2), "mark max_loaded_skills = 3"); n != 1 || d2.m.marked != nil {
+		t.Fatalf("the new mark shows %d times; %d mark events held", n, len(d2.m.marked))
+	}
 }
