@@ -268,13 +268,9 @@ func (m *model) cmdClear(string) tea.Cmd {
 	return func() tea.Msg { return clearedMsg{err: eng.Clear()} }
 }
 
-// cmdProfile starts a new session under another profile, as /clear does,
-// when the engine can (harness.Session.SwitchProfile).
+// cmdProfile starts a new session under another profile, as /clear does.
 func (m *model) cmdProfile(args string) tea.Cmd {
-	sw, ok := m.eng.(interface{ SwitchProfile(string) error })
-	if !ok {
-		return m.flashErr(fmt.Errorf("profile: this engine has no profiles"))
-	}
+	sw := m.eng
 	if args == "" {
 		return m.flashErr(fmt.Errorf("profile: give a profile name: %s", strings.Join(profile.Names(), ", ")))
 	}

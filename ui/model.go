@@ -108,10 +108,7 @@ type model struct {
 type (
 	// estimatedMsg asks for a snapshot again, for exact token counts.
 	estimatedMsg struct{}
-	// tokenWaiter is an engine that says when its exact token counts are
-	// ready.
-	tokenWaiter interface{ TokensLoaded() <-chan struct{} }
-	refreshMsg  struct {
+	refreshMsg   struct {
 		seq     uint64
 		snap    *harness.Snapshot
 		entries harness.Transcript
@@ -403,11 +400,11 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		m.refreshAgain = false
 		return m.requestRefresh()
 	}
-	if t, ok := m.eng.(tokenWaiter); ok && m.snap != nil && m.snap.Estimated && !m.awaitedTokens {
+	if m.snap != nil && m.snap.Estimated && !m.awaitedTokens {
 		// the exact counts come once the tokenizer's tables are loaded;
 		// asked once, since tables that cannot load never will be
 		m.awaitedTokens = true
-		loaded := t.TokensLoaded()
+		loaded := m.eng.TokensLoaded()
 		return func() tea.Msg { <-loaded; return estimatedMsg{} }
 	}
 	return nil
