@@ -268,13 +268,9 @@ func (m *model) cmdClear(string) tea.Cmd {
 	return func() tea.Msg { return clearedMsg{err: eng.Clear()} }
 }
 
-// cmdProfile starts a new session under another profile, as /clear does,
-// when the engine can (harness.Session.SwitchProfile).
+// cmdProfile starts a new session under another profile, as /clear does.
 func (m *model) cmdProfile(args string) tea.Cmd {
-	sw, ok := m.eng.(interface{ SwitchProfile(string) error })
-	if !ok {
-		return m.flashErr(fmt.Errorf("profile: this engine has no profiles"))
-	}
+	sw := m.eng
 	if args == "" {
 		return m.flashErr(fmt.Errorf("profile: give a profile name: %s", strings.Join(profile.Names(), ", ")))
 	}
@@ -390,32 +386,15 @@ func (m *model) toolNames() []string {
 // complete finishes the command or argument being typed. It returns the
 // new text and, when ambiguous, the candidates.
 func (m *model) complete(text string) (string, []string) {
-	if !strings.HasPrefix(text, "/") || strings.Contains(text, "\n") {
+	prefix, typed, cands, ok := m.candidates(text)
+	if !ok {
 		return text, nil
 	}
-	body := text[1:]
-	name, rest, hasArg := strings.Cut(body, " ")
-	if !hasArg {
-		var names []string
-		for _, c := range commandList() {
-			if strings.HasPrefix(c.name, strings.ToLower(name)) {
-				names = append(names, c.name)
-			}
-		}
-		return completeFrom("/", name, names, true)
+	words := make([]string, len(cands))
+	for i, c := range cands {
+		words[i] = c.word
 	}
-	c, ok := findCommand(strings.ToLower(name))
-	if !ok || c.complete == nil || strings.Contains(strings.TrimLeft(rest, " "), " ") {
-		return text, nil
-	}
-	arg := strings.TrimLeft(rest, " ")
-	var cands []string
-	for _, s := range c.complete(m) {
-		if strings.HasPrefix(s, arg) {
-			cands = append(cands, s)
-		}
-	}
-	return completeFrom("/"+name+" ", arg, cands, true)
+	return completeFrom(prefix, typed, words, true)
 }
 
 // completeFrom extends typed to the candidates' common prefix; a single

@@ -3,7 +3,6 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -136,12 +135,8 @@ func (p *demoProgram) send() tea.Cmd {
 	if m.running || len(m.approvals) > 0 || m.overlay != nil {
 		return m.flashErr(errors.New("demo: the message stays in the input; enter sends it"))
 	}
-	text := m.in.take()
 	p.next++
-	if t := strings.TrimSpace(text); strings.HasPrefix(t, "/") {
-		return m.runLine(t) // a script may load a skill by hand, say
-	}
-	return m.send(text)
+	return m.submit(m.in.take()) // a script may load a skill by hand, say
 }
 
 func (p *demoProgram) View() tea.View {

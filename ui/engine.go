@@ -51,6 +51,20 @@ type Engine interface {
 	ModelCall(i int) (harness.CallRecord, error)
 	// ExportMarkdown writes the transcript as Markdown.
 	ExportMarkdown(w io.Writer) error
+	// ExportCast writes the session as an asciicast v2 recording.
+	ExportCast(w io.Writer) error
+	// ExportHTML writes the session as an HTML replay.
+	ExportHTML(w io.Writer) error
 	// Clear starts a new session.
 	Clear() error
+	// SwitchProfile starts a new session under another profile.
+	SwitchProfile(name string) error
+	// TokensLoaded is closed once exact token counts can be made; until
+	// then snapshots carry estimates.
+	TokensLoaded() <-chan struct{}
+	// History is the state of the session at each model call, and
+	// HistoryAt one of them whole, with its request: time travel folds
+	// them from the journal, not by running again.
+	History() ([]*harness.Snapshot, error)
+	HistoryAt(snap *harness.Snapshot, i int) (*harness.Snapshot, error)
 }

@@ -93,23 +93,38 @@ func (m *model) onEvent(ev harness.Event) tea.Cmd {
 // mark shows an event between transcript entries where the engine placed
 // it, once.
 func (m *model) mark(ev harness.Event) {
-	if mk, ok := m.markOf(ev); ok {
-		m.tr.addMark(mk)
+	mk, ok := markOf(ev)
+	if !ok {
+		return
 	}
+	switch {
+	case m.marked[ev]:
+		// seen before the first refresh, or merged from Marks and now
+		// arriving live: each comes live once
+		if m.calibrated {
+			delete(m.marked, ev)
+		}
+		return
+	case m.calibrated:
+		// events come in order, so none of those merged is still on its
+		// way: nothing is left to tell apart
+		m.marked = nil
+	default:
+		if m.marked == nil {
+			m.marked = map[harness.Event]bool{}
+		}
+		m.marked[ev] = true
+	}
+	m.tr.addMark(mk)
 }
 
-// markOf makes the mark of an event not shown yet.
-func (m *model) markOf(ev harness.Event) (mark, bool) {
+// markOf makes the mark of an event, if it has one.
+func markOf(ev harness.Event) (mark, bool) {
 	mk, ok := markFor(ev)
-	if !ok || m.marked[ev] {
+	if !ok {
 		return mark{}, false
 	}
-	if m.marked == nil {
-		m.marked = map[harness.Event]bool{}
-	}
-	m.marked[ev] = true
 	mk.after = ev.Head().Entry
-	mk.full, mk.big = mk.text, bigText(ev)
-	mk.text = mk.shown(m.present)
+	mk.big = bigText(ev)
 	return mk, true
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -13,15 +12,9 @@ import (
 func exportAs(eng Engine, path string, w io.Writer) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".cast":
-		if e, ok := eng.(interface{ ExportCast(io.Writer) error }); ok {
-			return e.ExportCast(w)
-		}
-		return errors.New("this session cannot be written as an asciicast; /export FILE.md writes Markdown")
+		return eng.ExportCast(w)
 	case ".html", ".htm":
-		if e, ok := eng.(interface{ ExportHTML(io.Writer) error }); ok {
-			return e.ExportHTML(w)
-		}
-		return errors.New("this session cannot be written as an HTML replay; /export FILE.md writes Markdown")
+		return eng.ExportHTML(w)
 	}
 	return eng.ExportMarkdown(w)
 }

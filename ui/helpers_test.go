@@ -70,15 +70,21 @@ func driveEngine(t testing.TB, eng Engine, sink *Sink, w, h int) *driver {
 
 func driveEngineWith(t testing.TB, eng Engine, sink *Sink, w, h int, opts Options) *driver {
 	t.Helper()
-	d := &driver{t: t, sink: sink, msgs: make(chan tea.Msg, 4096)}
-	d.m = newModel(context.Background(), eng, opts)
+	d := driveModel(t, newModel(context.Background(), eng, opts), sink, w, h)
+	d.settle()
+	return d
+}
+
+// driveModel starts the program over a model the test made, events going
+// to sink, and sizes it without waiting for anything.
+func driveModel(t testing.TB, m *model, sink *Sink, w, h int) *driver {
+	d := &driver{t: t, m: m, sink: sink, msgs: make(chan tea.Msg, 4096)}
 	d.clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	d.m.now = func() time.Time { return d.clock }
 	d.stop = d.sink.attach(d)
 	t.Cleanup(d.stop)
 	d.exec(d.m.Init())
 	d.update(tea.WindowSizeMsg{Width: w, Height: h})
-	d.settle()
 	return d
 }
 

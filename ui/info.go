@@ -119,7 +119,10 @@ func (m *model) helpLines() []string {
 		"  "+th.good.Render(iconApproved+" approved")+"  "+th.refused.Render(iconRefused+" refused / denied")+"  "+th.bad.Render(iconError+" error"),
 		"  "+th.dim.Render("dimmed")+": out of the model's window (R9) — the model no longer sees it",
 	)
-	return th.cleanLines(out)
+	for i, l := range out { // all of it the interface's own words
+		out[i] = th.clean(l)
+	}
+	return out
 }
 
 // statusLine is the bar at the bottom: what runs, the model, the turn,

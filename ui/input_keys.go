@@ -152,24 +152,30 @@ func (m *model) quitKey() tea.Cmd {
 	return tea.Tick(3*time.Second, func(time.Time) tea.Msg { return quitDisarmMsg{} })
 }
 
+// submit does with text what enter does with the input: a line starting
+// with / is a command, a message while a turn runs (or the session opens)
+// waits in the queue, and any other is sent.
+func (m *model) submit(text string) tea.Cmd {
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case trimmed == "":
+		return nil
+	case strings.HasPrefix(trimmed, "/"):
+		return m.runLine(trimmed)
+	case m.running || m.opening != nil:
+		return m.enqueue(text)
+	}
+	return m.send(text)
+}
+
 func (m *model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Send):
-		text := m.in.value()
-		trimmed := strings.TrimSpace(text)
-		switch {
-		case trimmed == "":
+		if strings.TrimSpace(m.in.value()) == "" {
 			return nil
-		case strings.HasPrefix(trimmed, "/"):
-			m.in.take()
-			return m.runLine(trimmed)
-		case m.running || m.opening != nil:
-			m.in.take()
-			return m.enqueue(text)
 		}
-		m.in.take()
-		return m.send(text)
+		return m.submit(m.in.take())
 	case key.Matches(msg, k.History):
 		up := msg.String() == "up"
 		if up && m.in.value() == "" && len(m.queue) > 0 {

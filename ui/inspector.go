@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -52,6 +53,36 @@ type inspector struct {
 	fetching map[int]bool
 	kept     []int
 	bodyErr  map[int]string
+	// built is what the pager's text was made from: a refresh that leaves
+	// the shown call as it was does not take its request apart again.
+	built shown
+}
+
+// shown is everything the inspector's text depends on.
+type shown struct {
+	idx          int
+	reply, raw   bool
+	req, prev    []byte
+	out, err, be string
+}
+
+func (a shown) same(b shown) bool {
+	return a.idx == b.idx && a.reply == b.reply && a.raw == b.raw && bytes.Equal(a.req, b.req) &&
+		bytes.Equal(a.prev, b.prev) && a.out == b.out && a.err == b.err && a.be == b.be
+}
+
+// shownNow is what the text would be made from now.
+func (in *inspector) shownNow() shown {
+	s := shown{idx: in.idx, reply: in.reply, raw: in.raw}
+	if in.idx < 0 || in.idx >= len(in.calls) {
+		return s
+	}
+	c := in.calls[in.idx]
+	s.req, s.out, s.err, s.be = c.Request, c.Reply, c.Error, in.bodyErr[in.idx]
+	if in.idx > 0 {
+		s.prev = in.calls[in.idx-1].Request
+	}
+	return s
 }
 
 func newInspector(th *theme, eng Engine, dir string, turn int) (*inspector, tea.Cmd) {
@@ -213,10 +244,15 @@ func (in *inspector) rawText() string {
 // load shows the current call, keeping the position when only the data
 // was refreshed.
 func (in *inspector) load(keep bool) {
+	now := in.shownNow()
+	if keep && in.p != nil && now.same(in.built) {
+		return
+	}
 	top, sub := 0, 0
 	if keep && in.p != nil {
 		top, sub = in.p.top, in.p.sub
 	}
+	in.built = now
 	in.p = newPager(in.text())
 	in.p.top, in.p.sub = min(top, len(in.p.lines)-1), sub
 }

@@ -124,7 +124,7 @@ func (p *lruPane) build(w int) {
 		i++
 	}
 	if len(s.Preloaded) > 0 {
-		add("", th.bold.Render(clip(fmt.Sprintf("Preloaded %d (outside the LRU, R16)", len(s.Preloaded)), w)))
+		add("", th.bold.Render(clip(th.clean(fmt.Sprintf("Preloaded %d (outside the LRU, R16)", len(s.Preloaded))), w)))
 		for _, sk := range s.Preloaded {
 			p.skillLines(&out, sk, i, w)
 			i++
@@ -213,7 +213,7 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 			out = append(out, th.faint.Render(clip("  no skills offered", w)))
 		} else {
 			nw := max(4, w-9)
-			out = append(out, th.faint.Render(clip("  O offered · D delivered · L loaded (R20)", w)))
+			out = append(out, th.faint.Render(clip(th.clean("  O offered · D delivered · L loaded (R20)"), w)))
 			offered, delivered, loaded := set(lt.Offered), set(lt.Delivered), set(lt.Loaded)
 			first := len(p.skills())
 			for j, n := range names {
@@ -229,7 +229,7 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 			}
 		}
 		if len(lt.Uses) > 0 {
-			out = append(out, th.faint.Render("  uses (R21)"))
+			out = append(out, th.faint.Render(th.clean("  uses (R21)")))
 			for _, u := range lt.Uses {
 				line := fmt.Sprintf("%s %s", strings.ToLower(u.Role), u.Name)
 				if u.Version != "" {
@@ -245,11 +245,11 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 			}
 		}
 		if len(lt.LeftOff) > 0 {
-			out = append(out, indentStyled(th.warn, "  left off the list (R10): ", strings.Join(lt.LeftOff, ", "), w)...)
+			out = append(out, indentStyled(th.warn, th.clean("  left off the list (R10):")+" ", strings.Join(lt.LeftOff, ", "), w)...)
 		}
 	}
 	if len(s.LeftOff) > 0 && (lt == nil || !slices.Equal(s.LeftOff, lt.LeftOff)) {
-		out = append(out, indentStyled(th.warn, "  next list leaves off (R10): ", strings.Join(s.LeftOff, ", "), w)...)
+		out = append(out, indentStyled(th.warn, th.clean("  next list leaves off (R10):")+" ", strings.Join(s.LeftOff, ", "), w)...)
 	}
 	return out, selRow
 }

@@ -37,9 +37,9 @@ type mark struct {
 	// event: the mark stands just before entry number after.
 	after int
 	text  string
-	// full is the text out of presenter mode and big the large form it
-	// takes in it (loads and evictions; empty for other marks).
-	full, big string
+	// big is the large form the mark takes in presenter mode (loads and
+	// evictions; empty for other marks).
+	big string
 }
 
 func (k markKind) look(th *theme) (string, lipgloss.Style) {

@@ -14,6 +14,10 @@ import (
 
 // suggestion is one line of the menu.
 type suggestion struct {
+	// word is the command's name or the argument it completes to; arg
+	// says which.
+	word string
+	arg  bool
 	// text is what the input becomes when it is taken.
 	text string
 	// label and help are what the menu shows.
@@ -29,11 +33,35 @@ const maxMenu = 8
 // command is being typed.
 func (m *model) suggestions() []suggestion {
 	text := m.in.value()
-	if m.focus != paneInput || !strings.HasPrefix(text, "/") || strings.Contains(text, "\n") {
+	if m.focus != paneInput {
 		return nil
 	}
+	_, typed, cands, ok := m.candidates(text)
+	if !ok {
+		return nil
+	}
+	out := cands[:0:0]
+	for _, c := range cands {
+		if !c.arg || c.word != typed {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 1 && out[0].text == text {
+		return nil // typed in full: nothing to suggest
+	}
+	return out
+}
+
+// candidates are what the command being typed in text can become: the
+// commands its name begins or, after the name and a space, the candidates
+// its argument begins. prefix stands before the word being typed; ok is
+// false when text is no command being typed. The menu shows them; tab
+// completes their common prefix.
+func (m *model) candidates(text string) (prefix, typed string, out []suggestion, ok bool) {
+	if !strings.HasPrefix(text, "/") || strings.Contains(text, "\n") {
+		return "", "", nil, false
+	}
 	name, rest, hasArg := strings.Cut(text[1:], " ")
-	var out []suggestion
 	if !hasArg {
 		for _, c := range commandList() {
 			if strings.HasPrefix(c.name, strings.ToLower(name)) {
@@ -41,29 +69,26 @@ func (m *model) suggestions() []suggestion {
 				if c.args != "" {
 					label += " " + c.args
 				}
-				s := suggestion{text: "/" + c.name, label: label, help: c.help, ready: c.args == "" || strings.HasPrefix(c.args, "[")}
+				s := suggestion{word: c.name, text: "/" + c.name, label: label, help: c.help, ready: c.args == "" || strings.HasPrefix(c.args, "[")}
 				if c.args != "" {
 					s.text += " "
 				}
 				out = append(out, s)
 			}
 		}
-		if len(out) == 1 && out[0].text == text {
-			return nil // typed in full: nothing to suggest
-		}
-		return out
+		return "/", name, out, true
 	}
-	c, ok := findCommand(strings.ToLower(name))
+	c, found := findCommand(strings.ToLower(name))
 	arg := strings.TrimLeft(rest, " ")
-	if !ok || c.complete == nil || strings.Contains(arg, " ") {
-		return nil
+	if !found || c.complete == nil || strings.Contains(arg, " ") {
+		return "", "", nil, false
 	}
 	for _, cand := range c.complete(m) {
-		if strings.HasPrefix(cand, arg) && cand != arg {
-			out = append(out, suggestion{text: "/" + c.name + " " + cand, label: cand, help: "/" + c.name, ready: true})
+		if strings.HasPrefix(cand, arg) {
+			out = append(out, suggestion{word: cand, arg: true, text: "/" + c.name + " " + cand, label: cand, help: "/" + c.name, ready: true})
 		}
 	}
-	return out
+	return "/" + name + " ", arg, out, true
 }
 
 // menuChoice is the chosen suggestion, if the user chose one for the text
@@ -108,8 +133,7 @@ func (m *model) menuKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 				return nil, true
 			}
 			m.in.set(s.text)
-			m.in.take()
-			return m.runLine(s.text), true
+			return m.submit(m.in.take()), true
 		}
 	}
 	return nil, false

@@ -38,9 +38,11 @@ type model struct {
 	// already holds what came before them.
 	seq                      uint64
 	refreshing, refreshAgain bool
-	// marked holds the mark events shown, which arrive both live and, for
-	// what happened before the program started (a resumed session), from
-	// the engine's Marks at the first refresh.
+	// marked tells apart the mark events that arrive both live and from
+	// the engine's Marks, merged at the first refresh (what happened
+	// before the program started): until then it holds those seen live;
+	// after, those merged that may still be on their way (the engine holds
+	// an event before it is delivered), until a live one is not among them.
 	marked     map[harness.Event]bool
 	calibrated bool
 
@@ -106,10 +108,7 @@ type model struct {
 type (
 	// estimatedMsg asks for a snapshot again, for exact token counts.
 	estimatedMsg struct{}
-	// tokenWaiter is an engine that says when its exact token counts are
-	// ready.
-	tokenWaiter interface{ TokensLoaded() <-chan struct{} }
-	refreshMsg  struct {
+	refreshMsg   struct {
 		seq     uint64
 		snap    *harness.Snapshot
 		entries harness.Transcript
@@ -159,9 +158,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		m.setPresent(true)
 	}
 	if opts.Resumed != "" {
-		mk := mark{kind: markInfo, after: 0, full: "resumed from " + opts.Resumed}
-		mk.text = mk.shown(m.present)
-		m.tr.addMark(mk)
+		m.tr.addMark(mark{kind: markInfo, after: 0, text: "resumed from " + opts.Resumed})
 	}
 	return m
 }
@@ -375,9 +372,12 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		// session) is marked where it happened
 		m.calibrated = true
 		var marks []mark
+		seen := m.marked
+		m.marked = map[harness.Event]bool{}
 		for _, ev := range msg.marks {
-			if mk, ok := m.markOf(ev); ok {
+			if mk, ok := markOf(ev); ok && !seen[ev] {
 				marks = append(marks, mk)
+				m.marked[ev] = true
 			}
 		}
 		m.tr.addMarks(marks) // a resumed session's, laid out once
@@ -400,11 +400,11 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		m.refreshAgain = false
 		return m.requestRefresh()
 	}
-	if t, ok := m.eng.(tokenWaiter); ok && m.snap != nil && m.snap.Estimated && !m.awaitedTokens {
+	if m.snap != nil && m.snap.Estimated && !m.awaitedTokens {
 		// the exact counts come once the tokenizer's tables are loaded;
 		// asked once, since tables that cannot load never will be
 		m.awaitedTokens = true
-		loaded := t.TokensLoaded()
+		loaded := m.eng.TokensLoaded()
 		return func() tea.Msg { <-loaded; return estimatedMsg{} }
 	}
 	return nil

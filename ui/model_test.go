@@ -396,6 +396,35 @@ func TestInspectorShowsRequestReplyCopiesAndWrites(t *testing.T) {
 	}
 }
 
+// The calls are fetched again at every model call and reply: the shown
+// call's anatomy is made again only when that call changed.
+func TestInspectorKeepsTheAnatomyOfAnUnchangedCall(t *testing.T) {
+	d := newDriver(t, nil, 160, 48)
+	d.send("draft it in the brand voice")
+	d.key("ctrl+o")
+	d.settle()
+	in := d.m.overlay.(*inspector)
+	d.key("left")
+	p := in.p
+	d.key("r")
+	d.settle()
+	if in.p != p {
+		t.Fatal("a refresh that left the shown call as it was made its anatomy again")
+	}
+	// the last call shown, a new turn's calls move it on and are shown
+	d.key("right")
+	last := in.p
+	done := make(chan error, 1)
+	go func() { _, err := d.s.Turn(context.Background(), "the brand voice once more"); done <- err }()
+	d.until(func(*model) bool { return len(done) == 1 && in.idx == 3 })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if in.p == last || !strings.Contains(d.screen(), "call 4 of 4") {
+		t.Fatalf("the new call is not shown:\n%s", d.screen())
+	}
+}
+
 func TestReadableJSONKeepsEscapedBackslash(t *testing.T) {
 	in := `{"a":"\u003cx\u003e \\u003c \u0026"}`
 	want := `{"a":"<x> \\u003c &"}`

@@ -8,10 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
 	"skillet/harness/demo/demotest"
@@ -21,70 +17,6 @@ import (
 // typed meanwhile queued and sent once it is open, commands that need the
 // session refused and kept, and a reopen that fails ending the program
 // with its error.
-
-// openingRig runs a model as a program does, on the test's goroutine:
-// commands run in goroutines and their messages come back in order.
-type openingRig struct {
-	t    *testing.T
-	m    *model
-	msgs chan tea.Msg
-	quit bool
-}
-
-// Send lets the sink deliver to the rig as to a program.
-func (r *openingRig) Send(msg tea.Msg) { r.msgs <- msg }
-
-func (r *openingRig) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() {
-		if msg := cmd(); msg != nil {
-			r.msgs <- msg
-		}
-	}()
-}
-
-func (r *openingRig) update(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case tea.BatchMsg:
-		for _, c := range msg {
-			r.exec(c)
-		}
-		return
-	case tea.QuitMsg:
-		r.quit = true
-		return
-	}
-	_, cmd := r.m.Update(msg)
-	r.m.View()
-	r.exec(cmd)
-}
-
-// until applies messages until cond holds, failing with the screen after
-// a while.
-func (r *openingRig) until(what string, cond func() bool) {
-	r.t.Helper()
-	deadline := time.After(20 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-r.msgs:
-			r.update(msg)
-		case <-deadline:
-			r.t.Fatalf("%s never happened; the screen:\n%s", what, r.screen())
-		}
-	}
-}
-
-func (r *openingRig) screen() string { return ansi.Strip(r.m.View().Content) }
-
-func (r *openingRig) typeText(s string) {
-	for _, c := range s {
-		r.update(tea.KeyPressMsg{Code: c, Text: string(c)})
-	}
-}
-
-func (r *openingRig) enter() { r.update(tea.KeyPressMsg{Code: tea.KeyEnter}) }
 
 // sampleOptions are the harness options of a session over the sample
 // skills with the offline demo model, its events going to sink.
@@ -144,8 +76,7 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 			sess.Close()
 		}
 	})
-	r := &openingRig{t: t, msgs: make(chan tea.Msg, 4096)}
-	r.m = newModel(context.Background(), nil, Options{Style: "dark", Resumed: journal, Opening: &Opening{
+	r := driveModel(t, newModel(context.Background(), nil, Options{Style: "dark", Resumed: journal, Opening: &Opening{
 		Label:    journal,
 		Progress: func() (int64, int64) { return done.Load(), total.Load() },
 		Wait: func() (Engine, error) {
@@ -153,31 +84,28 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 			sess = o.s
 			return o.s, o.err
 		},
-	}})
-	stop := sink.attach(r)
-	defer stop()
-	r.exec(r.m.Init())
-	r.update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	}}), sink, 160, 48)
 
 	if scr := r.screen(); !strings.Contains(scr, "reopening") || !strings.Contains(scr, "journal.jsonl") || !strings.Contains(scr, "enter queues") {
 		t.Fatalf("the first frame does not say the session is reopening:\n%s", scr)
 	}
 	<-read
-	r.until("the progress line reaching the end of the journal", func() bool {
+	// the progress line reaches the end of the journal
+	r.pump(func(*model) bool {
 		return strings.Contains(r.m.opening.line(), "folding the events")
 	})
 
 	r.typeText("get account activity for ACC-1042")
-	r.enter()
+	r.key("enter")
 	if len(r.m.queue) != 1 || r.m.queue[0] != "get account activity for ACC-1042" || !strings.Contains(r.m.flash, "sent once the session is open") {
 		t.Fatalf("a message typed while reopening is not queued: queue %q, flash %q", r.m.queue, r.m.flash)
 	}
 	r.typeText("/skills")
-	r.enter()
+	r.key("enter")
 	if !r.m.flashIsErr || !strings.Contains(r.m.flash, "/skills waits for the session") || r.m.in.value() != "/skills" {
 		t.Fatalf("a command typed while reopening is not refused and kept: flash %q, input %q", r.m.flash, r.m.in.value())
 	}
-	r.update(keyPress("ctrl+o"))
+	r.key("ctrl+o")
 	if r.m.overlay != nil || !strings.Contains(r.m.flash, "works once the session is open") {
 		t.Fatalf("the inspector opened without a session: flash %q", r.m.flash)
 	}
@@ -187,10 +115,11 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 	// what the engine says while it opens waits for it, as what it said
 	// before a program started does
 	sink.OnEvent(&harness.Warning{Message: "said while reopening"})
-	r.until("the warning held", func() bool { return len(r.m.opening.held) == 1 })
+	r.pump(func(*model) bool { return len(r.m.opening.held) == 1 })
 
 	close(release)
-	r.until("the queued message sent and answered", func() bool {
+	// the queued message is sent and answered
+	r.pump(func(*model) bool {
 		return r.m.opening == nil && !r.m.running && len(r.m.queue) == 0 && userTexts(r.m) == 3 && r.m.snap != nil && r.m.snap.Turn == 3
 	})
 	if scr := r.screen(); !strings.Contains(scr, "turn 3") || strings.Contains(scr, "reopening the session") {
@@ -224,14 +153,6 @@ func userTexts(m *model) int {
 		}
 	}
 	return n
-}
-
-func keyPress(k string) tea.KeyPressMsg {
-	switch k {
-	case "ctrl+o":
-		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
-	}
-	panic("keyPress: " + k)
 }
 
 func TestOpeningThatFailsEndsTheProgramWithItsError(t *testing.T) {

@@ -27,8 +27,9 @@ var (
 	execRef = regexp.MustCompile(`\s*\((?:execution )?[a-z]-\d+\)`)
 )
 
-// clean leaves rule numbers and paths out of s in presenter mode. Lines
-// are cleaned before they are fitted to their pane, so borders stay put.
+// clean leaves rule numbers and paths out of s in presenter mode. Only the
+// interface's own words are cleaned, where they are made: what the model,
+// a tool or a skill wrote is shown as it is.
 func (th *theme) clean(s string) string {
 	if !th.present || !strings.Contains(s, "(") {
 		return s
@@ -39,43 +40,25 @@ func (th *theme) clean(s string) string {
 	return pathRef.ReplaceAllString(s, "")
 }
 
-func (th *theme) cleanLines(lines []string) []string {
-	if !th.present {
-		return lines
-	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = th.clean(l)
-	}
-	return out
-}
-
 // setPresent turns presenter mode on or off.
 func (m *model) setPresent(on bool) {
 	m.present = on
 	m.th.present = on
-	for i := range m.tr.marks {
-		mk := &m.tr.marks[i]
-		if mk.full == "" {
-			mk.full = mk.text
-		}
-		mk.text = mk.shown(on)
-	}
-	m.tr.invalidate()
+	m.tr.invalidate() // marks and the window note are drawn anew
+
 	m.lru.dirty, m.cx.dirty, m.tools.dirty = true, true, true
 }
 
-// shown is a mark's text in or out of presenter mode.
-func (mk mark) shown(present bool) string {
+// shown is a mark's text as the theme shows it: in presenter mode the
+// large form, or the text cleaned.
+func (mk mark) shown(th *theme) string {
 	switch {
-	case !present:
-		return mk.full
+	case !th.present:
+		return mk.text
 	case mk.big != "":
 		return mk.big
 	}
-	t := ruleTail.ReplaceAllString(mk.full, ")")
-	t = execRef.ReplaceAllString(ruleRef.ReplaceAllString(t, ""), "")
-	return pathRef.ReplaceAllString(t, "")
+	return th.clean(mk.text)
 }
 
 // bigText is the large form of a load or eviction mark, for an audience;

@@ -12,17 +12,9 @@ import (
 )
 
 // realSession starts a harness session over the sample skills with the
-// offline demo model, its events going to sink.
-func realSession(t *testing.T, sink *Sink, dir, journal string) *harness.Session {
-	return realSessionAt(t, sink, dir, journal)
-}
-
-// realSessionTB starts a new real session for a benchmark.
-func realSessionTB(tb testing.TB, sink *Sink, dir string) *harness.Session {
-	return realSessionAt(tb, sink, dir, "")
-}
-
-func realSessionAt(t testing.TB, sink *Sink, dir, journal string) *harness.Session {
+// offline demo model, its events going to sink; a journal reopens that
+// session instead.
+func realSession(t testing.TB, sink *Sink, dir, journal string) *harness.Session {
 	t.Helper()
 	opts := sampleOptions(t, sink, dir) // not marked demo, so /model switches
 	var err error
@@ -102,5 +94,10 @@ func TestResumedTranscriptShowsTheSameItems(t *testing.T) {
 		if !strings.Contains(live, w) {
 			t.Errorf("the transcript lacks %q:\n%s", w, live)
 		}
+	}
+	// a new mark shows once, and no event is held to tell apart any more
+	d2.send("/set max_loaded_skills 3")
+	if n := strings.Count(items(d2), "mark max_loaded_skills = 3"); n != 1 || d2.m.marked != nil {
+		t.Fatalf("the new mark shows %d times; %d mark events held", n, len(d2.m.marked))
 	}
 }

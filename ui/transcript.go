@@ -143,22 +143,12 @@ func (t *transcriptPane) addMarks(ms []mark) {
 	t.reindex()
 }
 
-// addMark places a mark among the others by the entry it stands before,
-// after those already there: marks of a resumed session arrive after the
-// first live ones.
+// addMark adds a mark after those already there. One that stands before
+// marks already laid out (a resumed session's, fetched after the first
+// live ones) goes through addMarks, which places and lays out anew.
 func (t *transcriptPane) addMark(m mark) {
-	i := len(t.marks)
-	for i > 0 && m.after >= 0 && (t.marks[i-1].after < 0 || t.marks[i-1].after > m.after) {
-		i--
-	}
-	if i < len(t.marks) {
-		// before marks already laid out (a resumed session's, fetched
-		// after the first live ones): their indices move, lay out anew
-		t.marks = append(t.marks, mark{})
-		copy(t.marks[i+1:], t.marks[i:])
-		t.marks[i] = m
-		t.invalidate() // rendered marks are cached by index
-		t.reindex()
+	if n := len(t.marks); n > 0 && m.after >= 0 && (t.marks[n-1].after < 0 || t.marks[n-1].after > m.after) {
+		t.addMarks([]mark{m})
 		return
 	}
 	t.marks = append(t.marks, m)
@@ -640,7 +630,7 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 		}
 		return entryTitle(e), b.String(), true
 	case itemMark:
-		return "event", t.marks[t.sel.idx].text, true
+		return "event", t.marks[t.sel.idx].shown(t.th), true
 	case itemPending:
 		return "your message", t.pending, true
 	case itemLive:

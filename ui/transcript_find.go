@@ -32,7 +32,7 @@ func (t *transcriptPane) itemText(p int) string {
 		}
 		return b.String()
 	case itemMark:
-		return t.marks[it.idx].text
+		return t.marks[it.idx].shown(t.th)
 	case itemPending:
 		return t.pending
 	case itemLive:

@@ -26,13 +26,13 @@ func (t *transcriptPane) render(it item, w int, open bool) []string {
 	case itemMark:
 		m := t.marks[it.idx]
 		icon, st := m.kind.look(th)
-		return indentStyled(st, icon+" ", sanitize(m.text), w)
+		return indentStyled(st, icon+" ", sanitize(m.shown(th)), w)
 	case itemDivider:
 		n := t.messagesBefore(t.firstInWindow)
 		return []string{
 			"",
 			th.warn.Render(centerRule(" the model's window starts here ", w)),
-			th.warn.Render(clip(fmt.Sprintf("  %d earlier message(s) above are out of it (R9)", n), w)),
+			th.warn.Render(clip(th.clean(fmt.Sprintf("  %d earlier message(s) above are out of it (R9)", n)), w)),
 		}
 	case itemPending:
 		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(" · sending…")}

@@ -15,13 +15,6 @@ import (
 // out, folded from the journal by the engine (not re-run), while the
 // transcript stays live.
 
-// historian is an engine that can say what the session was at each call:
-// History the state of each, HistoryAt one whole, with its request.
-type historian interface {
-	History() ([]*harness.Snapshot, error)
-	HistoryAt(snap *harness.Snapshot, i int) (*harness.Snapshot, error)
-}
-
 // travel is the call being viewed and the snapshots stepped through:
 // snaps hold each call's state, whole the few read back with their
 // request (at most wholeKept, most recent last in order).
@@ -74,10 +67,7 @@ func (m *model) stepHistory(dir int) tea.Cmd {
 }
 
 func (m *model) fetchHistory(want historyMsg) tea.Cmd {
-	h, ok := m.eng.(historian)
-	if !ok {
-		return m.flashErr(fmt.Errorf("this session keeps no history to step through"))
-	}
+	h := m.eng
 	return func() tea.Msg {
 		snaps, err := h.History()
 		want.snaps, want.err = snaps, err
@@ -135,8 +125,8 @@ func (m *model) showTravel() tea.Cmd {
 	m.lru.setSnapshot(s)
 	m.cx.setSnapshot(s)
 	m.tools.setSnapshot(s)
-	h, ok := m.eng.(historian)
-	if !ok || t.whole[t.idx] != nil || t.reading[t.idx] {
+	h := m.eng
+	if t.whole[t.idx] != nil || t.reading[t.idx] {
 		return nil
 	}
 	if t.reading == nil {

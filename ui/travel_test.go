@@ -115,7 +115,7 @@ func TestTheOfferedTableOpensACard(t *testing.T) {
 // session's model calls, with the screen drawn again.
 func BenchmarkTimeTravelStep(b *testing.B) {
 	sink := NewEventSink()
-	s := realSessionTB(b, sink, b.TempDir())
+	s := realSession(b, sink, b.TempDir(), "")
 	defer s.Close()
 	d := driveEngine(b, s, sink, 160, 48)
 	for i := 0; i < 20; i++ {

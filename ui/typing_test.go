@@ -284,6 +284,17 @@ func TestPresenterModeHidesRuleIDsAndWelcomes(t *testing.T) {
 	}
 }
 
+// Presenter mode cleans the interface's own words, never what the model
+// wrote: a reply citing "(R3)" or "(x-4)" shows as it came.
+func TestPresenterModeShowsTheReplyAsWritten(t *testing.T) {
+	reply := "Rule three applies (R3); see the load (x-4)."
+	d := newDriverWith(t, harnesstest.New(harnesstest.Say(reply)), 160, 48, Options{Style: "dark", Present: true})
+	d.send("which rule applies?")
+	if s := d.screen(); !strings.Contains(s, reply) {
+		t.Fatalf("the reply is not shown as written:\n%s", s)
+	}
+}
+
 func TestStatusBarKeepsTheMainFigures(t *testing.T) {
 	d := newDriver(t, nil, 160, 48)
 	for _, w := range []int{160, 100, 80, 60, 45} {

@@ -122,7 +122,7 @@ func (m *model) paneBox(p pane, r rect) []string {
 	if m.zoom == p {
 		title += " · zoomed — ctrl+z or esc restores"
 	}
-	return box(m.th, title, m.th.cleanLines(lines), r.w, r.h, m.focus == p, footer)
+	return box(m.th, title, lines, r.w, r.h, m.focus == p, footer)
 }
 
 // dimmed redraws a line of what is under a dialog in the dim colour.
