@@ -229,7 +229,7 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 		return "", nil, nil, usageError{err.Error()}
 	}
 	m = &eval.Manifest{Created: time.Now().UTC(), Queries: queries, Plan: plan, Catalogue: cat,
-		Model: w.name, BaseURL: redactedURL(w.baseURL), Demo: w.demo, Roots: w.roots, Config: w.cfg.Path, Sets: f.sets}
+		Model: w.name, BaseURL: redactedURL(w.baseURL), Demo: w.demo, Roots: rootDirs(w.catalog), Config: w.cfg.Path, Sets: f.sets}
 	if w.demo {
 		m.BaseURL = ""
 	}

@@ -144,7 +144,7 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
 	}
-	rep.Paths = w.roots
+	rep.Paths = rootDirs(w.catalog)
 
 	if *asJSON {
 		if code := writeJSON(stdout, stderr, "skillet offered", rep); code != 0 {
@@ -200,10 +200,8 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 		status[st.Name] = st
 	}
 	label := map[string]string{}
-	var roots []string
 	for _, r := range w.catalog.Roots() {
 		label[r.Dir] = r.Label
-		roots = append(roots, r.Dir)
 	}
 	el := &profile.EngineList{ListSize: snap.Limits.ListSize, LeftOff: snap.LeftOff}
 	for _, part := range snap.Parts {
@@ -243,6 +241,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 		ps.Usage = usage[sk.Name]
 		enabled = append(enabled, ps)
 	}
+	roots := rootDirs(w.catalog)
 	for _, p := range profiles {
 		in := profile.Input{Skills: enabled, ContextWindow: window, Roots: roots, Engine: el}
 		cat := p.Catalogue(in)
