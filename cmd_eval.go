@@ -353,19 +353,10 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	}
 	ctx, sigs := catchStops(context.Background())
 	defer sigs.stop()
-	prog := newProgressLine(stderr)
-	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
-		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
-	prog.done()
-	if err != nil && out == nil {
+	rep, out, err := f.runScored(ctx, dir, m, w, stderr)
+	if out == nil {
 		fmt.Fprintln(stderr, "skillet eval:", err)
 		return 1
-	}
-	rep := eval.Score(m, out.Runs)
-	rep.Stopped = out.Stopped
-	if werr := report.WriteAll(dir, rep); werr != nil {
-		fmt.Fprintln(stderr, "skillet eval:", werr)
-		err = errors.Join(err, werr)
 	}
 	printSummary(stdout, rep, dir)
 	status := exitStatus(rep, f.failOn)
@@ -385,6 +376,26 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 		status = max(status, 1)
 	}
 	return status
+}
+
+// runScored runs the manifest's queries in dir under a progress line on
+// stderr, scores the runs that finished and writes the report files. out
+// is nil when nothing ran; err joins what stopped the runs and what kept
+// the report from being written.
+func (f *evalFlags) runScored(ctx context.Context, dir string, m *eval.Manifest, w *wiring, stderr io.Writer) (*eval.Report, *eval.Outcome, error) {
+	prog := newProgressLine(stderr)
+	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
+		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
+	prog.done()
+	if out == nil {
+		return nil, nil, err
+	}
+	rep := eval.Score(m, out.Runs)
+	rep.Stopped = out.Stopped
+	if werr := report.WriteAll(dir, rep); werr != nil {
+		err = errors.Join(err, werr)
+	}
+	return rep, out, err
 }
 
 // sessionFunc opens each run's session as `skillet run` opens one, with

@@ -122,16 +122,8 @@ func (f *evalFlags) evaluateCandidate(ctx context.Context, dir string, m *eval.M
 	mi.Skills = []eval.SkillInfo{{Name: sk.Name, Description: desc}}
 	mi.Roots = rootDirs(rw.catalog)
 	fmt.Fprintf(stderr, "skillet eval: iteration %d: %d queries\n", n, len(mi.Queries))
-	prog := newProgressLine(stderr)
-	out, err := eval.Execute(ctx, eval.Options{Dir: iterDir, Manifest: &mi, Workers: f.workers, Budget: f.budget,
-		NewSession: sessionFunc(&f.common, &rw), Progress: prog.show})
-	prog.done()
+	rep, out, err := f.runScored(ctx, iterDir, &mi, &rw, stderr)
 	if err != nil {
-		return nil, "", "", err
-	}
-	rep := eval.Score(&mi, out.Runs)
-	rep.Stopped = out.Stopped
-	if err := report.WriteAll(iterDir, rep); err != nil {
 		return nil, "", "", err
 	}
 	stopped := out.Stopped

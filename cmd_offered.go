@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"skillet/harness"
-	"skillet/harness/chat"
 	"skillet/harness/profile"
 	"skillet/skills"
 )
@@ -167,21 +164,13 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// noModel stands where a session wants a model: offered composes requests
-// without sending any.
-type noModel struct{}
-
-func (noModel) Complete(context.Context, *chat.Request, func(chat.StreamEvent)) (*chat.Reply, error) {
-	return nil, errors.New("skillet offered calls no model")
-}
-
 var listedName = regexp.MustCompile(`<name>([^<]*)</name>`)
 
 // offered composes every profile's catalogue of the enabled skills. The
 // engine decides which skills are enabled (R18, R19) and composes
 // Skillet's own list (R10); the other profiles take the same skills.
 func offered(w *wiring, profiles []profile.Profile, window int, usage map[string]profile.Usage) (*offeredJSON, error) {
-	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: noModel{}, ModelName: "none"})
+	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, ModelName: "none"})
 	if err != nil {
 		return nil, err
 	}

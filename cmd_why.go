@@ -259,7 +259,8 @@ func rank(w *wiring, tok *harness.Tokenizer, name, message, profileName string, 
 }
 
 // silentModel answers every request with a short text and no tool call,
-// so a session can compose a request without a model.
+// so a session can compose a request (why --message), or be read (show,
+// offered), without a model.
 type silentModel struct{}
 
 func (silentModel) Complete(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
