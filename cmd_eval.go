@@ -19,6 +19,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/eval"
 	"skillet/harness/eval/report"
+	"skillet/harness/why"
 )
 
 const evalUsage = `usage: skillet eval [flags] [SKILL...] [--queries FILE]
@@ -533,7 +534,7 @@ func printSummary(w io.Writer, rep *eval.Report, dir string) {
 				if !q.ShouldTrigger {
 					want = "should not"
 				}
-				fmt.Fprintf(w, "  %-12s %d/%d [%.2f, %.2f] %-10s %s\n", q.Verdict, q.Triggers, q.Runs, q.Low, q.High, want, clipLine(q.Query, 70))
+				fmt.Fprintf(w, "  %-12s %d/%d [%.2f, %.2f] %-10s %s\n", q.Verdict, q.Triggers, q.Runs, q.Low, q.High, want, why.Clip(q.Query, 70))
 			}
 		}
 	}
@@ -541,14 +542,6 @@ func printSummary(w io.Writer, rep *eval.Report, dir string) {
 		fmt.Fprintf(w, "A/A: %d queries differ between two identical arms\n", rep.Flips)
 	}
 	fmt.Fprintf(w, "%d runs (%d errors, %d tokens) in %s: %s, %s, %s\n", rep.Runs, rep.Errors, rep.Tokens, dir, report.JSONFile, report.JUnitFile, report.HTMLFile)
-}
-
-func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // progressLine shows runs done, passing queries and the ETA on one line of

@@ -99,7 +99,7 @@ func (w *walker) note(e event.Event, format string, args ...any) {
 }
 
 func (w *walker) startTurn(e *event.TurnStart) {
-	w.rec.Turns = append(w.rec.Turns, Turn{Turn: e.Turn, Message: short(e.Text, 80), Timeline: []Step{}})
+	w.rec.Turns = append(w.rec.Turns, Turn{Turn: e.Turn, Message: Clip(e.Text, 80), Timeline: []Step{}})
 	w.cur = &w.rec.Turns[len(w.rec.Turns)-1]
 	w.otherLoads, w.otherTools, w.answered = nil, nil, false
 }
@@ -426,14 +426,6 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
-}
-
-func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func orNone(v string) string {
