@@ -19,6 +19,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/eval"
 	"skillet/harness/eval/report"
+	"skillet/harness/why"
 )
 
 const evalUsage = `usage: skillet eval [flags] [SKILL...] [--queries FILE]
@@ -229,7 +230,7 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 		return "", nil, nil, usageError{err.Error()}
 	}
 	m = &eval.Manifest{Created: time.Now().UTC(), Queries: queries, Plan: plan, Catalogue: cat,
-		Model: w.name, BaseURL: redactedURL(w.baseURL), Demo: w.demo, Roots: w.roots, Config: w.cfg.Path, Sets: f.sets}
+		Model: w.name, BaseURL: redactedURL(w.baseURL), Demo: w.demo, Roots: rootDirs(w.catalog), Config: w.cfg.Path, Sets: f.sets}
 	if w.demo {
 		m.BaseURL = ""
 	}
@@ -353,19 +354,10 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	}
 	ctx, sigs := catchStops(context.Background())
 	defer sigs.stop()
-	prog := newProgressLine(stderr)
-	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
-		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
-	prog.done()
-	if err != nil && out == nil {
+	rep, out, err := f.runScored(ctx, dir, m, w, stderr)
+	if out == nil {
 		fmt.Fprintln(stderr, "skillet eval:", err)
 		return 1
-	}
-	rep := eval.Score(m, out.Runs)
-	rep.Stopped = out.Stopped
-	if werr := report.WriteAll(dir, rep); werr != nil {
-		fmt.Fprintln(stderr, "skillet eval:", werr)
-		err = errors.Join(err, werr)
 	}
 	printSummary(stdout, rep, dir)
 	status := exitStatus(rep, f.failOn)
@@ -385,6 +377,26 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 		status = max(status, 1)
 	}
 	return status
+}
+
+// runScored runs the manifest's queries in dir under a progress line on
+// stderr, scores the runs that finished and writes the report files. out
+// is nil when nothing ran; err joins what stopped the runs and what kept
+// the report from being written.
+func (f *evalFlags) runScored(ctx context.Context, dir string, m *eval.Manifest, w *wiring, stderr io.Writer) (*eval.Report, *eval.Outcome, error) {
+	prog := newProgressLine(stderr)
+	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
+		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
+	prog.done()
+	if out == nil {
+		return nil, nil, err
+	}
+	rep := eval.Score(m, out.Runs)
+	rep.Stopped = out.Stopped
+	if werr := report.WriteAll(dir, rep); werr != nil {
+		err = errors.Join(err, werr)
+	}
+	return rep, out, err
 }
 
 // sessionFunc opens each run's session as `skillet run` opens one, with
@@ -522,7 +534,7 @@ func printSummary(w io.Writer, rep *eval.Report, dir string) {
 				if !q.ShouldTrigger {
 					want = "should not"
 				}
-				fmt.Fprintf(w, "  %-12s %d/%d [%.2f, %.2f] %-10s %s\n", q.Verdict, q.Triggers, q.Runs, q.Low, q.High, want, clipLine(q.Query, 70))
+				fmt.Fprintf(w, "  %-12s %d/%d [%.2f, %.2f] %-10s %s\n", q.Verdict, q.Triggers, q.Runs, q.Low, q.High, want, why.Clip(q.Query, 70))
 			}
 		}
 	}
@@ -530,14 +542,6 @@ func printSummary(w io.Writer, rep *eval.Report, dir string) {
 		fmt.Fprintf(w, "A/A: %d queries differ between two identical arms\n", rep.Flips)
 	}
 	fmt.Fprintf(w, "%d runs (%d errors, %d tokens) in %s: %s, %s, %s\n", rep.Runs, rep.Errors, rep.Tokens, dir, report.JSONFile, report.JUnitFile, report.HTMLFile)
-}
-
-func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // progressLine shows runs done, passing queries and the ETA on one line of

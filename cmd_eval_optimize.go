@@ -117,25 +117,13 @@ func (f *evalFlags) evaluateCandidate(ctx context.Context, dir string, m *eval.M
 		if got := rw.catalog.Get(sk.Name); got == nil || got.Description != desc {
 			return nil, "", "", fmt.Errorf("the candidate copy of %s did not take the place of the original", sk.Name)
 		}
-		rw.roots = nil
-		for _, r := range rw.catalog.Roots() {
-			rw.roots = append(rw.roots, r.Dir)
-		}
 	}
 	mi := *m
 	mi.Skills = []eval.SkillInfo{{Name: sk.Name, Description: desc}}
-	mi.Roots = rw.roots
+	mi.Roots = rootDirs(rw.catalog)
 	fmt.Fprintf(stderr, "skillet eval: iteration %d: %d queries\n", n, len(mi.Queries))
-	prog := newProgressLine(stderr)
-	out, err := eval.Execute(ctx, eval.Options{Dir: iterDir, Manifest: &mi, Workers: f.workers, Budget: f.budget,
-		NewSession: sessionFunc(&f.common, &rw), Progress: prog.show})
-	prog.done()
+	rep, out, err := f.runScored(ctx, iterDir, &mi, &rw, stderr)
 	if err != nil {
-		return nil, "", "", err
-	}
-	rep := eval.Score(&mi, out.Runs)
-	rep.Stopped = out.Stopped
-	if err := report.WriteAll(iterDir, rep); err != nil {
 		return nil, "", "", err
 	}
 	stopped := out.Stopped

@@ -57,37 +57,47 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "skillet export:", strings.TrimPrefix(err.Error(), "--resume: "))
 		return 2
 	}
-	sh, err := harness.ShareJournal(path)
-	if err != nil {
-		fmt.Fprintln(stderr, "skillet export:", err)
-		return 1
-	}
-	for _, p := range sh.Problems {
-		fmt.Fprintf(stderr, "skillet export: %s: %s\n", path, p)
-	}
 	code := 0
-	if cast != "" && !writeExport(cast, stdout, stderr, func(w io.Writer) error { return share.WriteCast(w, sh) }) {
-		code = 1
+	// the cast and the page share one fold; the Markdown folds the journal
+	// with its skills, so --md alone never reads it for them
+	if cast != "" || page != "" {
+		sh, err := harness.ShareJournal(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "skillet export:", err)
+			return 1
+		}
+		for _, p := range sh.Problems {
+			fmt.Fprintf(stderr, "skillet export: %s: %s\n", path, p)
+		}
+		if cast != "" && !writeExport(cast, stdout, stderr, func(w io.Writer) error { return share.WriteCast(w, sh) }) {
+			code = 1
+		}
+		if page != "" && !writeExport(page, stdout, stderr, func(w io.Writer) error { return share.WriteHTML(w, sh) }) {
+			code = 1
+		}
 	}
-	if page != "" && !writeExport(page, stdout, stderr, func(w io.Writer) error { return share.WriteHTML(w, sh) }) {
-		code = 1
-	}
-	if md != "" && !exportMarkdown(&c, path, md, stdout, stderr) {
+	if md != "" && !exportMarkdown(&c, path, md, cast == "" && page == "", stdout, stderr) {
 		code = 1
 	}
 	return code
 }
 
 // exportMarkdown writes /export's Markdown of the session at path, folded
-// with its skills as `skillet show` folds it.
-func exportMarkdown(c *common, path, file string, stdout, stderr io.Writer) bool {
+// with its skills as `skillet show` folds it. nameSkipped says the lines
+// the fold skips were not named already.
+func exportMarkdown(c *common, path, file string, nameSkipped bool, stdout, stderr io.Writer) bool {
 	c.resume = path
-	s, _, _, err := inspectSession(c) // the lines it skips were named above
+	s, _, skipped, err := inspectSession(c)
 	if err != nil {
 		fmt.Fprintln(stderr, "skillet export: --md:", strings.TrimPrefix(err.Error(), "--resume: "))
 		return false
 	}
 	defer s.Close()
+	if nameSkipped {
+		for _, p := range skipped {
+			fmt.Fprintf(stderr, "skillet export: %s: %s was skipped\n", path, p)
+		}
+	}
 	return writeExport(file, stdout, stderr, s.ExportMarkdown)
 }
 

@@ -254,6 +254,21 @@ func TestExportBadInput(t *testing.T) {
 	if !strings.Contains(readFile(t, page), "review account ACC-1042") {
 		t.Error("the torn journal's page lost its first turn")
 	}
+
+	// --md alone folds the journal once, with its skills, and names the
+	// damage itself
+	mdPath := filepath.Join(tmp, "only.md")
+	code, _, stderr = runCmd(t, "", "export", "--md", mdPath, tornPath)
+	if code != 0 || !strings.Contains(stderr, tornPath+": ") || !strings.Contains(stderr, "was skipped") {
+		t.Errorf("torn journal, --md alone: exit %d, %q; want 0 and the damage named", code, stderr)
+	}
+	if !strings.Contains(readFile(t, mdPath), "review account ACC-1042") {
+		t.Error("the torn journal's Markdown lost its first turn")
+	}
+	code, _, stderr = runCmd(t, "", "export", "--md", mdPath, notJournal)
+	if code != 1 || !strings.Contains(stderr, "--md:") || strings.Contains(stderr, "panic") {
+		t.Errorf("--md of a file that is no journal: exit %d, %q; want 1 and the reason", code, stderr)
+	}
 }
 
 // /export in the terminal UI picks the format by the file's extension.

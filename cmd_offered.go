@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"skillet/harness"
-	"skillet/harness/chat"
 	"skillet/harness/profile"
 	"skillet/skills"
 )
@@ -144,7 +141,7 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
 	}
-	rep.Paths = w.roots
+	rep.Paths = rootDirs(w.catalog)
 
 	if *asJSON {
 		if code := writeJSON(stdout, stderr, "skillet offered", rep); code != 0 {
@@ -167,21 +164,13 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// noModel stands where a session wants a model: offered composes requests
-// without sending any.
-type noModel struct{}
-
-func (noModel) Complete(context.Context, *chat.Request, func(chat.StreamEvent)) (*chat.Reply, error) {
-	return nil, errors.New("skillet offered calls no model")
-}
-
 var listedName = regexp.MustCompile(`<name>([^<]*)</name>`)
 
 // offered composes every profile's catalogue of the enabled skills. The
 // engine decides which skills are enabled (R18, R19) and composes
 // Skillet's own list (R10); the other profiles take the same skills.
 func offered(w *wiring, profiles []profile.Profile, window int, usage map[string]profile.Usage) (*offeredJSON, error) {
-	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: noModel{}, ModelName: "none"})
+	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, ModelName: "none"})
 	if err != nil {
 		return nil, err
 	}
@@ -200,10 +189,8 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 		status[st.Name] = st
 	}
 	label := map[string]string{}
-	var roots []string
 	for _, r := range w.catalog.Roots() {
 		label[r.Dir] = r.Label
-		roots = append(roots, r.Dir)
 	}
 	el := &profile.EngineList{ListSize: snap.Limits.ListSize, LeftOff: snap.LeftOff}
 	for _, part := range snap.Parts {
@@ -243,6 +230,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 		ps.Usage = usage[sk.Name]
 		enabled = append(enabled, ps)
 	}
+	roots := rootDirs(w.catalog)
 	for _, p := range profiles {
 		in := profile.Input{Skills: enabled, ContextWindow: window, Roots: roots, Engine: el}
 		cat := p.Catalogue(in)

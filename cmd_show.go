@@ -72,7 +72,7 @@ func inspectSession(c *common) (*harness.Session, *wiring, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, Roots: w.roots}
+	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, Roots: rootDirs(w.catalog)}
 	s, problems, err := harness.Inspect(w.journal, opts)
 	return s, w, problems, err
 }

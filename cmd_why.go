@@ -80,11 +80,8 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	var events []event.Event
 	var skipped []string
 	journal := w.journal
-	if fi, err := os.Stat(journal); err == nil && fi.IsDir() {
-		journal = filepath.Join(journal, harness.JournalFile)
-	}
 	if journal != "" {
-		events, skipped, err = readJournal(journal)
+		journal, events, skipped, err = readJournal(journal)
 		for _, p := range skipped {
 			fmt.Fprintf(stderr, "skillet why: %s: %s was skipped\n", journal, p)
 		}
@@ -149,20 +146,23 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// readJournal reads a journal's events; one that does not begin with
-// session_start is not a session's.
-func readJournal(path string) ([]event.Event, []string, error) {
-	events, skipped, err := liteJournal(path)
+// readJournal reads the events of a session (its folder or journal, which
+// wireSkills found begins with session_start) without the request bodies
+// and raw replies an explanation does not need, and names the journal.
+func readJournal(path string) (string, []event.Event, []string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, harness.JournalFile)
+	}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, skipped, fmt.Errorf("read session %s: %w", path, err)
+		return path, nil, nil, fmt.Errorf("read session %s: %w", path, err)
 	}
-	if len(events) == 0 {
-		return nil, skipped, fmt.Errorf("read session %s: no line is an event", path)
+	defer f.Close()
+	events, skipped, err := harness.ReadJournalLite(f)
+	if err != nil {
+		return path, nil, skipped, fmt.Errorf("read session %s: %w", path, err)
 	}
-	if _, ok := events[0].(*event.SessionStart); !ok {
-		return nil, skipped, fmt.Errorf("read session %s: the journal does not begin with session_start", path)
-	}
-	return events, skipped, nil
+	return path, events, skipped, nil
 }
 
 // narrow returns a catalog of the folders named like the skill in each of
@@ -191,17 +191,6 @@ func hasSkillFile(dir string) bool {
 		}
 	}
 	return false
-}
-
-// liteJournal reads a journal without the request bodies and raw replies
-// an explanation does not need.
-func liteJournal(path string) ([]event.Event, []string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	return harness.ReadJournalLite(f)
 }
 
 // inSession reports whether a session's events name the skill.
@@ -270,7 +259,8 @@ func rank(w *wiring, tok *harness.Tokenizer, name, message, profileName string, 
 }
 
 // silentModel answers every request with a short text and no tool call,
-// so a session can compose a request without a model.
+// so a session can compose a request (why --message), or be read (show,
+// offered), without a model.
 type silentModel struct{}
 
 func (silentModel) Complete(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {

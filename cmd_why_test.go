@@ -378,7 +378,7 @@ func TestWhyJournalReaderAgreesWithTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, skipped, err := liteJournal(journal)
+	_, fast, skipped, err := readJournal(journal)
 	if err != nil || len(skipped) > 0 || len(fast) != len(full) {
 		t.Fatalf("fast reader: %d events (engine %d), skipped %v, %v", len(fast), len(full), skipped, err)
 	}

@@ -93,9 +93,6 @@ type wiring struct {
 	demo    bool
 	server  *demo.Server
 	notices []string
-	// roots are the catalog's folders, recorded in the journal so that
-	// --resume finds the same skills.
-	roots []string
 	// journal is the session to reopen (--resume), "" for a new one.
 	journal string
 	// tape records (--record) or replays (--replay) the session.
@@ -368,11 +365,20 @@ func (w *wiring) noticeEmptyRoots() {
 		labelSession:       "the session's skills folder",
 	}
 	for _, r := range w.catalog.Roots() {
-		w.roots = append(w.roots, r.Dir)
 		if from, ok := asked[r.Label]; ok && !held[filepath.Clean(r.Dir)] {
 			w.notice("%s %s holds no skills (no subfolder has a SKILL.md)", from, r.Dir)
 		}
 	}
+}
+
+// rootDirs are the catalog's folders in order, recorded in the journal
+// and the eval manifest so that --resume finds the same skills.
+func rootDirs(cat *skills.Catalog) []string {
+	var dirs []string
+	for _, r := range cat.Roots() {
+		dirs = append(dirs, r.Dir)
+	}
+	return dirs
 }
 
 // builtinOnce materializes the built-in sample skills at most once.
@@ -515,7 +521,7 @@ func sessionsDir(flagDir string) string {
 // config, skills and model, the journal folder, the tape and the profile.
 func sessionOptions(c *common, w *wiring, opts harness.Options) harness.Options {
 	opts.Config, opts.Catalog, opts.Model, opts.ModelName = w.cfg, w.catalog, w.model, w.name
-	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), w.roots
+	opts.BaseURL, opts.Demo, opts.Dir, opts.Roots = w.baseURL, w.demo, sessionsDir(c.sessionDir), rootDirs(w.catalog)
 	opts.OnEvent = w.tape.onEvent(opts.OnEvent)
 	if c.tape.tools && w.tape.cassette != nil {
 		cas := w.tape.cassette

@@ -272,7 +272,7 @@ func (w *wiring) startTape(c *common) error {
 		}
 	}
 	h := cassette.Header{Model: w.name, Endpoint: w.baseURL, Demo: w.demo, Settings: settings,
-		Config: w.cfg.Path, Roots: w.roots, Skills: cassette.HashSkills(w.catalog.All()),
+		Config: w.cfg.Path, Roots: rootDirs(w.catalog), Skills: cassette.HashSkills(w.catalog.All()),
 		Profile: firstOf(c.profile, w.cfg.Profile, harness.DefaultProfile), ContextWindow: c.window.n}
 	if h.ContextWindow == 0 {
 		h.ContextWindow = w.cfg.ContextWindow

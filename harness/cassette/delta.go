@@ -77,13 +77,31 @@ type wireTool struct {
 	} `json:"function"`
 }
 
+// parseRequest reads a body in one pass: the fields a delta names into
+// their types, every other field as plain JSON values.
 func parseRequest(b []byte) (*wireRequest, error) {
-	r := &wireRequest{}
-	if err := json.Unmarshal(b, r); err != nil {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &r.raw); err != nil {
-		return nil, err
+	r := &wireRequest{raw: map[string]any{}}
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "model":
+			err = json.Unmarshal(v, &r.Model)
+		case "messages":
+			err = json.Unmarshal(v, &r.Messages)
+		case "tools":
+			err = json.Unmarshal(v, &r.Tools)
+		default:
+			var x any
+			err = json.Unmarshal(v, &x)
+			r.raw[k] = x
+		}
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", k, err)
+		}
 	}
 	return r, nil
 }
@@ -96,13 +114,19 @@ func Delta(recorded, now []byte) []string {
 	if Same(recorded, now) {
 		return nil
 	}
-	a, err := parseRequest(recorded)
-	if err != nil {
-		return []string{fmt.Sprintf("the recorded request is not a chat-completions body (%v)", err)}
+	a, errA := parseRequest(recorded)
+	b, errB := parseRequest(now)
+	return parsedDelta(a, errA, b, errB)
+}
+
+// parsedDelta is Delta of two bodies already found to differ, as
+// parseRequest read them.
+func parsedDelta(a *wireRequest, errA error, b *wireRequest, errB error) []string {
+	if errA != nil {
+		return []string{fmt.Sprintf("the recorded request is not a chat-completions body (%v)", errA)}
 	}
-	b, err := parseRequest(now)
-	if err != nil {
-		return []string{fmt.Sprintf("the request is not a chat-completions body (%v)", err)}
+	if errB != nil {
+		return []string{fmt.Sprintf("the request is not a chat-completions body (%v)", errB)}
 	}
 	var out []string
 	if a.Model != b.Model {
@@ -111,9 +135,6 @@ func Delta(recorded, now []byte) []string {
 	out = append(out, messagesDelta(a.Messages, b.Messages)...)
 	out = append(out, toolsDelta(a.Tools, b.Tools)...)
 	for _, k := range slices.Sorted(mapKeys(a.raw, b.raw)) {
-		if k == "model" || k == "messages" || k == "tools" {
-			continue
-		}
 		if !reflect.DeepEqual(a.raw[k], b.raw[k]) {
 			out = append(out, fmt.Sprintf("field %s: recorded %s, now %s", k, short(a.raw[k]), short(b.raw[k])))
 		}
@@ -344,6 +365,10 @@ func ToolSequence(body []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.toolSequence(), nil
+}
+
+func (r *wireRequest) toolSequence() []string {
 	var out []string
 	for _, m := range r.Messages {
 		for _, c := range m.ToolCalls {
@@ -354,5 +379,5 @@ func ToolSequence(body []byte) ([]string, error) {
 			out = append(out, c.Function.Name+" "+args)
 		}
 	}
-	return out, nil
+	return out
 }

@@ -179,10 +179,14 @@ func (p *Player) endText(n int) string {
 // check compares a request with the recorded one: nil when they are equal
 // as JSON.
 func (p *Player) check(rec *Call, body []byte) *Mismatch {
-	if Same(rec.Body(), body) {
+	recorded := rec.Body()
+	if Same(recorded, body) {
 		return nil
 	}
-	m := &Mismatch{Call: rec.N, Lines: Delta(rec.Body(), body)}
+	// each body is read once for the delta and the tool calls both
+	was, errWas := parseRequest(recorded)
+	is, errIs := parseRequest(body)
+	m := &Mismatch{Call: rec.N, Lines: parsedDelta(was, errWas, is, errIs)}
 	if p.opts.Decision != nil {
 		if k, now := p.opts.Decision(); k >= 1 && k <= len(p.c.Decisions) {
 			m.Lines = append(m.Lines, DecisionDelta(p.c.Decisions[k-1], now)...)
@@ -193,12 +197,17 @@ func (p *Player) check(rec *Call, body []byte) *Mismatch {
 		m.Reason = fmt.Sprintf("replay: request %d differs from the recording (strict replay stops here; --lenient replays anyway)", rec.N)
 		return m
 	}
-	was, err1 := ToolSequence(rec.Body())
-	is, err2 := ToolSequence(body)
-	if err1 != nil || err2 != nil || strings.Join(was, "\n") != strings.Join(is, "\n") {
+	var wasCalls, isCalls []string
+	if errWas == nil {
+		wasCalls = was.toolSequence()
+	}
+	if errIs == nil {
+		isCalls = is.toolSequence()
+	}
+	if errWas != nil || errIs != nil || strings.Join(wasCalls, "\n") != strings.Join(isCalls, "\n") {
 		m.Fatal = true
 		m.Reason = fmt.Sprintf("replay: request %d went another way than the recording: its tool calls are %s, recorded %s; the recorded reply no longer fits",
-			rec.N, orNone(strings.Join(is, "; ")), orNone(strings.Join(was, "; ")))
+			rec.N, orNone(strings.Join(isCalls, "; ")), orNone(strings.Join(wasCalls, "; ")))
 		return m
 	}
 	m.Reason = fmt.Sprintf("replay: request %d differs from the recording (replayed leniently)", rec.N)

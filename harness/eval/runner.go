@@ -94,6 +94,10 @@ type qstate struct {
 	used             map[int]bool
 	runs             []Run
 	done             bool
+	// score is the query's score over its first scored runs, kept
+	// because progress reads every query's after each finished run.
+	score  QueryScore
+	scored int
 }
 
 // take reserves the smallest free run number.
@@ -265,10 +269,20 @@ func (e *executor) settle(k key) {
 	case st.issued >= p.MaxRuns:
 		st.done = true
 	case st.issued >= p.MinRuns:
-		q := e.m.Queries[k.query]
-		sc := scoreQuery(k.query, q, st.runs)
+		sc := e.score(k)
 		st.done = sc.Runs >= p.MinRuns && sc.Verdict != VerdictUndetermined
 	}
+}
+
+// score is the query's score over its runs, computed again only when a
+// run has been added since. Called with e.mu held (or before the workers
+// start).
+func (e *executor) score(k key) QueryScore {
+	st := e.states[k]
+	if st.scored != len(st.runs) || len(st.runs) == 0 {
+		st.score, st.scored = scoreQuery(k.query, e.m.Queries[k.query], st.runs), len(st.runs)
+	}
+	return st.score
 }
 
 // next hands out the next run: the query with the fewest runs first, so
@@ -347,7 +361,7 @@ func (e *executor) progress() Progress {
 	p := Progress{Done: len(e.all), Tokens: e.tokens, Queries: len(e.order), Elapsed: time.Since(e.start)}
 	for _, k := range e.order {
 		st := e.states[k]
-		sc := scoreQuery(k.query, e.m.Queries[k.query], st.runs)
+		sc := e.score(k)
 		p.Errors += sc.Errors
 		if sc.Pass {
 			p.Passing++

@@ -484,3 +484,35 @@ func TestExecute_ExpectAndWeightsScoreRouting(t *testing.T) {
 		t.Errorf("by type: %v", s.ByType)
 	}
 }
+
+// Progress keeps each query's score between runs; after the last run it
+// says what scoring every run afresh says.
+func TestExecute_ProgressAgreesWithTheScore(t *testing.T) {
+	srv := evaltest.New(script)
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 3, Seed: 3, Arms: []string{""}}, scriptQueries...)
+	var mu sync.Mutex
+	var last Progress
+	calls := 0
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 2, NewSession: open, Progress: func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Done > last.Done || calls == 0 {
+			last = p
+		}
+		calls++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Score(m, out.Runs)
+	passing := 0
+	for _, sk := range rep.Arms[0].Skills {
+		passing += sk.Passed
+	}
+	if calls != len(out.Runs) || last.Done != len(out.Runs) || last.Passing != passing || last.Errors != rep.Errors || last.Decided != len(m.Queries) {
+		t.Errorf("%d progress calls, last %+v; want %d runs, %d passing, %d errors, %d decided",
+			calls, last, len(out.Runs), passing, rep.Errors, len(m.Queries))
+	}
+}

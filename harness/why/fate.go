@@ -13,28 +13,24 @@ import (
 )
 
 // Explain computes a skill's record from its facts and a session's events
-// (nil for none), judged by limits when there is no session. The events are
-// folded by the rule book first, which stamps each with its transcript
-// position. A nil counter estimates tokens.
+// (nil for none), judged by limits when there is no session. Each event is
+// folded by the rule book, which stamps it with its transcript position and
+// keeps the limits in force, before the walker reads it. A nil counter
+// estimates tokens.
 func Explain(f Facts, events []event.Event, limits event.Settings, count Counter) *Record {
 	if count == nil {
 		count = estimate{}
 	}
 	st := rulebook.New("", "", limits)
-	for _, e := range events {
-		st.Apply(e)
-	}
-	w := &walker{name: f.Name, count: count, set: limits, calls: map[string]string{}, open: map[string]int{},
+	w := &walker{name: f.Name, count: count, st: st, calls: map[string]string{}, open: map[string]int{},
 		rec: &Record{Skill: f.Name, Turns: []Turn{}, Tools: []ToolSpan{}}}
 	for _, e := range events {
+		st.Apply(e)
 		w.step(e)
 	}
 	w.endTurn(nil)
 	r := w.rec
-	r.Limits = w.set
-	if len(events) > 0 {
-		r.Limits = st.Settings
-	}
+	r.Limits = st.Settings
 	if w.textTokens > 0 {
 		// the session counted the text it loaded: a better measure than ours
 		f.Tokens, f.Tokenizer = w.textTokens, "the session's count"
@@ -60,9 +56,11 @@ func Explain(f Facts, events []event.Event, limits event.Settings, count Counter
 type walker struct {
 	name  string
 	count Counter
-	set   event.Settings
-	rec   *Record
-	cur   *Turn
+	// st is the rule book's fold up to the event being read: its
+	// settings are the limits in force then.
+	st  *rulebook.State
+	rec *Record
+	cur *Turn
 	// calls maps the tool call ids of load_skill calls to the skill named.
 	calls map[string]string
 	// open maps a tool to its open span in rec.Tools.
@@ -101,7 +99,7 @@ func (w *walker) note(e event.Event, format string, args ...any) {
 }
 
 func (w *walker) startTurn(e *event.TurnStart) {
-	w.rec.Turns = append(w.rec.Turns, Turn{Turn: e.Turn, Message: short(e.Text, 80), Timeline: []Step{}})
+	w.rec.Turns = append(w.rec.Turns, Turn{Turn: e.Turn, Message: Clip(e.Text, 80), Timeline: []Step{}})
 	w.cur = &w.rec.Turns[len(w.rec.Turns)-1]
 	w.otherLoads, w.otherTools, w.answered = nil, nil, false
 }
@@ -109,10 +107,7 @@ func (w *walker) startTurn(e *event.TurnStart) {
 func (w *walker) step(e event.Event) {
 	switch e := e.(type) {
 	case *event.SessionStart:
-		w.set = e.Limits
 		w.rec.Session = e.SessionID
-	case *event.SettingChanged:
-		_ = w.set.Set(e.Key, e.Value) // "model" is not a limit
 	case *event.TurnStart:
 		w.startTurn(e)
 	case *event.ModelCall:
@@ -230,8 +225,8 @@ func (w *walker) modelCall(e *event.ModelCall) {
 		return
 	}
 	if slices.Contains(e.LeftOff, w.name) {
-		w.cur.LeftOff = &LeftOff{Of: of, ListSize: w.set.ListSize, Above: slices.Clone(e.Offered)}
-		w.note(e, "left off the list: list_size is %d, and %s", w.set.ListSize, aboveCount(len(e.Offered), of))
+		w.cur.LeftOff = &LeftOff{Of: of, ListSize: w.st.Settings.ListSize, Above: slices.Clone(e.Offered)}
+		w.note(e, "left off the list: list_size is %d, and %s", w.st.Settings.ListSize, aboveCount(len(e.Offered), of))
 	}
 }
 
@@ -247,7 +242,7 @@ func (w *walker) skillLoaded(e *event.SkillLoaded) {
 	if e.Skill != w.name {
 		if slices.Contains(e.Evicted, w.name) {
 			w.at(e).EvictedBy = e.Skill
-			w.note(e, "evicted by the load of %s (max_loaded_skills is %d)", e.Skill, w.set.MaxLoadedSkills)
+			w.note(e, "evicted by the load of %s (max_loaded_skills is %d)", e.Skill, w.st.Settings.MaxLoadedSkills)
 			w.unload(e.Turn, "evicted by the load of "+e.Skill)
 		}
 		if e.By == event.ByModel {
@@ -431,14 +426,6 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
-}
-
-func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func orNone(v string) string {

@@ -143,3 +143,21 @@ func BenchmarkExplain(b *testing.B) {
 }
 
 // A journal that stores content by reference is left to the engine's
+
+func TestClipMakesOneLineOfAtMostNCharacters(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"rotate  the\n\tlogs", 20, "rotate the logs"},
+		{"rotate the logs", 15, "rotate the logs"},
+		{"rotate the logs", 8, "rotate …"},
+		{"  évaluer  ", 7, "évaluer"},
+		{"évaluer ünë", 9, "évaluer …"},
+	} {
+		if got := Clip(c.in, c.n); got != c.want || len([]rune(got)) > c.n {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

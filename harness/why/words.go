@@ -146,7 +146,7 @@ func Print(w io.Writer, r *Record, turn int) {
 		fmt.Fprintf(w, "  %-12s %s\n", s.Code, s.Detail)
 	}
 	if r.Would != nil {
-		fmt.Fprintf(w, "\nfor the message %q: %s\n", short(r.Would.Message, 60), wouldWords(r.Would))
+		fmt.Fprintf(w, "\nfor the message %q: %s\n", Clip(r.Would.Message, 60), wouldWords(r.Would))
 		if lo := r.Would.LeftOff; lo != nil {
 			fmt.Fprintf(w, "  ranked above it: %s\n", aboveWords(lo))
 		}
@@ -210,4 +210,15 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Clip puts s on one line, its runs of white space made one space, and
+// cuts it to n characters (n > 0), the last an ellipsis when it is cut:
+// a message or query quoted in a line of a report.
+func Clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
