@@ -234,6 +234,21 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 			return nil, err
 		}
 		out = &cp
+	case *WorkspaceChanged:
+		cp := *e
+		cp.Changes = slices.Clone(e.Changes)
+		for i := range cp.Changes {
+			ch := &cp.Changes[i]
+			if len(ch.Content) <= inlineMax {
+				continue
+			}
+			h, err := blob([]byte(ch.Content), true)
+			if err != nil {
+				return nil, err
+			}
+			ch.Content, ch.TextRef = "", h
+		}
+		out = &cp
 	case *Assistant:
 		if len(e.Raw) > 4<<10 {
 			cp := *e
@@ -338,6 +353,22 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	case *Assistant:
 		if !c.lazy {
 			err = unzip(e)
+		}
+	case *WorkspaceChanged:
+		// the fold keeps no file content: only a reader that rebuilds the
+		// workspace needs it
+		if !c.lazy {
+			for i := range e.Changes {
+				ch := &e.Changes[i]
+				if ch.TextRef == "" {
+					continue
+				}
+				b, ok := c.get(ch.TextRef)
+				if !ok {
+					return nil, fmt.Errorf("workspace_changed: the content of %s (blob %s) is missing", ch.Path, ch.TextRef)
+				}
+				ch.Content, ch.TextRef = string(b), ""
+			}
 		}
 	}
 	if err != nil {

@@ -12,7 +12,7 @@ func skillText(s *skills.Skill) string { return s.LoadText() }
 
 // bodyOf is what a load of a skill keeps of it (see SkillBody).
 func bodyOf(sk *skills.Skill) SkillBody {
-	return SkillBody{Text: skillText(sk), Dir: sk.Dir, Tools: sk.Tools}
+	return SkillBody{Text: skillText(sk), Dir: sk.Dir, Tools: sk.Tools, AllowedTools: sk.AllowedTools}
 }
 
 // render sets a new load's text from a parsed skill, on a load not yet in

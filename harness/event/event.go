@@ -60,6 +60,9 @@ type SessionStart struct {
 	// derives from, 0 when it has none.
 	Profile       string `json:"profile,omitempty"`
 	ContextWindow int    `json:"context_window,omitempty"`
+	// Workspace is where the agent tools work; nil when the session has
+	// no agent tools.
+	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
 }
 
 // TurnStart records the user's message that starts a turn.
@@ -230,6 +233,16 @@ type ToolResult struct {
 	Activated string   `json:"activated,omitempty"`
 	Messages  []string `json:"messages,omitempty"`
 	Delivers  bool     `json:"delivers,omitempty"`
+	// Shell is what a shell tool call ran; Diff the unified diff of the
+	// files a call changed in the workspace (cut when long).
+	Shell *ShellRun `json:"shell,omitempty"`
+	Diff  string    `json:"diff,omitempty"`
+	// ApprovedBy names what approved the call without asking ("the
+	// allowed-tools of pdf", "[[permissions]] Bash(git:*)"); WouldApprove
+	// is what Claude Code would have pre-approved it by, under a profile
+	// where skills grant nothing (R15).
+	ApprovedBy   string `json:"approved_by,omitempty"`
+	WouldApprove string `json:"would_approve,omitempty"`
 }
 
 // SkillLoaded records a skill joining the loaded set.
@@ -393,80 +406,83 @@ type PromptFrozen struct {
 
 // Event type names.
 const (
-	TypeSessionStart   = "session_start"
-	TypeTurnStart      = "turn_start"
-	TypeSkillPreload   = "skill_preload"
-	TypeModelCall      = "model_call"
-	TypeTextDelta      = "text_delta"
-	TypeReasoningDelta = "reasoning_delta"
-	TypeAssistant      = "assistant"
-	TypeToolStarted    = "tool_started"
-	TypeToolResult     = "tool_result"
-	TypeSkillLoaded    = "skill_loaded"
-	TypeSkillActivated = "skill_activated"
-	TypeSkillUnloaded  = "skill_unloaded"
-	TypeSkillChanged   = "skill_changed"
-	TypeContextChanged = "context_changed"
-	TypeWindowTrimmed  = "window_trimmed"
-	TypeWarning        = "warning"
-	TypeError          = "error"
-	TypeRetry          = "retry"
-	TypeStateChanged   = "state_changed"
-	TypeApproval       = "approval"
-	TypeSettingChanged = "setting_changed"
-	TypeTurnEnd        = "turn_end"
-	TypePromptFrozen   = "prompt_frozen"
+	TypeSessionStart     = "session_start"
+	TypeTurnStart        = "turn_start"
+	TypeSkillPreload     = "skill_preload"
+	TypeModelCall        = "model_call"
+	TypeTextDelta        = "text_delta"
+	TypeReasoningDelta   = "reasoning_delta"
+	TypeAssistant        = "assistant"
+	TypeToolStarted      = "tool_started"
+	TypeToolResult       = "tool_result"
+	TypeSkillLoaded      = "skill_loaded"
+	TypeSkillActivated   = "skill_activated"
+	TypeSkillUnloaded    = "skill_unloaded"
+	TypeSkillChanged     = "skill_changed"
+	TypeContextChanged   = "context_changed"
+	TypeWindowTrimmed    = "window_trimmed"
+	TypeWarning          = "warning"
+	TypeError            = "error"
+	TypeRetry            = "retry"
+	TypeStateChanged     = "state_changed"
+	TypeApproval         = "approval"
+	TypeSettingChanged   = "setting_changed"
+	TypeTurnEnd          = "turn_end"
+	TypePromptFrozen     = "prompt_frozen"
+	TypeWorkspaceChanged = "workspace_changed"
 )
 
 // EventType implementations.
-func (*SessionStart) EventType() string   { return TypeSessionStart }
-func (*TurnStart) EventType() string      { return TypeTurnStart }
-func (*SkillPreload) EventType() string   { return TypeSkillPreload }
-func (*ModelCall) EventType() string      { return TypeModelCall }
-func (*TextDelta) EventType() string      { return TypeTextDelta }
-func (*ReasoningDelta) EventType() string { return TypeReasoningDelta }
-func (*Assistant) EventType() string      { return TypeAssistant }
-func (*ToolStarted) EventType() string    { return TypeToolStarted }
-func (*ToolResult) EventType() string     { return TypeToolResult }
-func (*SkillLoaded) EventType() string    { return TypeSkillLoaded }
-func (*SkillActivated) EventType() string { return TypeSkillActivated }
-func (*SkillUnloaded) EventType() string  { return TypeSkillUnloaded }
-func (*SkillChanged) EventType() string   { return TypeSkillChanged }
-func (*ContextChanged) EventType() string { return TypeContextChanged }
-func (*WindowTrimmed) EventType() string  { return TypeWindowTrimmed }
-func (*Warning) EventType() string        { return TypeWarning }
-func (*Error) EventType() string          { return TypeError }
-func (*Retry) EventType() string          { return TypeRetry }
-func (*StateChanged) EventType() string   { return TypeStateChanged }
-func (*Approval) EventType() string       { return TypeApproval }
-func (*SettingChanged) EventType() string { return TypeSettingChanged }
-func (*TurnEnd) EventType() string        { return TypeTurnEnd }
-func (*PromptFrozen) EventType() string   { return TypePromptFrozen }
+func (*SessionStart) EventType() string     { return TypeSessionStart }
+func (*TurnStart) EventType() string        { return TypeTurnStart }
+func (*SkillPreload) EventType() string     { return TypeSkillPreload }
+func (*ModelCall) EventType() string        { return TypeModelCall }
+func (*TextDelta) EventType() string        { return TypeTextDelta }
+func (*ReasoningDelta) EventType() string   { return TypeReasoningDelta }
+func (*Assistant) EventType() string        { return TypeAssistant }
+func (*ToolStarted) EventType() string      { return TypeToolStarted }
+func (*ToolResult) EventType() string       { return TypeToolResult }
+func (*SkillLoaded) EventType() string      { return TypeSkillLoaded }
+func (*SkillActivated) EventType() string   { return TypeSkillActivated }
+func (*SkillUnloaded) EventType() string    { return TypeSkillUnloaded }
+func (*SkillChanged) EventType() string     { return TypeSkillChanged }
+func (*ContextChanged) EventType() string   { return TypeContextChanged }
+func (*WindowTrimmed) EventType() string    { return TypeWindowTrimmed }
+func (*Warning) EventType() string          { return TypeWarning }
+func (*Error) EventType() string            { return TypeError }
+func (*Retry) EventType() string            { return TypeRetry }
+func (*StateChanged) EventType() string     { return TypeStateChanged }
+func (*Approval) EventType() string         { return TypeApproval }
+func (*SettingChanged) EventType() string   { return TypeSettingChanged }
+func (*TurnEnd) EventType() string          { return TypeTurnEnd }
+func (*PromptFrozen) EventType() string     { return TypePromptFrozen }
+func (*WorkspaceChanged) EventType() string { return TypeWorkspaceChanged }
 
 var eventFactories = map[string]func() Event{
-	TypeSessionStart:   func() Event { return &SessionStart{} },
-	TypeTurnStart:      func() Event { return &TurnStart{} },
-	TypeSkillPreload:   func() Event { return &SkillPreload{} },
-	TypeModelCall:      func() Event { return &ModelCall{} },
-	TypeTextDelta:      func() Event { return &TextDelta{} },
-	TypeReasoningDelta: func() Event { return &ReasoningDelta{} },
-	TypeAssistant:      func() Event { return &Assistant{} },
-	TypeToolStarted:    func() Event { return &ToolStarted{} },
-	TypeToolResult:     func() Event { return &ToolResult{} },
-	TypeSkillLoaded:    func() Event { return &SkillLoaded{} },
-	TypeSkillActivated: func() Event { return &SkillActivated{} },
-	TypeSkillUnloaded:  func() Event { return &SkillUnloaded{} },
-	TypeSkillChanged:   func() Event { return &SkillChanged{} },
-	TypeContextChanged: func() Event { return &ContextChanged{} },
-	TypeWindowTrimmed:  func() Event { return &WindowTrimmed{} },
-	TypeWarning:        func() Event { return &Warning{} },
-	TypeError:          func() Event { return &Error{} },
-	TypeRetry:          func() Event { return &Retry{} },
-	TypeStateChanged:   func() Event { return &StateChanged{} },
-	TypeApproval:       func() Event { return &Approval{} },
-	TypeSettingChanged: func() Event { return &SettingChanged{} },
-	TypeTurnEnd:        func() Event { return &TurnEnd{} },
-	TypePromptFrozen:   func() Event { return &PromptFrozen{} },
+	TypeSessionStart:     func() Event { return &SessionStart{} },
+	TypeTurnStart:        func() Event { return &TurnStart{} },
+	TypeSkillPreload:     func() Event { return &SkillPreload{} },
+	TypeModelCall:        func() Event { return &ModelCall{} },
+	TypeTextDelta:        func() Event { return &TextDelta{} },
+	TypeReasoningDelta:   func() Event { return &ReasoningDelta{} },
+	TypeAssistant:        func() Event { return &Assistant{} },
+	TypeToolStarted:      func() Event { return &ToolStarted{} },
+	TypeToolResult:       func() Event { return &ToolResult{} },
+	TypeSkillLoaded:      func() Event { return &SkillLoaded{} },
+	TypeSkillActivated:   func() Event { return &SkillActivated{} },
+	TypeSkillUnloaded:    func() Event { return &SkillUnloaded{} },
+	TypeSkillChanged:     func() Event { return &SkillChanged{} },
+	TypeContextChanged:   func() Event { return &ContextChanged{} },
+	TypeWindowTrimmed:    func() Event { return &WindowTrimmed{} },
+	TypeWarning:          func() Event { return &Warning{} },
+	TypeError:            func() Event { return &Error{} },
+	TypeRetry:            func() Event { return &Retry{} },
+	TypeStateChanged:     func() Event { return &StateChanged{} },
+	TypeApproval:         func() Event { return &Approval{} },
+	TypeSettingChanged:   func() Event { return &SettingChanged{} },
+	TypeTurnEnd:          func() Event { return &TurnEnd{} },
+	TypePromptFrozen:     func() Event { return &PromptFrozen{} },
+	TypeWorkspaceChanged: func() Event { return &WorkspaceChanged{} },
 }
 
 // Marshal encodes an event as one JSON object with its type.

@@ -90,6 +90,9 @@ type SkillBody struct {
 	Dir string `json:"dir,omitempty"`
 	// Tools are the tool references of its `tools:` field.
 	Tools []skills.ToolRef `json:"tools,omitempty"`
+	// AllowedTools is its allowed-tools field: under claude-code, calls
+	// it matches are approved while the skill stays loaded.
+	AllowedTools []string `json:"allowed_tools,omitempty"`
 }
 
 // ToolInfo is one tool of a request, or one that just left.

@@ -43,6 +43,7 @@ func (st *State) Apply(e event.Event) {
 		st.Settings = e.Limits
 		st.Profile = e.Profile
 		st.ContextWindow = e.ContextWindow
+		st.Workspace = e.Workspace
 	case *event.TurnStart:
 		st.Turn = e.Turn
 		st.Running = true
@@ -121,7 +122,7 @@ func (st *State) Apply(e event.Event) {
 			}
 		}
 		st.addMessage(Entry{Kind: EntryTool, Turn: e.Turn, Text: e.Content, ToolCallID: e.ToolCallID, ToolName: e.Name, ToolVersion: e.Version, IsError: e.IsError, Stderr: e.Stderr, Refused: e.Refused,
-			Activated: e.Activated, Messages: e.Messages, Delivers: e.Delivers},
+			Activated: e.Activated, Messages: e.Messages, Delivers: e.Delivers, Shell: e.Shell, Diff: e.Diff, ApprovedBy: e.ApprovedBy, WouldApprove: e.WouldApprove},
 			chat.Message{Role: chat.RoleTool, Content: e.Content, ToolCallID: e.ToolCallID})
 	case *event.SkillLoaded:
 		st.bumpExec(e.ExecutionID)
@@ -207,6 +208,14 @@ func (st *State) Apply(e event.Event) {
 			_ = st.Settings.Set(e.Key, e.Value)
 		default:
 			_ = st.Settings.Set(e.Key, e.Value)
+		}
+	case *event.WorkspaceChanged:
+		if st.Files == nil {
+			st.Files = map[string]event.FileChange{}
+		}
+		for _, c := range e.Changes {
+			c.Content, c.TextRef = "", ""
+			st.Files[c.Path] = c
 		}
 	case *event.WindowTrimmed:
 		st.LastDropped = e.Dropped

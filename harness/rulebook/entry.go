@@ -54,6 +54,13 @@ type Entry struct {
 	// Mentions are the skills a user message names as $name (Codex), whose
 	// text Messages carry after it.
 	Mentions []event.Use `json:"mentions,omitempty"`
+	// Shell, Diff, ApprovedBy and WouldApprove are an agent tool call's
+	// run, the diff of what it changed, and what approved it (see
+	// event.ToolResult).
+	Shell        *event.ShellRun `json:"shell,omitempty"`
+	Diff         string          `json:"diff,omitempty"`
+	ApprovedBy   string          `json:"approved_by,omitempty"`
+	WouldApprove string          `json:"would_approve,omitempty"`
 	// The flags sit together: a session keeps an entry per message and
 	// note, and apart each would take a word.
 	IsError bool `json:"is_error,omitempty"`

@@ -72,6 +72,11 @@ type State struct {
 	// happened. All but the latest are sealed (see sealOld): the UI reads
 	// them once, when it opens a session.
 	Marks paged.List[event.Event]
+	// Workspace is where the agent tools work (nil without them); Files
+	// the workspace files tool calls have changed so far, by path, without
+	// their content (the journal keeps it), deleted ones with Op delete.
+	Workspace *event.WorkspaceInfo
+	Files     map[string]event.FileChange
 }
 
 // Loaded is one skill in the loaded set or among this turn's preloads.
@@ -196,7 +201,7 @@ type CallRecord struct {
 // New returns the state of a fresh session.
 func New(id, model string, settings event.Settings) *State {
 	return &State{ID: id, Model: model, Settings: settings, Approvals: map[string]event.Decision{},
-		Approved: map[string]bool{}, CallIDs: map[string]bool{}, Stores: map[string]json.RawMessage{}, OutOfWindow: map[string]bool{}}
+		Approved: map[string]bool{}, CallIDs: map[string]bool{}, Stores: map[string]json.RawMessage{}, OutOfWindow: map[string]bool{}, Files: map[string]event.FileChange{}}
 }
 
 // FindLoaded returns the loaded skill of that name, or nil.
