@@ -138,6 +138,19 @@ func (f *frame) activation(tool string, argsJSON []byte, callID string) activati
 	if err != nil {
 		return refuse(tool + ": " + err.Error())
 	}
+	return f.activationFor(a, callID, tool)
+}
+
+// activationFor decides the activation a call asks for: a skill by name,
+// or the file of a skill's folder at a path.
+func (f *frame) activationFor(a activationArgs, callID, tool string) activation {
+	refuse := func(msg string) activation {
+		return activation{res: &ToolResult{Content: msg, IsError: true, Refused: true}}
+	}
+	p := f.agentProfile()
+	if p == nil {
+		return activation{}
+	}
 	d := activation{p: p, args: a.args}
 	if a.path != "" {
 		var rel string

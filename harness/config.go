@@ -39,6 +39,13 @@ type Config struct {
 	// profile's default. --profile and --context-window win over both.
 	Profile       string `toml:"profile"`
 	ContextWindow int    `toml:"context_window"`
+	// Workspace is a folder the session's workspace starts as a copy of;
+	// WorkspaceInPlace one the agent tools work on directly. Relative to
+	// this file; --workspace and --workspace-in-place win over both.
+	Workspace        string        `toml:"workspace"`
+	WorkspaceInPlace string        `toml:"workspace_in_place"`
+	Sandbox          SandboxConfig `toml:"sandbox"`
+	Permissions      []Permission  `toml:"permissions"`
 }
 
 // ModelConfig is the [model] table. The API key never comes from a file.
@@ -136,6 +143,9 @@ func ParseConfig(data []byte, path string) (*Config, error) {
 	if err := cfg.check(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := cfg.checkAgent(); err != nil {
+		errs = append(errs, err)
+	}
 	if cfg.Profile != "" {
 		if _, err := profile.Get(cfg.Profile); err != nil {
 			errs = append(errs, fmt.Errorf("profile: %w", err))
@@ -153,6 +163,12 @@ func ParseConfig(data []byte, path string) (*Config, error) {
 	}
 	for i, d := range cfg.ToolsDirs {
 		cfg.ToolsDirs[i] = resolvePath(dir, d)
+	}
+	if cfg.Workspace != "" {
+		cfg.Workspace = resolvePath(dir, cfg.Workspace)
+	}
+	if cfg.WorkspaceInPlace != "" {
+		cfg.WorkspaceInPlace = resolvePath(dir, cfg.WorkspaceInPlace)
 	}
 	for name, srv := range cfg.MCP.Servers {
 		// a server program given by path is relative to this file

@@ -52,6 +52,8 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 		res = &ToolResult{Content: out.content, IsError: out.isError, Refused: out.refused}
 	case name == ToolReadResource:
 		res = s.readResource(tc)
+	case b.atool != nil:
+		res = s.runAgentTool(ctx, tc, b, manual)
 	default:
 		res = s.runTool(ctx, tc, b, manual)
 	}

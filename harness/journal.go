@@ -281,9 +281,22 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		}
 		s.journal = j
 	}
+	prevWS := s.st.Workspace
+	agentOn := s.st.Settings.AgentTools && prevWS != nil && !s.opts.RoutingOnly
 	s.mu.Unlock()
 	if !readOnly {
 		s.materialize()
+	}
+	if !readOnly && agentOn {
+		a, notices, err := s.openAgent(dir, prevWS)
+		if err != nil {
+			s.warn(fmt.Sprintf("the agent tools are off: %v", err))
+		} else {
+			s.with(func(f *frame) {
+				f.w.agent = a
+				f.w.notices = append(f.w.notices, notices...)
+			})
+		}
 	}
 	for _, p := range problems {
 		s.warn("journal " + p + " was skipped")

@@ -64,7 +64,15 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	case d.lines == nil:
 		return d.out
 	}
-	return loadOutcome{content: read(s, func(f *frame) string { return loadResult(d.lines, f.st.FindLoaded(name), d.delivery) })}
+	return loadOutcome{content: read(s, func(f *frame) string {
+		ls := f.st.FindLoaded(name)
+		out := loadResult(d.lines, ls, d.delivery)
+		if ls != nil && ls.Body.Dir != "" && f.w.agent != nil && f.st.Settings.AgentTools {
+			// a skill's scripts run from its folder, wherever the workspace is
+			out += "\nThe skill's folder is " + ls.Body.Dir + ": paths in its instructions (scripts/, references/) are relative to it."
+		}
+		return out
+	})}
 }
 
 // modelLoad decides a load_skill call of the model: refused, already

@@ -104,6 +104,9 @@ type world struct {
 	// execHigh is the highest execution number handed out, which may run
 	// ahead of the recorded ones until their events are applied.
 	execHigh int
+	// agent is the session's workspace, sandbox and the profile's own
+	// tools; nil when agent tools are off.
+	agent *agentTools
 }
 
 // Session is one conversation (R1) and everything the rule book keeps for
@@ -267,9 +270,23 @@ func (s *Session) start(id, prof string, window int) error {
 		s.mu.Unlock()
 		return err
 	}
+	dir, agentOn := s.dir, s.st.Settings.AgentTools && !s.opts.RoutingOnly
 	s.mu.Unlock()
+	var ws *WorkspaceInfo
+	if agentOn {
+		a, notices, err := s.openAgent(dir, nil)
+		if err != nil {
+			return err
+		}
+		s.with(func(f *frame) {
+			f.w.agent = a
+			f.w.notices = append(f.w.notices, notices...)
+		})
+		info := a.info
+		ws = &info
+	}
 	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
-		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window})
+		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, Workspace: ws})
 	return s.syncJournal()
 }
 
@@ -282,6 +299,7 @@ func (s *Session) reset(id string) {
 	s.w.mcpDefs = map[string]*skills.ToolDef{}
 	s.w.mcpErrs = map[string]error{}
 	s.w.mcpSaid = map[string]bool{}
+	s.w.agent = nil
 }
 
 // openDir makes the session's folder and opens its journal.

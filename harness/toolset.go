@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"skillet/harness/agenttools"
 	"skillet/harness/chat"
 	"skillet/skills"
 )
@@ -33,6 +34,9 @@ type binding struct {
 	def   *skills.ToolDef  // nil for built-ins
 	owner *rulebook.Loaded // the skill whose reference won; nil otherwise
 	agent *AgentRef        // the agent's own reference, when it is one
+	// atool is the profile's own shell or file tool, run in the
+	// session's workspace.
+	atool *agenttools.Def
 	// activation marks the profile's activation tool, which replaces
 	// load_skill under a profile other than skillet.
 	activation bool
@@ -155,8 +159,9 @@ func (f *frame) buildTools() *toolset {
 // skills (loaded most recent first).
 func (f *frame) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	ts := &toolset{byName: map[string]*binding{}}
+	agent := f.agentBindings()
 	if p := f.agentProfile(); p != nil {
-		if b := f.activationTool(p); b != nil {
+		if b := f.activationTool(p); b != nil && !(len(agent) > 0 && pathActivation(p.Name())) {
 			ts.add(b)
 		}
 	} else if f.st.Settings.LoadSkillTool {
@@ -164,6 +169,11 @@ func (f *frame) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 	}
 	if f.opts.RoutingOnly {
 		return ts // the skill's routing alone: no other tool to reach for
+	}
+	for _, b := range agent {
+		if ts.byName[b.info.Name] == nil {
+			ts.add(b)
+		}
 	}
 	if len(f.w.sel.byName) > 0 {
 		ts.add(&binding{info: ToolInfo{Name: ToolReadResource, Description: "Read a file of a loaded skill's folder (references/, assets/, ...), or list its files.", Parameters: readResourceSchema, Source: "built-in", Approval: ApproveNever}})

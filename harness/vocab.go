@@ -39,6 +39,9 @@ type (
 	TurnEnd          = event.TurnEnd
 	PromptFrozen     = event.PromptFrozen
 	WorkspaceChanged = event.WorkspaceChanged
+	WorkspaceInfo    = event.WorkspaceInfo
+	ShellRun         = event.ShellRun
+	FileChange       = event.FileChange
 	RequestRef       = event.RequestRef
 	ListDelta        = event.ListDelta
 	Settings         = event.Settings
@@ -91,6 +94,7 @@ const (
 	SourceBuiltIn      = event.SourceBuiltIn
 	SourceAgent        = event.SourceAgent
 	SourceSkill        = event.SourceSkill
+	SourceProfile      = event.SourceProfile
 	ByModel            = event.ByModel
 	ByUser             = event.ByUser
 	ByPaste            = event.ByPaste

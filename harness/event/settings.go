@@ -21,6 +21,9 @@ type Settings struct {
 	Delivery              Delivery `toml:"delivery" json:"delivery"`
 	LoadSkillTool         bool     `toml:"load_skill_tool" json:"load_skill_tool"`
 	FreezePrompt          bool     `toml:"freeze_prompt" json:"freeze_prompt"`
+	// AgentTools offers the profile's own shell and file tools, working in
+	// the session's workspace.
+	AgentTools bool `toml:"agent_tools" json:"agent_tools,omitempty"`
 	// Lifecycle switches Skillet's own lifecycle rules (LRU eviction, load
 	// limits, the transcript window) under a profile other than skillet;
 	// nil means the profile's default (on only for skillet).
@@ -42,6 +45,7 @@ func DefaultSettings() Settings {
 		MaxToolCalls:          25,
 		Delivery:              DeliveryContext,
 		LoadSkillTool:         true,
+		AgentTools:            true,
 	}
 }
 
@@ -106,6 +110,7 @@ var settingsTable = map[string]setting{
 	},
 	"load_skill_tool": boolSetting("R22: false pastes skills instead of offering load_skill", func(s *Settings) *bool { return &s.LoadSkillTool }),
 	"freeze_prompt":   boolSetting("R23: keep the first request's instructions and tools", func(s *Settings) *bool { return &s.FreezePrompt }),
+	"agent_tools":     boolSetting("R5: the profile's shell and file tools, in the session's workspace", func(s *Settings) *bool { return &s.AgentTools }),
 	"lifecycle": {
 		doc: "R2-R4, R9, R12 under a profile: true, false or default (on only for skillet)",
 		get: func(s *Settings) string {

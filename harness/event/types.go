@@ -51,6 +51,9 @@ const (
 	SourceBuiltIn ToolSource = "built-in"
 	SourceAgent   ToolSource = "agent"
 	SourceSkill   ToolSource = "skill"
+	// SourceProfile marks the profile's own shell and file tools, which
+	// work in the session's workspace.
+	SourceProfile ToolSource = "profile"
 )
 
 // Decision is how an `ask` tool call was answered (R15).

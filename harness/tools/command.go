@@ -245,6 +245,12 @@ func scrubEnv(base, named []string, drop ...string) []string {
 	return out
 }
 
+// AllowedEnv returns the variables of base every command may see: the
+// default set, never the API key. Agent shell tools get these alone.
+func AllowedEnv(base []string) []string {
+	return scrubEnv(base, nil, "SKILLET_STATE", "SKILLET_STORE", "SKILLET_TOOL", markerVar)
+}
+
 // passedToTools reports whether a variable reaches tools without being
 // named.
 func passedToTools(name string) bool {

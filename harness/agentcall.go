@@ -1,0 +1,213 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"skillet/harness/agenttools"
+	"skillet/harness/chat"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
+	"skillet/harness/tools"
+	"skillet/skills"
+)
+
+// pathActivation reports whether a profile's skills are activated by
+// reading their SKILL.md with a file or shell tool (Codex, Crush): with
+// agent tools on, those tools take the activation tool's place.
+func pathActivation(prof string) bool { return prof == "codex" || prof == "crush" }
+
+// agentBindings are the profile's own tools for the next request, when
+// the session has agent tools (R5).
+func (f *frame) agentBindings() []*binding {
+	if !f.st.Settings.AgentTools || f.w.agent == nil || f.opts.RoutingOnly {
+		return nil
+	}
+	defs, err := agenttools.For(f.profileName())
+	if err != nil {
+		return nil
+	}
+	out := make([]*binding, 0, len(defs))
+	for i := range defs {
+		d := &defs[i]
+		approval := ApproveAsk
+		if d.ReadOnly {
+			approval = ApproveNever
+		}
+		if a, ok := f.opts.Config.Approval[d.Name]; ok {
+			approval = a
+		}
+		out = append(out, &binding{atool: d, info: ToolInfo{Name: d.Name, Description: d.Description, Parameters: d.Parameters,
+			Source: SourceProfile, Approval: approval, Kind: skills.ToolKind(d.Kind)}})
+	}
+	return out
+}
+
+// grant is what the permission rules say of one agent tool call (R15):
+// denied by a rule, approved by one (by), or what Claude Code would have
+// approved it by under a profile where skills grant nothing (would).
+type grant struct {
+	denied, by, would string
+}
+
+// agentGrant applies [[permissions]] and, under claude-code, the loaded
+// skills' allowed-tools to a call.
+func (f *frame) agentGrant(d *agenttools.Def, args json.RawMessage) grant {
+	prof := f.profileName()
+	var g grant
+	for _, p := range f.opts.Config.Permissions {
+		rules, err := parseRules(p.Allow + p.Deny)
+		if err != nil {
+			continue // checked when the config was read
+		}
+		if m, ok := agenttools.MatchRule(rules, *d, args, prof); ok {
+			if p.Deny != "" {
+				return grant{denied: fmt.Sprintf("denied: [[permissions]] deny %s", m)}
+			}
+			if g.by == "" {
+				g.by = "[[permissions]] allow " + m
+			}
+		}
+	}
+	for _, ls := range append(append([]*rulebook.Loaded{}, f.st.Loaded...), f.st.Preloads...) {
+		if len(ls.Body.AllowedTools) == 0 {
+			continue
+		}
+		rules, err := parseRules(strings.Join(ls.Body.AllowedTools, " "))
+		if err != nil {
+			continue
+		}
+		m, ok := agenttools.MatchRule(rules, *d, args, prof)
+		if !ok {
+			continue
+		}
+		by := fmt.Sprintf("%s's allowed-tools (%s)", ls.Name, m)
+		if prof == "claude-code" {
+			if g.by == "" {
+				g.by = by
+			}
+		} else if g.would == "" {
+			g.would = by
+		}
+	}
+	return g
+}
+
+// parseRules reads permission rules in Claude Code's syntax.
+func parseRules(spec string) ([]agenttools.Rule, error) { return agenttools.ParseAllowed(spec) }
+
+// runAgentTool carries out a call of one of the profile's own tools: its
+// arguments checked, the permission rules and policy applied (R15), the
+// tool run in the workspace, and what it changed there recorded.
+func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
+	name := tc.Function.Name
+	args, err := tools.ValidateArgs(b.info.Parameters, tc.Function.Arguments)
+	if err != nil {
+		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
+	}
+	a, g := func() (*agentTools, grant) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		f := s.frame()
+		return f.w.agent, f.agentGrant(b.atool, args)
+	}()
+	if a == nil {
+		return &ToolResult{Content: "Unknown tool: " + name, IsError: true, Refused: true}
+	}
+	if g.denied != "" {
+		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
+		return &ToolResult{Content: g.denied, IsError: true, Refused: true}
+	}
+	approvedBy := ""
+	if g.by != "" && b.info.Approval == ApproveAsk {
+		approvedBy = g.by
+	} else if denied := s.authorize(ctx, tc, b, manual); denied != "" {
+		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.would}
+	}
+	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
+	out, changes, diff := a.call(ctx, *b.atool, args)
+	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.would, ExecutionID: tc.ID}
+	if sh := out.Shell; sh != nil {
+		dir, err := filepath.Rel(a.ws.Root(), sh.Dir)
+		if err != nil || strings.HasPrefix(dir, "..") {
+			dir = sh.Dir
+		}
+		res.Shell = &event.ShellRun{Command: sh.Command, Dir: filepath.ToSlash(dir), ExitCode: sh.ExitCode, Signal: sh.Signal, DurationMS: elapsedMS(sh.Duration),
+			Output: sh.Output, OutputBytes: sh.OutputBytes, Truncated: sh.Truncated, Limit: sh.Limit, Sandbox: sandboxName(a)}
+	}
+	if len(changes) > 0 {
+		s.emit(&WorkspaceChanged{ToolCallID: tc.ID, Tool: name, Changes: changes})
+	}
+	if ctx.Err() != nil {
+		res.Content, res.IsError = cancelledResult+" while "+name+" ran", true
+		return res
+	}
+	if !manual && !res.IsError {
+		s.activateByPath(ctx, tc, b, args, res)
+	}
+	return res
+}
+
+// sandboxName is how a session's commands are confined, for the record.
+func sandboxName(a *agentTools) string {
+	if a.box == nil || !a.box.Confined() {
+		return "none"
+	}
+	return "bubblewrap"
+}
+
+// activateByPath records the activation of a skill whose SKILL.md a read
+// or shell call of the profile's tools read, under a profile whose skills
+// are activated so (Codex, Crush): the model's load, with the limits of
+// the lifecycle rules when they are on (R12–R14). The result stays what
+// the tool returned.
+func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *binding, args json.RawMessage, res *ToolResult) {
+	if b.atool.Kind != agenttools.KindRead && b.atool.Kind != agenttools.KindShell {
+		return
+	}
+	t := agenttools.TargetOf(*b.atool, args)
+	d := read(s, func(f *frame) activation {
+		if !pathActivation(f.profileName()) {
+			return activation{}
+		}
+		path := t.Path
+		if b.atool.Kind == agenttools.KindShell {
+			path = f.skillFileInCommand(t.Command)
+		} else if path != "" && !filepath.IsAbs(path) && f.w.agent != nil {
+			path = filepath.Join(f.w.agent.ws.Root(), path)
+		}
+		if path == "" || filepath.Base(path) != "SKILL.md" {
+			return activation{}
+		}
+		return f.activationFor(activationArgs{path: path}, tc.ID, b.info.Name)
+	})
+	switch {
+	case d.sk == nil || d.resource != "":
+		return
+	case d.res != nil:
+		// refused by a limit: the model read the file, but the skill does
+		// not count as loaded; say so after what the tool returned
+		res.Content += "\n\n(skillet: " + d.res.Content + ")"
+		return
+	case d.plan != nil:
+		s.insert(ctx, *d.plan)
+	default:
+		s.emit(&SkillActivated{Skill: d.sk.Name, ExecutionID: d.exec, By: ByModel})
+	}
+	res.Activated, res.Delivers = d.sk.Name, true
+}
+
+// skillFileInCommand finds the SKILL.md of an enabled skill a command
+// names, as an absolute path; "" when it names none.
+func (f *frame) skillFileInCommand(cmd string) string {
+	for _, sk := range append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...) {
+		p := filepath.Join(sk.Dir, "SKILL.md")
+		if strings.Contains(cmd, p) {
+			return p
+		}
+	}
+	return ""
+}
