@@ -48,6 +48,9 @@ usage:
                                    why a skill was or was not offered,
                                    loaded or kept, turn by turn
                                    (skillet why -h)
+  skillet workspace SESSION [--at CALL] --out DIR
+                                   a session's workspace as it was at a
+                                   call (skillet workspace -h)
   skillet help                     this text
 
 With no OPENAI_API_KEY and no endpoint, Skillet uses its built-in offline
@@ -88,6 +91,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runReplay(args[1:], stdout, stderr)
 		case "why":
 			return runWhy(args[1:], stdout, stderr)
+		case "workspace":
+			return runWorkspace(args[1:], stdout, stderr)
 		case "help":
 			return runTUI([]string{"-h"}, stdin, stdout, stderr)
 		}

@@ -42,6 +42,12 @@ type common struct {
 	tape       tapeFlags
 	profile    string
 	window     positiveInt
+	// workspace, inPlace, network and noSandbox set up the agent tools'
+	// workspace and sandbox, over skillet.toml's.
+	workspace string
+	inPlace   string
+	network   bool
+	noSandbox bool
 	// noScan leaves the catalog unread, for a caller that reads only the
 	// skills it needs.
 	noScan bool
@@ -70,6 +76,12 @@ func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS`, the input of a profile's listing budget\n"+
 		"(default: skillet.toml context_window, else the profile's own)")
 	fs.StringVar(&c.sessionDir, "session-dir", "", "`DIR` for session journals (default $XDG_STATE_HOME/skillet/sessions)")
+	fs.StringVar(&c.workspace, "workspace", "", "start the agent tools' workspace as a copy of `DIR` (never changed; .git kept, ignored files left out)\n"+
+		"(default: skillet.toml workspace, else an empty folder in the session folder)")
+	fs.StringVar(&c.inPlace, "workspace-in-place", "", "let the agent tools work on `DIR` itself: their commands and edits change it")
+	fs.BoolVar(&c.network, "network", false, "let agent shell commands reach the network (default off; skillet.toml [sandbox] network)")
+	fs.BoolVar(&c.noSandbox, "no-sandbox", false, "run agent shell commands unconfined, where no sandbox can start (they can read and change\n"+
+		"anything this user can)")
 	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
 		"its skills folders and config are used again unless --skills or --config is given")
 }
@@ -264,6 +276,9 @@ func wireSkills(c *common) (*wiring, error) {
 			return nil, usageError{err.Error()}
 		}
 	}
+	if err := c.applyAgentFlags(cfg); err != nil {
+		return nil, err
+	}
 	w.cfg = cfg
 	w.catalog = skills.NewCatalog(roots, cfg.ToolsDirs)
 	if c.noScan {
@@ -275,6 +290,41 @@ func wireSkills(c *common) (*wiring, error) {
 	}
 	w.noticeEmptyRoots()
 	return w, nil
+}
+
+// applyAgentFlags puts --workspace, --workspace-in-place, --network and
+// --no-sandbox over the config's.
+func (c *common) applyAgentFlags(cfg *harness.Config) error {
+	if c.workspace != "" && c.inPlace != "" {
+		return usageError{"--workspace and --workspace-in-place: give one of them"}
+	}
+	for _, d := range []string{c.workspace, c.inPlace} {
+		if d == "" {
+			continue
+		}
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return usageError{fmt.Sprintf("workspace %s: not a folder", d)}
+		}
+	}
+	abs := func(d string) string {
+		if a, err := filepath.Abs(d); err == nil {
+			return a
+		}
+		return d
+	}
+	if c.workspace != "" {
+		cfg.Workspace, cfg.WorkspaceInPlace = abs(c.workspace), ""
+	}
+	if c.inPlace != "" {
+		cfg.WorkspaceInPlace, cfg.Workspace = abs(c.inPlace), ""
+	}
+	if c.network {
+		cfg.Sandbox.Network = true
+	}
+	if c.noSandbox {
+		cfg.Sandbox.Disabled = true
+	}
+	return nil
 }
 
 // setPair applies one --set KEY=VALUE, naming the flag in its error once.
