@@ -37,6 +37,7 @@ func commandList() []command {
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
 		{name: "history", args: "[TURN]", help: "the side panes as a turn's first model call went out (alt+[ alt+] step, esc live)", run: (*model).cmdHistory},
 		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
+		{name: "files", help: "the workspace files the agent tools changed, with each call's diff (alt+f)", run: (*model).cmdFiles},
 		{name: "export", args: "FILE", help: "write the transcript: FILE.md Markdown, .cast asciicast, .html replay", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
 		{name: "profile", args: "NAME", help: "start a new session under a profile: " + strings.Join(profile.Names(), ", "), between: true, run: (*model).cmdProfile, complete: func(*model) []string { return profile.Names() }},
@@ -288,6 +289,16 @@ func (m *model) cmdSkills(string) tea.Cmd {
 }
 
 func (m *model) cmdInspect(string) tea.Cmd { return m.openInspector(0) }
+
+// cmdFiles shows, call by call, what the agent tools changed in the
+// workspace: each shell command and its exit, each file's diff.
+func (m *model) cmdFiles(string) tea.Cmd {
+	text := m.tr.filesText()
+	if text == "" {
+		return m.flashErr(fmt.Errorf("no tool call has changed a workspace file yet"))
+	}
+	return func() tea.Msg { return openViewerMsg{title: "changed files", text: text} }
+}
 
 // cmdMCP shows each MCP server of the config with the end of its stderr
 // log, read off the UI's path.

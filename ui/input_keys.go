@@ -106,6 +106,8 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.setFocus(m.nextPane(1))
 	case key.Matches(msg, k.FocusPrev):
 		return m.setFocus(m.nextPane(-1))
+	case key.Matches(msg, k.Files):
+		return m.cmdFiles("")
 	case key.Matches(msg, k.Inspector):
 		return m.openInspector(m.tr.selectedTurn())
 	case key.Matches(msg, k.Help):

@@ -22,6 +22,8 @@ type keyMap struct {
 	Present, Suggest, Unqueue        key.Binding
 	HistoryBack, HistoryOn           key.Binding
 	PaneMode, Command                key.Binding
+	// Files lists the workspace files the agent tools changed.
+	Files key.Binding
 	// ScrollUp and ScrollDown page the transcript from the input.
 	ScrollUp, ScrollDown key.Binding
 
@@ -49,6 +51,7 @@ func newKeyMap() keyMap {
 		Cancel:    b("esc", "cancel the turn (R25) · back to the input", "esc"),
 		Quit:      b("ctrl+c ×2", "quit", "ctrl+c"),
 		Inspector: b("ctrl+o", "inspector: model requests", "ctrl+o"),
+		Files:     b("alt+f", "changed workspace files and their diffs (/files)", "alt+f"),
 		Help:      b("?/f1", "keys (? on an empty input)", "f1"),
 		Zoom:      b("ctrl+z", "zoom the pane to full size", "ctrl+z"),
 		Search:    b("ctrl+f", "find in the transcript", "ctrl+f"),
@@ -146,7 +149,7 @@ func (k keyMap) paneHelp(p pane, narrow, paneMode bool) []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.Command, k.Complete, k.History, k.ScrollUp, k.ScrollDown, k.Unqueue, k.Suggest},
-		{k.Inspector, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.HistoryBack, k.HistoryOn, k.Present, k.Help, k.Quit},
+		{k.Inspector, k.Files, k.FocusNext, k.FocusPrev, k.PaneMode, k.Cancel, k.Zoom, k.Search, k.PrevTurn, k.NextTurn, k.HistoryBack, k.HistoryOn, k.Present, k.Help, k.Quit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Fold, k.FoldAll, k.View, k.Copy, k.Inspect, k.Unload, k.Why, k.Call, k.JumpContext},
 	}

@@ -628,6 +628,9 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 		if e.Stderr != "" {
 			b.WriteString("\n\nstderr:\n" + e.Stderr)
 		}
+		if e.Diff != "" {
+			b.WriteString("\n\nchanged files:\n" + e.Diff)
+		}
 		return entryTitle(e), b.String(), true
 	case itemMark:
 		return "event", t.marks[t.sel.idx].shown(t.th), true
@@ -637,6 +640,24 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 		return "streaming reply", t.live.text.String(), true
 	}
 	return "", "", false
+}
+
+// filesText lists the tool calls that changed workspace files, with
+// their commands and diffs, oldest first.
+func (t *transcriptPane) filesText() string {
+	var b strings.Builder
+	for i := 0; i < t.entries.Len(); i++ {
+		e := t.entries.At(i)
+		if e.Kind != harness.EntryTool || e.Diff == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "turn %d · %s (call %s)", e.Turn, e.ToolName, e.ToolCallID)
+		if e.Shell != nil {
+			fmt.Fprintf(&b, " · $ %s · exit %d", oneLine(e.Shell.Command), e.Shell.ExitCode)
+		}
+		b.WriteString("\n" + e.Diff + "\n")
+	}
+	return b.String()
 }
 
 // selectedTurn is the turn of the selected entry, or 0.

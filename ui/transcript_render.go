@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -126,7 +127,20 @@ func (t *transcriptPane) renderTool(e *harness.Entry, w int, open bool) []string
 	if e.Manual {
 		head += " · manual call"
 	}
+	if sh := e.Shell; sh != nil {
+		head += " · " + shellStatus(sh)
+	}
+	if e.ApprovedBy != "" {
+		head += " · approved by " + sanitize(e.ApprovedBy)
+	}
 	out := []string{st.Render(clip(head, w))}
+	if sh := e.Shell; sh != nil {
+		out = append(out, th.toolCall.Render(clip("    $ "+sanitize(oneLine(sh.Command)), w)))
+		out = append(out, th.faint.Render(clip(fmt.Sprintf("    in %s · %s sandbox", sh.Dir, sh.Sandbox), w)))
+	}
+	if e.WouldApprove != "" {
+		out = append(out, th.faint.Render(clip("    Claude Code would have approved it by "+sanitize(e.WouldApprove)+" (here skills grant nothing, R15)", w)))
+	}
 	body := t.prettyContent(e.Index)
 	if e.Refused && len(body) <= 2 {
 		for _, l := range body {
@@ -139,8 +153,31 @@ func (t *transcriptPane) renderTool(e *harness.Entry, w int, open bool) []string
 		out = append(out, th.warn.Render("    stderr:"))
 		out = append(out, foldBlock(th, strings.Split(sanitize(e.Stderr), "\n"), w, 6, open, th.warn)...)
 	}
+	if e.Diff != "" {
+		out = append(out, th.faint.Render("    changed files:"))
+		out = append(out, foldBlock(th, strings.Split(sanitize(e.Diff), "\n"), w, 6, open, th.faint)...)
+	}
 	return out
 }
+
+// shellStatus is how a shell call ended, for its head line.
+func shellStatus(sh *harness.ShellRun) string {
+	status := fmt.Sprintf("exit %d", sh.ExitCode)
+	if sh.Signal != "" {
+		status = "killed by " + sh.Signal
+	}
+	status += fmt.Sprintf(" · %s", (time.Duration(sh.DurationMS) * time.Millisecond).String())
+	if sh.Limit != "" {
+		status += " · stopped: " + sh.Limit
+	}
+	if sh.Truncated {
+		status += fmt.Sprintf(" · output cut (%d bytes)", sh.OutputBytes)
+	}
+	return status
+}
+
+// oneLine joins a multi-line command for a head line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // prettyContent is a tool entry's content in lines, JSON indented, kept
 // for reuse at every width.
