@@ -1,0 +1,307 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"skillet/harness/sandbox"
+)
+
+// These tests run real public skills end to end: the real binary, a
+// loopback model scripted to follow each skill as its SKILL.md says (load
+// it, then run the commands it gives with the profile's shell tool), the
+// skills' own scripts in the real sandbox, and each task's own check of
+// the outcome in the workspace.
+
+// runnableDir holds the runnable skills and their tasks.
+const runnableDir = "../shared/real-skills-runnable"
+
+// runnableTask is a task.json, as far as these tests read it.
+type runnableTask struct {
+	Skill    string `json:"skill"`
+	Message  string `json:"message"`
+	Fixtures string `json:"fixtures"`
+	Setup    string `json:"setup"`
+	Apt      []string
+	Outcome  struct {
+		Kind      string     `json:"kind"`
+		Path      string     `json:"path"`
+		Check     string     `json:"check"`
+		Command   string     `json:"command"`
+		Strings   []string   `json:"strings"`
+		AnyOf     [][]string `json:"any_of"`
+		AlsoCheck *struct {
+			Command string `json:"command"`
+		} `json:"also_check"`
+	} `json:"outcome"`
+}
+
+// requireSandbox skips a test where no sandbox can start, unless CI says
+// it must.
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	if _, err := sandbox.New(sandbox.Options{}); err != nil {
+		if os.Getenv("SKILLET_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("no sandbox can start, and SKILLET_REQUIRE_SANDBOX is set: %v", err)
+		}
+		t.Skipf("no sandbox can start here: %v", err)
+	}
+}
+
+// scriptedAgent answers like a model that follows a skill: first it
+// activates the skill the profile's way, then it runs script with the
+// profile's shell tool, then it answers with what the command printed.
+func scriptedAgent(t *testing.T, activate, shell func() (string, string)) *httptest.Server {
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Stream   bool `json:"stream"`
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		assistants, lastTool := 0, ""
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "assistant":
+				assistants++
+			case "tool":
+				var s string
+				_ = json.Unmarshal(m.Content, &s)
+				lastTool = s
+			}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		send := func(delta map[string]any, finish string) {
+			c := map[string]any{"index": 0, "delta": delta}
+			if finish != "" {
+				c["finish_reason"] = finish
+			}
+			b, _ := json.Marshal(map[string]any{"choices": []any{c}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		call := func(name, args string) {
+			send(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", len(req.Messages)), "type": "function",
+				"function": map[string]any{"name": name, "arguments": args}}}}, "")
+			send(map[string]any{}, "tool_calls")
+		}
+		switch assistants {
+		case 0:
+			call(activate())
+		case 1:
+			call(shell())
+		default:
+			send(map[string]any{"role": "assistant", "content": "Here is what the skill's script found:\n" + lastTool}, "stop")
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// activationCall is how a model activates a skill under each profile.
+func activationCall(prof, skill, skillDir string) (string, string) {
+	switch prof {
+	case "claude-code":
+		return "Skill", fmt.Sprintf(`{"skill":%q}`, skill)
+	case "codex":
+		return shellCall(prof, "cat "+filepath.Join(skillDir, "SKILL.md"))
+	}
+	return "load_skill", fmt.Sprintf(`{"name":%q}`, skill)
+}
+
+// shellCall is a call of each profile's shell tool.
+func shellCall(prof, command string) (string, string) {
+	args := func(key string) string {
+		b, _ := json.Marshal(map[string]any{key: command})
+		return string(b)
+	}
+	switch prof {
+	case "claude-code":
+		return "Bash", args("command")
+	case "codex":
+		return "exec_command", args("cmd")
+	}
+	return "shell", args("command")
+}
+
+func TestRealSkillsRunEndToEndInTheSandbox(t *testing.T) {
+	requireSandbox(t)
+	if _, err := os.Stat(runnableDir); err != nil {
+		t.Skipf("the runnable skills are not here (%s): %v", runnableDir, err)
+	}
+	skillsRoot, _ := filepath.Abs(filepath.Join(runnableDir, "skills"))
+	tasksRoot, _ := filepath.Abs(filepath.Join(runnableDir, "tasks"))
+	bin := skilletBinary(t)
+	names, _ := os.ReadDir(tasksRoot)
+	for _, prof := range []string{"skillet", "claude-code", "codex"} {
+		for _, n := range names {
+			taskDir := filepath.Join(tasksRoot, n.Name())
+			var task runnableTask
+			raw, err := os.ReadFile(filepath.Join(taskDir, "task.json"))
+			if err != nil {
+				continue
+			}
+			if err := json.Unmarshal(raw, &task); err != nil {
+				t.Fatalf("%s: %v", n.Name(), err)
+			}
+			t.Run(prof+"/"+task.Skill, func(t *testing.T) {
+				runTask(t, bin, prof, task, taskDir, filepath.Join(skillsRoot, task.Skill))
+			})
+		}
+	}
+}
+
+// missingPackage names a Debian package a task needs that is not here.
+func missingPackage(apt []string) string {
+	for _, p := range apt {
+		probe := map[string][]string{
+			"python3-yaml":   {"/usr/bin/python3", "-c", "import yaml"},
+			"python3-psutil": {"/usr/bin/python3", "-c", "import psutil"},
+			"nodejs":         {"node", "--version"},
+			"npm":            {"npm", "--version"},
+			"git":            {"git", "--version"},
+		}[p]
+		if probe != nil && exec.Command(probe[0], probe[1:]...).Run() != nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func runTask(t *testing.T, bin, prof string, task runnableTask, taskDir, skillDir string) {
+	if p := missingPackage(task.Apt); p != "" {
+		if os.Getenv("SKILLET_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("the task needs the Debian package %s, which CI installs", p)
+		}
+		t.Skipf("needs the Debian package %s", p)
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	judgeEnv := append(os.Environ(), "TASK_DIR="+taskDir, "SKILL_DIR="+skillDir, "WORKDIR="+src, "PYTHONDONTWRITEBYTECODE=1")
+	if task.Fixtures != "" {
+		if out, err := exec.Command("cp", "-a", filepath.Join(taskDir, task.Fixtures)+"/.", src).CombinedOutput(); err != nil {
+			t.Fatalf("copy fixtures: %v\n%s", err, out)
+		}
+	}
+	if task.Setup != "" {
+		cmd := exec.Command("bash", "-c", task.Setup)
+		cmd.Dir, cmd.Env = src, judgeEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("setup: %v\n%s", err, out)
+		}
+	}
+	solve, err := os.ReadFile(filepath.Join(taskDir, "solve.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the commands the skill gives, with its folder where SKILL.md says
+	// the scripts are
+	script := strings.ReplaceAll(string(solve), "$SKILL_DIR", skillDir)
+	script = strings.ReplaceAll(script, "${SKILL_DIR}", skillDir)
+	srv := scriptedAgent(t, func() (string, string) { return activationCall(prof, task.Skill, skillDir) },
+		func() (string, string) { return shellCall(prof, script) })
+	cmd := exec.Command(bin, "run", "--skills", filepath.Dir(skillDir), "--profile", prof, "--workspace", src, "--approve-all",
+		"--base-url", srv.URL+"/v1", "--events", filepath.Join(tmp, "events.jsonl"), task.Message)
+	cmd.Env, cmd.Dir = procEnv(tmp, "OPENAI_API_KEY="+testAPIKey), tmp
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("skillet run: %v\n%s", err, out)
+	}
+	evs := journalEvents(t, tmp)
+	var root string
+	var shellOut strings.Builder
+	activated := false
+	for _, e := range evs {
+		switch e["type"] {
+		case "session_start":
+			if ws, ok := e["workspace"].(map[string]any); ok {
+				root, _ = ws["root"].(string)
+			}
+		case "skill_loaded":
+			activated = activated || e["skill"] == task.Skill
+		case "tool_result":
+			if sh, ok := e["shell"].(map[string]any); ok {
+				o, _ := sh["output"].(string)
+				shellOut.WriteString(o)
+			}
+		}
+	}
+	if root == "" {
+		t.Fatalf("the session recorded no workspace\n%s", out)
+	}
+	if !activated {
+		t.Fatalf("%s was never loaded\n%s", task.Skill, out)
+	}
+	if shellOut.Len() == 0 {
+		t.Fatalf("no shell call ran\n%s", out)
+	}
+	// the source folder is never touched
+	if task.Fixtures != "" {
+		if diff, err := exec.Command("diff", "-r", filepath.Join(taskDir, task.Fixtures), src).CombinedOutput(); err != nil {
+			t.Fatalf("the workspace's source changed:\n%s", diff)
+		}
+	}
+	judge := func(command string) {
+		c := exec.Command("bash", "-c", command)
+		c.Dir = root
+		c.Env = append(judgeEnv, "WORKDIR="+root)
+		if res, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("the task's check failed in the workspace: %v\n%s\nshell output:\n%s", err, res, shellOut.String())
+		}
+	}
+	o := task.Outcome
+	switch o.Kind {
+	case "file":
+		if _, err := os.Stat(filepath.Join(root, o.Path)); err != nil {
+			t.Fatalf("%s was not made: %v\nshell output:\n%s", o.Path, err, shellOut.String())
+		}
+		judge(o.Check)
+	case "command":
+		judge(o.Command)
+	case "stdout-contains":
+		for _, s := range o.Strings {
+			if !strings.Contains(shellOut.String(), s) {
+				t.Fatalf("the shell output lacks %q:\n%s", s, shellOut.String())
+			}
+		}
+		if len(o.AnyOf) > 0 {
+			ok := false
+			for _, group := range o.AnyOf {
+				all := true
+				for _, s := range group {
+					all = all && strings.Contains(shellOut.String(), s)
+				}
+				ok = ok || all
+			}
+			if !ok {
+				t.Fatalf("the shell output has no group of %v:\n%s", o.AnyOf, shellOut.String())
+			}
+		}
+		if o.AlsoCheck != nil {
+			judge(o.AlsoCheck.Command)
+		}
+	default:
+		t.Fatalf("outcome kind %q", o.Kind)
+	}
+}
