@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"skillet/harness/rulebook"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -107,7 +108,11 @@ func (f *frame) snapState(c *composition) *Snapshot {
 	for _, ls := range preloads {
 		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.win))
 	}
-	snap.Tools = append(c.infos, f.goneTools(c.infos)...)
+	snap.Tools = append(slices.Clone(c.infos), f.goneTools(c.infos)...)
+	for i := range snap.Tools {
+		// shown until the session ends (R15)
+		snap.Tools[i].SessionApproved = f.st.Approved[snap.Tools[i].Name]
+	}
 	snap.Window = WindowInfo{Messages: f.st.Msgs.Len(), InWindow: c.win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
 	if f.st.Cur != nil {
 		snap.Usage = f.st.Cur.Usage

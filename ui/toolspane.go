@@ -205,6 +205,9 @@ func (p *toolsPane) build(w int) {
 			src = "skill " + t.Skill
 		}
 		line := th.faint.Render("    "+sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
+		if t.SessionApproved {
+			line += th.faint.Render(" · approved for the session")
+		}
 		if t.Kind != "" {
 			line += th.faint.Render(" · " + string(t.Kind))
 		}

@@ -111,6 +111,9 @@ type ToolInfo struct {
 	// Approval is "never", "ask" or "always-deny" (R15).
 	Approval string          `json:"approval"`
 	Kind     skills.ToolKind `json:"kind,omitempty"`
+	// SessionApproved marks a tool the user approved for the rest of the
+	// session (R15); snapshots set it, requests never carry it.
+	SessionApproved bool `json:"session_approved,omitempty"`
 	// Gone marks a tool that left with its skill last turn.
 	Gone bool `json:"gone,omitempty"`
 }
