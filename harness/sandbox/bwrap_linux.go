@@ -35,6 +35,8 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	s := &Sandbox{opts: opts, confined: true, bwrap: bin, rootUID: os.Geteuid() == 0}
 	s.version = bwrapVersion(bin)
+	s.tmpfsSize = versionAtLeast(s.version, 0, 7)
+	s.tmpfsPerms = versionAtLeast(s.version, 0, 5)
 	s.masks = findMasks("/etc")
 	if err := s.probe(); err != nil {
 		return nil, err
@@ -81,6 +83,24 @@ func bwrapVersion(bin string) string {
 		return v
 	}
 	return "bubblewrap"
+}
+
+// versionAtLeast reports whether "bubblewrap X.Y.Z" is at least major.minor.
+func versionAtLeast(version string, major, minor int) bool {
+	f := strings.Fields(version)
+	if len(f) < 2 {
+		return false
+	}
+	nums := strings.Split(f[len(f)-1], ".")
+	if len(nums) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(nums[0])
+	mi, err2 := strconv.Atoi(nums[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 // probe runs `true` the way Run runs every command.
@@ -259,7 +279,14 @@ func (s *Sandbox) bwrapArgs(p *prepared) ([]string, error) {
 			if m.path == home {
 				perms = "0700"
 			}
-			a = append(a, "--perms", perms, "--size", size, "--tmpfs", m.path)
+			// --perms came in bwrap 0.5, --size in 0.7 (Ubuntu 22.04 has 0.6).
+			if s.tmpfsPerms {
+				a = append(a, "--perms", perms)
+			}
+			if s.tmpfsSize {
+				a = append(a, "--size", size)
+			}
+			a = append(a, "--tmpfs", m.path)
 		} else {
 			a = append(a, m.kind, m.path, m.path)
 		}

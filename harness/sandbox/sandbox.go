@@ -107,7 +107,7 @@ type Spec struct {
 	// Command is run by `/bin/bash -c` (/bin/sh where there is no bash).
 	Command string
 	// Dir is the working folder; it must be inside Workspace. Empty means
-	// Workspace.
+	// Workspace; a relative Dir is taken from Workspace.
 	Dir string
 	// Workspace is the only read-write folder, bound at its real path.
 	Workspace string
@@ -162,9 +162,13 @@ type Sandbox struct {
 	bwrap    string
 	version  string // e.g. "bubblewrap 0.8.0"
 	masks    []mask // /etc entries only their owner may read
-	cg       *cgroupRoot
-	rootUID  bool // Skillet runs as uid 0
-	seq      atomic.Int64
+	// tmpfsSize and tmpfsPerms say whether this bwrap takes --size and
+	// --perms before --tmpfs; private /tmp and home are capped at
+	// Limits.FileSize where it does.
+	tmpfsSize, tmpfsPerms bool
+	cg                    *cgroupRoot
+	rootUID               bool // Skillet runs as uid 0
+	seq                   atomic.Int64
 }
 
 // Confined reports whether commands run in the sandbox.
