@@ -1,0 +1,360 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// systemDirs are bound read-only (or recreated as the symlinks they are)
+// when they exist. /usr covers /usr/local.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
+
+// sandboxUID is the uid commands run as when Skillet runs as root, so tools
+// that refuse or change behaviour under root (npm, pip) act as for a user.
+const sandboxUID = "1000"
+
+// New finds bubblewrap and starts one trivial sandbox to prove it works
+// here. Its error says why no sandbox can start and how to run commands
+// anyway.
+func New(opts Options) (*Sandbox, error) {
+	bin, err := findBwrap(opts.Bwrap)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{opts: opts, confined: true, bwrap: bin, rootUID: os.Geteuid() == 0}
+	s.version = bwrapVersion(bin)
+	s.tmpfsSize = versionAtLeast(s.version, 0, 7)
+	s.tmpfsPerms = versionAtLeast(s.version, 0, 5)
+	s.masks = findMasks("/etc")
+	if err := s.probe(); err != nil {
+		return nil, err
+	}
+	if !opts.NoCgroup {
+		s.cg = probeCgroup()
+	}
+	return s, nil
+}
+
+// Unconfined is the --no-sandbox mode: the same environment, limits,
+// timeouts and process-tree kill, with no confinement at all.
+func Unconfined(opts Options) *Sandbox {
+	s := &Sandbox{opts: opts, rootUID: os.Geteuid() == 0}
+	if !opts.NoCgroup {
+		s.cg = probeCgroup()
+	}
+	return s
+}
+
+// findBwrap resolves the bubblewrap binary.
+func findBwrap(given string) (string, error) {
+	if given != "" {
+		p, err := exec.LookPath(given)
+		if err != nil {
+			return "", fmt.Errorf("%w: bubblewrap %q: %v; install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or run with --no-sandbox to allow commands unconfined", errNoSandbox, given, err)
+		}
+		return p, nil
+	}
+	if fi, err := os.Stat("/usr/bin/bwrap"); err == nil && !fi.IsDir() {
+		return "/usr/bin/bwrap", nil
+	}
+	p, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", fmt.Errorf("%w: bubblewrap (bwrap) is not installed; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) or run with --no-sandbox to allow commands unconfined", errNoSandbox)
+	}
+	return p, nil
+}
+
+// bwrapVersion is e.g. "bubblewrap 0.8.0", or "bubblewrap" when it will not say.
+func bwrapVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if v := strings.TrimSpace(string(out)); err == nil && v != "" {
+		return v
+	}
+	return "bubblewrap"
+}
+
+// versionAtLeast reports whether "bubblewrap X.Y.Z" is at least major.minor.
+func versionAtLeast(version string, major, minor int) bool {
+	f := strings.Fields(version)
+	if len(f) < 2 {
+		return false
+	}
+	nums := strings.Split(f[len(f)-1], ".")
+	if len(nums) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(nums[0])
+	mi, err2 := strconv.Atoi(nums[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
+// probe runs `true` the way Run runs every command.
+func (s *Sandbox) probe() error {
+	ws, err := os.MkdirTemp("", "skillet-sandbox-probe-")
+	if err != nil {
+		return fmt.Errorf("%w: probe folder: %v", errNoSandbox, err)
+	}
+	defer os.RemoveAll(ws)
+	res, err := s.Run(context.Background(), Spec{Command: "true", Workspace: ws, Env: []string{"PATH=" + DefaultPath}, Limits: Limits{Wall: 10 * time.Second}})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("exit code %d%s", res.ExitCode, stderrNote(res.Stderr))
+	}
+	if err != nil {
+		hint := "user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0), or a container forbids them (docker: --security-opt seccomp=unconfined or --privileged)"
+		return fmt.Errorf("%w: %s cannot start a sandbox here (%v); %s; or run with --no-sandbox to allow commands unconfined", errNoSandbox, s.version, err, hint)
+	}
+	return nil
+}
+
+// findMasks lists the entries under root that others may not read.
+func findMasks(root string) []mask {
+	var out []mask
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			if err != nil && d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+			return nil
+		}
+		if fi.Mode().Perm()&0o004 == 0 {
+			out = append(out, mask{path: path, dir: fi.IsDir()})
+			if fi.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// launch builds the command for p: bwrap when confined, the shell otherwise.
+// hold means a cgroup waits for the command before it may fork.
+func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
+	shell := shellPath()
+	nproc := s.confined && !s.rootUID
+	if !s.confined {
+		l := &launch{}
+		args := []string{"-c", limitScript(shell, p.lim, false, hold), "skillet-sandbox", p.Command}
+		l.cmd = exec.Command(shell, args...)
+		l.cmd.Dir = p.dir
+		l.cmd.Env = p.env
+		if hold {
+			r, w, err := os.Pipe()
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: hold pipe: %w", err)
+			}
+			l.cmd.ExtraFiles = []*os.File{r}
+			l.files = []*os.File{r}
+			l.hold = w
+			l.holdAt = func() (int, error) { return l.cmd.Process.Pid, nil }
+		}
+		return l, nil
+	}
+	args, err := s.bwrapArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
+	}
+	l := &launch{files: []*os.File{statusW}}
+	extra := []*os.File{statusW} // fd 3
+	args = append(args, "--json-status-fd", "3")
+	if hold {
+		r, w, err := os.Pipe()
+		if err != nil {
+			statusR.Close()
+			statusW.Close()
+			return nil, fmt.Errorf("sandbox: hold pipe: %w", err)
+		}
+		extra = append(extra, r) // fd 4
+		l.files = append(l.files, r)
+		l.hold = w
+		args = append(args, "--block-fd", "4")
+	}
+	args = append(args, "--", shell, "-c", limitScript(shell, p.lim, nproc, false), "skillet-sandbox", p.Command)
+	l.cmd = exec.Command(s.bwrap, args...)
+	l.cmd.Env = p.env
+	l.cmd.ExtraFiles = extra
+	l.status = newBwrapStatus(statusR)
+	l.holdAt = l.status.childPid
+	return l, nil
+}
+
+// mount is one mount in the sandbox beyond the system folders.
+type mount struct {
+	kind string // "--tmpfs", "--bind", "--ro-bind"
+	path string
+}
+
+// bwrapArgs is everything before --json-status-fd for p.
+func (s *Sandbox) bwrapArgs(p *prepared) ([]string, error) {
+	a := []string{"--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--hostname", "skillet-sandbox"}
+	if p.Network {
+		a = append(a, "--share-net")
+	}
+	if s.rootUID {
+		a = append(a, "--uid", sandboxUID, "--gid", sandboxUID)
+	}
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(d)
+			if err != nil {
+				continue
+			}
+			a = append(a, "--symlink", target, d)
+		} else if fi.IsDir() {
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	for _, m := range s.masks {
+		if m.dir {
+			a = append(a, "--tmpfs", m.path, "--remount-ro", m.path)
+		} else {
+			a = append(a, "--ro-bind", "/dev/null", m.path)
+		}
+	}
+	if p.Network {
+		// resolv.conf often links into /run, which is not mounted.
+		if t, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !within(t, "/etc") {
+			a = append(a, "--ro-bind-try", t, t)
+		}
+	}
+	a = append(a, "--dev", "/dev", "--proc", "/proc")
+
+	mounts := []mount{{"--tmpfs", "/tmp"}, {"--tmpfs", "/var/tmp"}}
+	home := p.home
+	inside := within(home, p.workspace)
+	for _, ro := range p.readOnly {
+		inside = inside || within(home, ro)
+	}
+	if !inside {
+		if home == "/" {
+			return nil, errors.New("sandbox: HOME cannot be the root folder /")
+		}
+		for _, d := range systemDirs {
+			if within(home, d) || within(d, home) {
+				return nil, fmt.Errorf("sandbox: HOME %s would hide the system folder %s", home, d)
+			}
+		}
+		mounts = append(mounts, mount{"--tmpfs", home})
+	}
+	mounts = append(mounts, mount{"--bind", p.workspace})
+	for _, ro := range p.readOnly {
+		mounts = append(mounts, mount{"--ro-bind", ro})
+	}
+	// Parents before children, so a read-only skill folder inside the
+	// workspace (or the workspace inside /tmp) stays as asked.
+	sort.SliceStable(mounts, func(i, j int) bool {
+		return strings.Count(mounts[i].path, "/") < strings.Count(mounts[j].path, "/")
+	})
+	size := strconv.FormatInt(p.lim.FileSize, 10)
+	for _, m := range mounts {
+		if m.kind == "--tmpfs" {
+			perms := "1777"
+			if m.path == home {
+				perms = "0700"
+			}
+			// --perms came in bwrap 0.5, --size in 0.7 (Ubuntu 22.04 has 0.6).
+			if s.tmpfsPerms {
+				a = append(a, "--perms", perms)
+			}
+			if s.tmpfsSize {
+				a = append(a, "--size", size)
+			}
+			a = append(a, "--tmpfs", m.path)
+		} else {
+			a = append(a, m.kind, m.path, m.path)
+		}
+	}
+	a = append(a, "--remount-ro", "/", "--chdir", p.dir)
+	return a, nil
+}
+
+// bwrapStatus reads bwrap's --json-status-fd: the child's pid once the
+// namespaces exist, and "exit-code" once the command ran.
+type bwrapStatus struct {
+	pid     chan int
+	done    chan struct{}
+	mu      sync.Mutex
+	exitSet bool
+}
+
+func newBwrapStatus(r *os.File) *bwrapStatus {
+	st := &bwrapStatus{pid: make(chan int, 1), done: make(chan struct{})}
+	go st.read(r)
+	return st
+}
+
+func (st *bwrapStatus) read(r *os.File) {
+	defer close(st.done)
+	defer r.Close()
+	dec := json.NewDecoder(r)
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			if !errors.Is(err, io.EOF) {
+				_, _ = io.Copy(io.Discard, r)
+			}
+			return
+		}
+		if v, ok := doc["child-pid"].(float64); ok {
+			select {
+			case st.pid <- int(v):
+			default:
+			}
+		}
+		if _, ok := doc["exit-code"]; ok {
+			st.mu.Lock()
+			st.exitSet = true
+			st.mu.Unlock()
+		}
+	}
+}
+
+// childPid waits for the pid of bwrap's child, in Skillet's PID namespace.
+func (st *bwrapStatus) childPid() (int, error) {
+	select {
+	case pid := <-st.pid:
+		return pid, nil
+	case <-st.done:
+		return 0, errors.New("bwrap ended before it started the sandbox")
+	case <-time.After(startTimeout):
+		return 0, fmt.Errorf("bwrap did not start the sandbox within %s", startTimeout)
+	}
+}
+
+// started reports whether bwrap ran the command, once bwrap has exited.
+func (st *bwrapStatus) started() bool {
+	select {
+	case <-st.done:
+	case <-time.After(time.Second):
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.exitSet
+}
