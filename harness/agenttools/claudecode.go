@@ -244,6 +244,12 @@ func (c claudeImpl) read(env Env, a args) Result {
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
+	// A large file read whole is refused before its content is looked
+	// at (cli.js Read validateInput: X70 after the extension check).
+	if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() && !a.has("offset") && !a.has("limit") && st.Size() > claudeMaxRd {
+		return c.fail(Def{}, fmt.Sprintf("File content (%s) exceeds maximum allowed size (%s). Please use offset and limit parameters to read specific portions of the file, or use the GrepTool to search for specific content.",
+			humanBytes(st.Size()), humanBytes(claudeMaxRd)))
+	}
 	f, st, err := openText(abs, p)
 	if err != nil {
 		var oe *openErr
@@ -260,12 +266,6 @@ func (c claudeImpl) read(env Env, a args) Result {
 	defer f.Close()
 	offset := a.integer("offset", 1)
 	limit := a.integer("limit", 0)
-	// A large file read whole is refused (cli.js X70); with offset or
-	// limit it streams.
-	if !a.has("offset") && !a.has("limit") && st.Size() > claudeMaxRd {
-		return c.fail(Def{}, fmt.Sprintf("File content (%s) exceeds maximum allowed size (%s). Please use offset and limit parameters to read specific portions of the file, or use the GrepTool to search for specific content.",
-			humanBytes(st.Size()), humanBytes(claudeMaxRd)))
-	}
 	if limit <= 0 {
 		limit = claudeLines
 	}

@@ -215,7 +215,7 @@ func readWindow(r io.Reader, o windowOpts) (lineWindow, error) {
 		if n >= o.offset && len(w.Lines) < o.limit && !w.Cut {
 			s := string(line)
 			if !utf8.ValidString(s) {
-				s = strings.ToValidUTF8(s, "\uFFFD")
+				s = validText(s)
 				w.Invalid = true
 			}
 			if long {

@@ -339,7 +339,7 @@ func collectLines(re *regexp.Regexp, data []byte, o grepOpts, gf *grepFile, res 
 			shown[j] = true
 			text := strings.TrimSuffix(string(lines[j]), "\r")
 			if !utf8.ValidString(text) {
-				text = strings.ToValidUTF8(text, "\uFFFD")
+				text = validText(text)
 			}
 			if o.maxLine > 0 {
 				text = cutRunes(text, o.maxLine, "...")

@@ -78,11 +78,24 @@ func (o shellOutcome) combined() string {
 	return validText(s)
 }
 
+// validText replaces each byte that is not UTF-8 with U+FFFD, as a
+// JavaScript agent decoding output with TextDecoder does.
 func validText(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // run is the record of the call for display and journaling.
