@@ -203,6 +203,10 @@ func MatchRuleIn(root string, rules []Rule, def Def, args json.RawMessage, profi
 // only when every part does, so `git diff && rm -rf x` is not approved by
 // Bash(git diff:*).
 func bashMatches(spec, command string) bool {
+	// Command substitution runs commands a prefix rule never saw.
+	if strings.Contains(command, "$(") || strings.Contains(command, "`") {
+		return false
+	}
 	parts := splitCompound(command)
 	if len(parts) == 0 {
 		return false
@@ -248,12 +252,8 @@ func wildcard(pattern, s string) bool {
 }
 
 // splitCompound splits a command at &&, ||, ;, | and newlines outside
-// quotes. Command substitution and subshells make a command unmatchable:
-// they are returned whole and match only an exact or wildcard rule.
+// quotes.
 func splitCompound(cmd string) []string {
-	if strings.Contains(cmd, "$(") || strings.Contains(cmd, "`") {
-		return []string{cmd + " \x00"} // never equal to a plain rule
-	}
 	var parts []string
 	var cur strings.Builder
 	quote := rune(0)

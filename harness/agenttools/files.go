@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -201,8 +202,10 @@ func readWindow(r io.Reader, o windowOpts) (lineWindow, error) {
 	n := 0
 	var scanned int64
 	bytesOut := 0
+	var buf []byte
 	for {
-		line, long, err := readLine(br, o.maxLine)
+		line, long, err := readLine(br, o.maxLine, buf)
+		buf = line
 		if err == io.EOF && line == nil {
 			w.Total = n
 			return w, nil
@@ -248,8 +251,8 @@ func readWindow(r io.Reader, o windowOpts) (lineWindow, error) {
 // readLine reads one line without its newline, keeping at most max bytes
 // of it (cut at a rune boundary) and discarding the rest, so a file with
 // no newlines costs no memory. long reports a cut.
-func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
-	var buf []byte
+func readLine(br *bufio.Reader, max int, buf []byte) (line []byte, long bool, err error) {
+	buf = buf[:0]
 	got := false
 	for {
 		chunk, isPrefix, e := br.ReadLine()
@@ -337,12 +340,31 @@ func replaceIn(content, old, new string, replaceAll bool) (string, int) {
 // separator, numbers of six digits or more unpadded: the layout of
 // `cat -n` that Claude Code (→) and Crush (|) use.
 func numbered(lines []string, start int, sep string) string {
-	var b strings.Builder
+	size := 0
+	for _, l := range lines {
+		size += len(l) + len(sep) + 8
+	}
+	b := make([]byte, 0, size)
 	for i, l := range lines {
 		if i > 0 {
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		}
-		fmt.Fprintf(&b, "%6d%s%s", start+i, sep, l)
+		n := start + i
+		for w := digits(n); w < 6; w++ {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, sep...)
+		b = append(b, l...)
 	}
-	return b.String()
+	return string(b)
+}
+
+func digits(n int) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
 }
