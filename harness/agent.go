@@ -15,7 +15,7 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/sandbox"
 	"skillet/harness/tools"
-	"skillet/harness/workspace"
+	wspace "skillet/harness/workspace"
 )
 
 // Workspace modes, as SessionStart records them.
@@ -37,7 +37,7 @@ const maxKeptFile = 8 << 20
 // tools. Set by start or reopen under Session.mu and never changed after,
 // except tree, which run guards.
 type agentTools struct {
-	ws   *workspace.Workspace
+	ws   *wspace.Workspace
 	info event.WorkspaceInfo
 	// box runs shell commands; nil when no sandbox could start and
 	// commands are refused, with boxErr saying why.
@@ -51,7 +51,7 @@ type agentTools struct {
 	// changes alone; it guards tree, the workspace as the last scan saw
 	// it, and seen, the content of files by hash that diffs start from.
 	run      sync.Mutex
-	tree     workspace.Tree
+	tree     wspace.Tree
 	seen     map[string][]byte
 	seenSize int
 }
@@ -86,20 +86,20 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 	var err error
 	switch {
 	case prev != nil && prev.Root != "":
-		a.ws, err = workspace.InPlace(prev.Root)
+		a.ws, err = wspace.InPlace(prev.Root)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace of the session: %w", err)
 		}
 		a.info = *prev
 	case cfg.WorkspaceInPlace != "":
-		a.ws, err = workspace.InPlace(cfg.WorkspaceInPlace)
+		a.ws, err = wspace.InPlace(cfg.WorkspaceInPlace)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace %s: %w", cfg.WorkspaceInPlace, err)
 		}
 		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: WorkspaceInPlace, Source: a.ws.Root()}
 		notices = append(notices, fmt.Sprintf("the agent tools work IN PLACE on %s: commands and edits change it for real", a.ws.Root()))
 	case cfg.Workspace != "":
-		ws, stats, err := workspace.CopyOf(cfg.Workspace, filepath.Join(dir, "workspace"))
+		ws, stats, err := wspace.CopyOf(cfg.Workspace, filepath.Join(dir, "workspace"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace from %s: %w", cfg.Workspace, err)
 		}
@@ -107,7 +107,7 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 		a.info = event.WorkspaceInfo{Root: ws.Root(), Mode: WorkspaceCopy, Source: cfg.Workspace, Files: stats.Files, Bytes: stats.Bytes}
 		notices = append(notices, fmt.Sprintf("workspace: a copy of %s at %s (%s)", cfg.Workspace, ws.Root(), stats))
 	default:
-		a.ws, err = workspace.Scratch(filepath.Join(dir, "workspace"))
+		a.ws, err = wspace.Scratch(filepath.Join(dir, "workspace"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace: %w", err)
 		}
@@ -153,7 +153,7 @@ func agentEnv() []string {
 }
 
 // Resolve and Root make the workspace the file tools' resolver.
-type wsResolver struct{ ws *workspace.Workspace }
+type wsResolver struct{ ws *wspace.Workspace }
 
 func (r wsResolver) Resolve(p string, write bool) (string, error) { return r.ws.Resolve(p, write) }
 func (r wsResolver) Root() string                                { return r.ws.Root() }
@@ -218,13 +218,13 @@ func (a *agentTools) call(ctx context.Context, def agenttools.Def, args []byte) 
 		res.Content += fmt.Sprintf("\n(skillet: the workspace could not be read after the call: %v)", err)
 		return res, nil, ""
 	}
-	changes := workspace.Diff(a.tree, after)
+	changes := wspace.Diff(a.tree, after)
 	a.tree = after
 	return res, a.fileChanges(changes), a.diffText(changes)
 }
 
 // fileChanges reads what each change left, for the journal.
-func (a *agentTools) fileChanges(changes []workspace.Change) []event.FileChange {
+func (a *agentTools) fileChanges(changes []wspace.Change) []event.FileChange {
 	out := make([]event.FileChange, 0, len(changes))
 	for _, c := range changes {
 		fc := event.FileChange{Path: c.Path, Op: c.Op, Hash: c.After.Hash, Size: c.After.Size, Mode: uint32(c.After.Mode), Link: c.After.Link}
@@ -248,7 +248,7 @@ func (a *agentTools) fileChanges(changes []workspace.Change) []event.FileChange 
 // before a change comes from the previous version's file in the journal's
 // store when known; a change made by a command is diffed against what the
 // last scan kept.
-func (a *agentTools) diffText(changes []workspace.Change) string {
+func (a *agentTools) diffText(changes []wspace.Change) string {
 	var b strings.Builder
 	for _, c := range changes {
 		if b.Len() > maxDiff {
@@ -260,7 +260,7 @@ func (a *agentTools) diffText(changes []workspace.Change) string {
 		if c.Op != event.FileDelete {
 			after, _ = os.ReadFile(filepath.Join(a.ws.Root(), filepath.FromSlash(c.Path)))
 		}
-		b.WriteString(workspace.UnifiedDiff(c.Path, before, after))
+		b.WriteString(wspace.UnifiedDiff(c.Path, before, after))
 	}
 	out := b.String()
 	if len(out) > maxDiff {
@@ -284,7 +284,7 @@ func (a *agentTools) keep(data []byte) {
 // before is a changed file's content before the change: kept from an
 // earlier call, or, in a copied workspace, the source's file when it
 // still has that content.
-func (a *agentTools) before(c workspace.Change) []byte {
+func (a *agentTools) before(c wspace.Change) []byte {
 	if c.Op == event.FileCreate || c.Before.Hash == "" {
 		return nil
 	}
@@ -300,7 +300,7 @@ func (a *agentTools) before(c workspace.Change) []byte {
 }
 
 // contentHash names content as the workspace's scans do.
-func contentHash(data []byte) string { return workspace.HashOf(data) }
+func contentHash(data []byte) string { return wspace.HashBytes(data) }
 
 // elapsedMS is d in whole milliseconds, at least 0.
 func elapsedMS(d time.Duration) int64 { return max(d.Milliseconds(), 0) }

@@ -122,6 +122,9 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 		return &ToolResult{Content: g.denied, IsError: true, Refused: true}
 	}
 	approvedBy := ""
+	if g.by == "" && b.atool.Kind == agenttools.KindShell && b.info.Approval == ApproveAsk {
+		g.by = knownSafe(read(s, func(f *frame) string { return f.profileName() }), agenttools.TargetOf(*b.atool, args).Command)
+	}
 	if g.by != "" && b.info.Approval == ApproveAsk {
 		approvedBy = g.by
 	} else if denied := s.authorize(ctx, tc, b, manual); denied != "" {
@@ -136,7 +139,7 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 			dir = sh.Dir
 		}
 		res.Shell = &event.ShellRun{Command: sh.Command, Dir: filepath.ToSlash(dir), ExitCode: sh.ExitCode, Signal: sh.Signal, DurationMS: elapsedMS(sh.Duration),
-			Output: sh.Output, OutputBytes: sh.OutputBytes, Truncated: sh.Truncated, Limit: sh.Limit, Sandbox: sandboxName(a)}
+			Output: sh.Output, OutputBytes: int64(len(sh.Output)), Limit: sh.Limit, Sandbox: sandboxName(a)}
 	}
 	if len(changes) > 0 {
 		s.emit(&WorkspaceChanged{ToolCallID: tc.ID, Tool: name, Changes: changes})
@@ -210,4 +213,35 @@ func (f *frame) skillFileInCommand(cmd string) string {
 		}
 	}
 	return ""
+}
+
+// safeCommands are the programs Codex runs without asking when they only
+// read: codex-rs/core/src/command_safety/is_safe_command.rs
+// (is_known_safe_command). Options that write or run something else make a
+// command unsafe there too (find -exec, -delete; sed without -n).
+var safeCommands = map[string]bool{"cat": true, "cd": true, "echo": true, "false": true, "grep": true, "head": true, "ls": true, "nl": true,
+	"pwd": true, "rg": true, "tail": true, "true": true, "wc": true, "which": true, "sed": true, "find": true}
+
+// knownSafe names Codex's rule when it would run command without asking:
+// under codex, one known-safe program with no shell operators. "" asks.
+func knownSafe(prof, command string) string {
+	if prof != "codex" || strings.ContainsAny(command, "|&;<>`$()\n") {
+		return ""
+	}
+	words := strings.Fields(command)
+	if len(words) == 0 || !safeCommands[words[0]] {
+		return ""
+	}
+	for _, w := range words[1:] {
+		switch {
+		case words[0] == "find" && (w == "-exec" || w == "-execdir" || w == "-delete" || w == "-ok" || strings.HasPrefix(w, "-fprint")):
+			return ""
+		case words[0] == "rg" && (w == "--pre" || strings.HasPrefix(w, "--search-zip")):
+			return ""
+		}
+	}
+	if words[0] == "sed" && (len(words) < 2 || words[1] != "-n") {
+		return ""
+	}
+	return "Codex's known-safe command rule (" + words[0] + ")"
 }

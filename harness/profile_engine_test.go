@@ -27,7 +27,7 @@ func activateStep(prof, root, skill string) step {
 	case "claude-code":
 		name, args = "Skill", fmt.Sprintf(`{"skill":%q}`, skill)
 	case "codex":
-		name, args = "shell", fmt.Sprintf(`{"command":["cat",%q]}`, path)
+		name, args = "exec_command", fmt.Sprintf(`{"cmd":"cat %s"}`, path)
 	case "crush":
 		name, args = "view", fmt.Sprintf(`{"file_path":%q}`, path)
 	case "opencode":
@@ -331,8 +331,9 @@ func TestProfileBadInput(t *testing.T) {
 	}
 }
 
-// TestProfileFileToolStaysInsideSkills: the view and shell tools read only
-// the listed skills' files.
+// TestProfileFileToolStaysInsideSkills: the agent's file tools read the
+// skills' folders and the workspace and nothing else, and reading a skill's
+// resource is no activation.
 func TestProfileFileToolStaysInsideSkills(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
@@ -350,20 +351,21 @@ func TestProfileFileToolStaysInsideSkills(t *testing.T) {
 	f.turn("read", call("view", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(w.root, "alpha", "notes.md"))),
 		call("view", fmt.Sprintf(`{"file_path":%q}`, secret)),
 		call("view", fmt.Sprintf(`{"file_path":%q}`, filepath.Join(w.root, "alpha", "leak.md"))),
-		call("shell", `{"command":["ls"]}`), say("done"))
+		call("view", `{"file_path":"/etc/passwd"}`), say("done"))
 	res := f.results()
-	if res[0].Text != "alpha notes" || res[0].Activated != "" {
+	if !strings.Contains(res[0].Text, "alpha notes") || res[0].Activated != "" || res[0].IsError {
 		t.Errorf("notes: %+v", res[0])
 	}
-	for _, r := range res[1:3] {
-		if !r.IsError || strings.Contains(r.Text, "do not read") {
-			t.Errorf("read outside the skill: %+v", r)
+	for _, r := range res[1:4] {
+		if !r.IsError || strings.Contains(r.Text, "do not read") || strings.Contains(r.Text, "root:") {
+			t.Errorf("read outside the skills and the workspace: %+v", r)
 		}
 	}
 	if len(f.rec.ofType(TypeSkillLoaded)) != 0 {
 		t.Error("reading a resource is not an activation")
 	}
-	g := openProfile(t, w, "codex", "")
+	// with the agent tools off, Codex's activation tool only reads skills
+	g := openProfile(t, w, "codex", "[session]\nagent_tools = false\n")
 	g.turn("run", call("shell", `{"command":["rm","-rf","x"]}`), say("done"))
 	if r := g.lastResult(); !r.IsError || !strings.Contains(r.Text, "runs no commands") {
 		t.Errorf("codex shell: %+v", r)

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"skillet/harness/agenttools"
 	"skillet/harness/rulebook"
 	"strings"
 	"testing"
@@ -210,6 +211,11 @@ func checkRequest(t *testing.T, s *Session, req *chat.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	allowed := map[string]bool{ToolLoadSkill: true, ToolReadResource: true}
+	if defs, err := agenttools.For(s.st.Profile); err == nil && s.st.Settings.AgentTools {
+		for _, d := range defs {
+			allowed[d.Name] = true
+		}
+	}
 	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
 		for _, ref := range ls.Body.Tools {
 			allowed[modelToolName(ref.Name)] = true

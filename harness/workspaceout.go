@@ -11,7 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"skillet/harness/workspace"
+	"skillet/harness/event"
+	wspace "skillet/harness/workspace"
 )
 
 // WorkspacePoint says when in a session to rebuild its workspace: as model
@@ -74,7 +75,7 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 	}
 	switch start.Workspace.Mode {
 	case WorkspaceCopy, WorkspaceInPlace:
-		if _, _, err := workspace.CopyOf(start.Workspace.Source, out); err != nil {
+		if _, _, err := wspace.CopyOf(start.Workspace.Source, out); err != nil {
 			return rep, fmt.Errorf("start from %s: %w", start.Workspace.Source, err)
 		}
 		rep.Base = start.Workspace.Source
@@ -96,7 +97,7 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 			continue
 		}
 		switch {
-		case c.Op == FileDelete:
+		case c.Op == event.FileDelete:
 			if err := os.RemoveAll(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return rep, fmt.Errorf("write workspace: %w", err)
 			}
