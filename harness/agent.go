@@ -156,7 +156,7 @@ func agentEnv() []string {
 type wsResolver struct{ ws *wspace.Workspace }
 
 func (r wsResolver) Resolve(p string, write bool) (string, error) { return r.ws.Resolve(p, write) }
-func (r wsResolver) Root() string                                { return r.ws.Root() }
+func (r wsResolver) Root() string                                 { return r.ws.Root() }
 
 // boxShell runs the file tools' shell commands in the sandbox.
 type boxShell struct{ a *agentTools }
