@@ -251,6 +251,9 @@ func (a *agentTools) fileChanges(changes []wspace.Change) []event.FileChange {
 func (a *agentTools) diffText(changes []wspace.Change) string {
 	var b strings.Builder
 	for _, c := range changes {
+		if c.After.Mode.IsDir() || c.Before.Mode.IsDir() {
+			continue // a folder's files say what changed
+		}
 		if b.Len() > maxDiff {
 			fmt.Fprintf(&b, "… and %d more changed files\n", len(changes))
 			break

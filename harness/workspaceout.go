@@ -102,6 +102,11 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 				return rep, fmt.Errorf("write workspace: %w", err)
 			}
 			continue
+		case fs.FileMode(c.Mode).IsDir():
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return rep, fmt.Errorf("write workspace: %w", err)
+			}
+			continue
 		case c.Omitted:
 			rep.Warned = append(rep.Warned, fmt.Sprintf("%s (%d bytes) was too large to keep in the journal: not written", p, c.Size))
 			continue
