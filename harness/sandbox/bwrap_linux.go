@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -302,6 +304,7 @@ type bwrapStatus struct {
 	done    chan struct{}
 	mu      sync.Mutex
 	exitSet bool
+	init    *os.Process // bwrap's child: the PID namespace's init
 }
 
 func newBwrapStatus(r *os.File) *bwrapStatus {
@@ -323,6 +326,13 @@ func (st *bwrapStatus) read(r *os.File) {
 			return
 		}
 		if v, ok := doc["child-pid"].(float64); ok {
+			// Go holds a pidfd for the process from here on, so a later
+			// kill cannot reach another process that reused the pid.
+			if proc, err := os.FindProcess(int(v)); err == nil {
+				st.mu.Lock()
+				st.init = proc
+				st.mu.Unlock()
+			}
 			select {
 			case st.pid <- int(v):
 			default:
@@ -357,4 +367,54 @@ func (st *bwrapStatus) started() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.exitSet
+}
+
+// killInit kills the sandbox's init and waits until it has taken the PID
+// namespace down. bwrap exits as soon as the command does, while its init
+// may still be killing what the command left behind, so Run would
+// otherwise return with a daemon alive for a moment.
+func (st *bwrapStatus) killInit() {
+	// bwrap is dead or dying here: its status pipe is about to end, and
+	// with it the reading of the init's pid.
+	select {
+	case <-st.done:
+	case <-time.After(time.Second):
+	}
+	st.mu.Lock()
+	proc := st.init
+	st.mu.Unlock()
+	if proc == nil {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := proc.Signal(syscall.SIGKILL); err != nil || !alive(proc.Pid) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// release lets go of the init's pidfd.
+func (st *bwrapStatus) release() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.init != nil {
+		st.init.Release()
+		st.init = nil
+	}
+}
+
+// alive reports whether pid exists and is not a zombie. A zombie init has
+// already killed its namespace: the kernel does that before it exits.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] != 'Z' && b[i+2] != 'X'
 }

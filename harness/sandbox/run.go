@@ -87,8 +87,14 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, fmt.Errorf("sandbox: start %s: %w", l.cmd.Path, err)
 	}
 	pid := l.cmd.Process.Pid
+	if l.status != nil {
+		defer l.status.release()
+	}
 	kill := func() {
 		killGroup(pid)
+		if l.status != nil {
+			l.status.killInit()
+		}
 		if cg != nil {
 			cg.kill()
 		}
@@ -154,6 +160,10 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	res.Limit = limitHit(res, p.lim)
 	if res.Limit == "" && cg != nil {
 		res.Limit = cg.limitHit(p.lim)
+	}
+	// RLIMIT_NPROC leaves no record; a refused fork says EAGAIN.
+	if res.Limit == "" && cg == nil && s.processMechanism() == "RLIMIT_NPROC" && bytes.Contains(res.Output, []byte("Resource temporarily unavailable")) {
+		res.Limit = "processes " + strconv.Itoa(p.lim.Processes)
 	}
 	return res, nil
 }

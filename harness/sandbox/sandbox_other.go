@@ -48,3 +48,5 @@ func (*cgroup) limitHit(Limits) string { return "" }
 type bwrapStatus struct{}
 
 func (*bwrapStatus) started() bool { return true }
+func (*bwrapStatus) killInit()     {}
+func (*bwrapStatus) release()      {}
