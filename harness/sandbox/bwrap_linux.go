@@ -39,7 +39,11 @@ func New(opts Options) (*Sandbox, error) {
 	s.version = bwrapVersion(bin)
 	s.tmpfsSize = versionAtLeast(s.version, 0, 7)
 	s.tmpfsPerms = versionAtLeast(s.version, 0, 5)
-	s.masks = findMasks("/etc")
+	if s.rootUID {
+		// Only a root caller's sandbox uid owns root's files; for anyone
+		// else they stay unreadable without a mount each.
+		s.masks = findMasks("/etc")
+	}
 	if err := s.probe(); err != nil {
 		return nil, err
 	}
@@ -180,26 +184,35 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
 	l := &launch{files: []*os.File{statusW}}
-	extra := []*os.File{statusW} // fd 3
-	args = append(args, "--json-status-fd", "3")
+	statusFD := "3"
 	if hold {
+		statusFD = "4" // fd 3 is the hold pipe
+	}
+	args = append(args, "--json-status-fd", statusFD, "--", shell, "-c", limitScript(shell, p.lim, nproc, false), "skillet-sandbox", p.Command)
+	if hold {
+		// A small shell waits on fd 3 until it is in the cgroup, then
+		// becomes bwrap, whose children are born there. Moving bwrap's
+		// child in later costs several milliseconds more: it is then busy
+		// in clone and unshare.
 		r, w, err := os.Pipe()
 		if err != nil {
 			statusR.Close()
 			statusW.Close()
 			return nil, fmt.Errorf("sandbox: hold pipe: %w", err)
 		}
-		extra = append(extra, r) // fd 4
+		l.cmd = exec.Command("/bin/sh", append([]string{"-c", `read _ <&3; exec 3<&-; exec "$0" "$@"`, s.bwrap}, args...)...)
+		l.cmd.ExtraFiles = []*os.File{r, statusW}
+		// The shell exports PWD; make it the command's own folder.
+		l.cmd.Dir = p.dir
 		l.files = append(l.files, r)
 		l.hold = w
-		args = append(args, "--block-fd", "4")
+		l.holdAt = func() (int, error) { return l.cmd.Process.Pid, nil }
+	} else {
+		l.cmd = exec.Command(s.bwrap, args...)
+		l.cmd.ExtraFiles = []*os.File{statusW}
 	}
-	args = append(args, "--", shell, "-c", limitScript(shell, p.lim, nproc, false), "skillet-sandbox", p.Command)
-	l.cmd = exec.Command(s.bwrap, args...)
 	l.cmd.Env = p.env
-	l.cmd.ExtraFiles = extra
 	l.status = newBwrapStatus(statusR)
-	l.holdAt = l.status.childPid
 	return l, nil
 }
 
@@ -300,7 +313,6 @@ func (s *Sandbox) bwrapArgs(p *prepared) ([]string, error) {
 // bwrapStatus reads bwrap's --json-status-fd: the child's pid once the
 // namespaces exist, and "exit-code" once the command ran.
 type bwrapStatus struct {
-	pid     chan int
 	done    chan struct{}
 	mu      sync.Mutex
 	exitSet bool
@@ -308,7 +320,7 @@ type bwrapStatus struct {
 }
 
 func newBwrapStatus(r *os.File) *bwrapStatus {
-	st := &bwrapStatus{pid: make(chan int, 1), done: make(chan struct{})}
+	st := &bwrapStatus{done: make(chan struct{})}
 	go st.read(r)
 	return st
 }
@@ -333,28 +345,12 @@ func (st *bwrapStatus) read(r *os.File) {
 				st.init = proc
 				st.mu.Unlock()
 			}
-			select {
-			case st.pid <- int(v):
-			default:
-			}
 		}
 		if _, ok := doc["exit-code"]; ok {
 			st.mu.Lock()
 			st.exitSet = true
 			st.mu.Unlock()
 		}
-	}
-}
-
-// childPid waits for the pid of bwrap's child, in Skillet's PID namespace.
-func (st *bwrapStatus) childPid() (int, error) {
-	select {
-	case pid := <-st.pid:
-		return pid, nil
-	case <-st.done:
-		return 0, errors.New("bwrap ended before it started the sandbox")
-	case <-time.After(startTimeout):
-		return 0, fmt.Errorf("bwrap did not start the sandbox within %s", startTimeout)
 	}
 }
 

@@ -18,9 +18,6 @@ import (
 // not hold Run open through an inherited pipe.
 const readerGrace = 2 * time.Second
 
-// startTimeout bounds the wait for bwrap to report its child's pid.
-const startTimeout = 10 * time.Second
-
 // launch is one started command, built by the platform code.
 type launch struct {
 	cmd    *exec.Cmd
