@@ -171,7 +171,6 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 			l.cmd.ExtraFiles = []*os.File{r}
 			l.files = []*os.File{r}
 			l.hold = w
-			l.holdAt = func() (int, error) { return l.cmd.Process.Pid, nil }
 		}
 		return l, nil
 	}
@@ -190,10 +189,9 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 	}
 	args = append(args, "--json-status-fd", statusFD, "--", shell, "-c", limitScript(shell, p.lim, nproc, false), "skillet-sandbox", p.Command)
 	if hold {
-		// A small shell waits on fd 3 until it is in the cgroup, then
-		// becomes bwrap, whose children are born there. Moving bwrap's
-		// child in later costs several milliseconds more: it is then busy
-		// in clone and unshare.
+		// A small shell waits on fd 3 until Run has moved it into the
+		// cgroup, then becomes bwrap, so every process of the sandbox is
+		// born inside.
 		r, w, err := os.Pipe()
 		if err != nil {
 			statusR.Close()
@@ -206,7 +204,6 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 		l.cmd.Dir = p.dir
 		l.files = append(l.files, r)
 		l.hold = w
-		l.holdAt = func() (int, error) { return l.cmd.Process.Pid, nil }
 	} else {
 		l.cmd = exec.Command(s.bwrap, args...)
 		l.cmd.ExtraFiles = []*os.File{statusW}

@@ -21,11 +21,9 @@ const readerGrace = 2 * time.Second
 // launch is one started command, built by the platform code.
 type launch struct {
 	cmd    *exec.Cmd
-	files  []*os.File           // child's ends of extra pipes, closed after Start
-	hold   *os.File             // written once the command may go on, or nil
-	holdAt func() (int, error)  // pid to put in the cgroup before releasing hold
-	status *bwrapStatus         // confined only
-	after  func(*Result) string // extra limit detection, or nil
+	files  []*os.File   // child's ends of extra pipes, closed after Start
+	hold   *os.File     // written once the process is in its cgroup, or nil
+	status *bwrapStatus // confined only
 }
 
 // Run runs spec.Command and waits for it and everything it started. The
@@ -104,7 +102,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	go capt.pump(errR, true, &readers)
 
 	if l.hold != nil {
-		if err := release(ctx, l, cg); err != nil {
+		if err := release(l.hold, pid, cg); err != nil {
 			kill()
 			l.cmd.Wait()
 			closeReaders(outR, errR, &readers)
@@ -165,22 +163,16 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
-// release puts the held command into its cgroup and lets it go on.
-func release(ctx context.Context, l *launch, cg *cgroup) error {
-	defer l.hold.Close()
-	pid, err := l.holdAt()
-	if err != nil {
+// release puts the held process into its cgroup and lets it go on.
+func release(hold *os.File, pid int, cg *cgroup) error {
+	defer hold.Close()
+	if err := cg.add(pid); err != nil {
 		return err
 	}
-	if cg != nil {
-		if err := cg.add(pid); err != nil {
-			return err
-		}
-	}
-	if _, err := l.hold.Write([]byte{'\n'}); err != nil {
+	if _, err := hold.Write([]byte{'\n'}); err != nil {
 		return fmt.Errorf("release the command: %w", err)
 	}
-	return ctx.Err()
+	return nil
 }
 
 // closeReaders waits a moment for the output pipes to drain, then closes them.
