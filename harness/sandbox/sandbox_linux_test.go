@@ -151,7 +151,7 @@ func TestHomeAndOtherFoldersInvisible(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sibling, "session.jsonl"), []byte("journal secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := fmt.Sprintf(`cat %q; cat %q; ls -A %q; echo "[$(ls -A %q)]"; ls -A %q; echo "home=$HOME"; touch "$HOME/.gitconfig" && echo home-writable; ls /work /root /var/lib 2>&1 | head -3`,
+	cmd := fmt.Sprintf(`ln -s "$(dirname %[2]q)" escape && cat escape/session.jsonl; cat %[1]q; cat %[2]q; ls -A %[3]q; echo "[$(ls -A %[4]q)]"; ls -A %[5]q; echo "home=$HOME"; touch "$HOME/.gitconfig" && echo home-writable; ls /work /root /var/lib 2>&1 | head -3`,
 		secret.Name(), filepath.Join(sibling, "session.jsonl"), sibling, parent, realHome)
 	res := run(t, s, Spec{Command: cmd, Workspace: ws})
 	out := string(res.Output)
@@ -608,4 +608,40 @@ func TestKillWithoutCgroup(t *testing.T) {
 		t.Fatalf("daemon: %s", describe(res))
 	}
 	assertNoProcess(t, "sleep "+marker)
+}
+
+func TestSymlinkedWorkspaceAndConcurrentRuns(t *testing.T) {
+	s := newSandbox(t)
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, Spec{Command: `pwd; echo x > f`, Workspace: link})
+	if string(res.Stdout) != real+"\n" {
+		t.Errorf("a symlinked workspace is bound at its real path: %s", describe(res))
+	}
+	if _, err := os.Stat(filepath.Join(real, "f")); err != nil {
+		t.Errorf("write through a symlinked workspace: %v", err)
+	}
+	errs := make(chan string, 4)
+	for i := range 4 {
+		go func() {
+			r, err := s.Run(context.Background(), Spec{Command: fmt.Sprintf("sleep 0.2; echo run%d", i), Workspace: real, Env: env()})
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			if want := fmt.Sprintf("run%d\n", i); string(r.Stdout) != want {
+				errs <- fmt.Sprintf("run %d: %s", i, describe(r))
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
 }
