@@ -198,9 +198,14 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 			statusW.Close()
 			return nil, fmt.Errorf("sandbox: hold pipe: %w", err)
 		}
-		l.cmd = exec.Command("/bin/sh", append([]string{"-c", `read _ <&3; exec 3<&-; exec "$0" "$@"`, s.bwrap}, args...)...)
+		// The shell exports PWD, which bwrap would pass on as its own
+		// environment (/proc/1/environ inside): drop it unless given.
+		script := `read _ <&3; exec 3<&-; exec "$0" "$@"`
+		if !hasVar(p.env, "PWD") {
+			script = `read _ <&3; exec 3<&-; exec /usr/bin/env -u PWD "$0" "$@"`
+		}
+		l.cmd = exec.Command("/bin/sh", append([]string{"-c", script, s.bwrap}, args...)...)
 		l.cmd.ExtraFiles = []*os.File{r, statusW}
-		// The shell exports PWD; make it the command's own folder.
 		l.cmd.Dir = p.dir
 		l.files = append(l.files, r)
 		l.hold = w
@@ -410,4 +415,14 @@ func alive(pid int) bool {
 		return false
 	}
 	return b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// hasVar reports whether env sets name.
+func hasVar(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
 }
