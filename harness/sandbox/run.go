@@ -39,7 +39,11 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	var cg *cgroup
 	if s.cg != nil {
-		cg, err = s.cg.create(fmt.Sprintf("skillet-%d-%d", os.Getpid(), s.seq.Add(1)), p.lim)
+		lim := p.lim
+		if s.confined {
+			lim.Processes++ // bwrap's own monitor process is in the cgroup too
+		}
+		cg, err = s.cg.create(fmt.Sprintf("skillet-%d-%d", os.Getpid(), s.seq.Add(1)), lim)
 		if err != nil {
 			return Result{}, fmt.Errorf("sandbox: %w", err)
 		}

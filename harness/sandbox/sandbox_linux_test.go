@@ -648,3 +648,30 @@ func TestSymlinkedWorkspaceAndConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestStaleCgroupsSwept(t *testing.T) {
+	root := probeCgroup()
+	if root == nil {
+		t.Skip("no writable pids cgroup here")
+	}
+	dead := exec.Command("/bin/true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(root.dir, fmt.Sprintf("skillet-%d-1", dead.Process.Pid))
+	mine := filepath.Join(root.dir, fmt.Sprintf("skillet-%d-999", os.Getpid()))
+	for _, d := range []string{stale, mine} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer os.Remove(mine)
+	probeCgroup()
+	if _, err := os.Stat(stale); err == nil {
+		os.Remove(stale)
+		t.Error("the cgroup of a dead Skillet process was left")
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Error("a live process's cgroup was removed")
+	}
+}
