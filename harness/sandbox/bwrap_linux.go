@@ -426,3 +426,19 @@ func hasVar(env []string, name string) bool {
 	}
 	return false
 }
+
+// closeOnExec marks every open file of this process close-on-exec. Go
+// opens its own files so, but one inherited from whoever started Skillet
+// (a shell's stray pipe, a terminal) would otherwise pass through bwrap,
+// which hands on what it is given, into every command.
+func closeOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}

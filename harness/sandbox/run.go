@@ -70,6 +70,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	l.cmd.WaitDelay = time.Second
 	setProcAttr(l.cmd)
 
+	closeOnExec()
 	start := time.Now()
 	err = l.cmd.Start()
 	outW.Close()

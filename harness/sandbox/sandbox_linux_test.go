@@ -114,7 +114,11 @@ func TestEnvironmentIsExactlyGiven(t *testing.T) {
 func TestParentProcessUnreachable(t *testing.T) {
 	s := newSandbox(t)
 	pid := strconv.Itoa(os.Getpid())
-	res := run(t, s, Spec{Command: `cat /proc/` + pid + `/environ && echo READABLE; cat /proc/` + strconv.Itoa(os.Getppid()) + `/cmdline && echo READABLE; ls /proc | grep -c '^[0-9]'`})
+	res := run(t, s, Spec{Command: `echo fds $(ls /proc/self/fd); cat /proc/` + pid + `/environ && echo READABLE; cat /proc/` + strconv.Itoa(os.Getppid()) + `/cmdline && echo READABLE; ls /proc | grep -c '^[0-9]'`})
+	// stdin, stdout, stderr and the folder ls is reading: no pipe to Skillet.
+	if !strings.HasPrefix(string(res.Stdout), "fds 0 1 2 3\n") {
+		t.Errorf("open files inherited: %s", describe(res))
+	}
 	if strings.Contains(string(res.Stdout), "READABLE") {
 		t.Fatalf("Skillet's process is visible from the sandbox: %s", describe(res))
 	}
@@ -511,9 +515,9 @@ func TestUnconfined(t *testing.T) {
 	}
 	ws := t.TempDir()
 	t.Setenv("SKILLET_SANDBOX_SECRET", "sk-test-do-not-leak")
-	res := run(t, s, Spec{Command: `pwd; env`, Workspace: ws, Env: env("ONLY=this")})
+	res := run(t, s, Spec{Command: `pwd; echo fds $(ls /proc/self/fd); env`, Workspace: ws, Env: env("ONLY=this")})
 	out := string(res.Stdout)
-	if !strings.HasPrefix(out, ws+"\n") || !strings.Contains(out, "ONLY=this") || strings.Contains(out, "sk-test-do-not-leak") {
+	if !strings.HasPrefix(out, ws+"\nfds 0 1 2 3\n") || !strings.Contains(out, "ONLY=this") || strings.Contains(out, "sk-test-do-not-leak") {
 		t.Errorf("unconfined: %s", describe(res))
 	}
 	res = run(t, s, Spec{Command: `sleep infinity`, Workspace: ws, Limits: Limits{Wall: 500 * time.Millisecond}})
