@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -552,6 +553,40 @@ except OSError:
 		t.Errorf("processes: %s", describe(res))
 	}
 	assertNoProcess(t, "time.sleep(30)")
+}
+
+// BenchmarkOverhead runs `true` confined and unconfined in turn, so both
+// see the same load, and reports the median and fastest of each: on a
+// shared machine the median carries the load, the fastest what the
+// sandbox itself costs.
+func BenchmarkOverhead(b *testing.B) {
+	confined := newSandbox(b)
+	unconfined := Unconfined(Options{})
+	spec := Spec{Command: "true", Workspace: b.TempDir(), Env: env()}
+	var dc, du []time.Duration
+	for b.Loop() {
+		for _, s := range []*Sandbox{confined, unconfined} {
+			start := time.Now()
+			if res, err := s.Run(context.Background(), spec); err != nil || res.ExitCode != 0 {
+				b.Fatal(err, res.ExitCode)
+			}
+			if s == confined {
+				dc = append(dc, time.Since(start))
+			} else {
+				du = append(du, time.Since(start))
+			}
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for _, d := range [][]time.Duration{dc, du} {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	}
+	mc, mu := dc[len(dc)/2], du[len(du)/2]
+	b.ReportMetric(ms(mc), "confined-p50-ms")
+	b.ReportMetric(ms(mu), "unconfined-p50-ms")
+	b.ReportMetric(ms(mc-mu), "overhead-p50-ms")
+	b.ReportMetric(float64(mc)/float64(mu), "ratio-p50")
+	b.ReportMetric(ms(dc[0]-du[0]), "overhead-min-ms")
 }
 
 // BenchmarkTrue measures what confinement adds to one command.
