@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -37,7 +39,11 @@ func New(opts Options) (*Sandbox, error) {
 	s.version = bwrapVersion(bin)
 	s.tmpfsSize = versionAtLeast(s.version, 0, 7)
 	s.tmpfsPerms = versionAtLeast(s.version, 0, 5)
-	s.masks = findMasks("/etc")
+	if s.rootUID {
+		// Only a root caller's sandbox uid owns root's files; for anyone
+		// else they stay unreadable without a mount each.
+		s.masks = findMasks("/etc")
+	}
 	if err := s.probe(); err != nil {
 		return nil, err
 	}
@@ -165,7 +171,6 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 			l.cmd.ExtraFiles = []*os.File{r}
 			l.files = []*os.File{r}
 			l.hold = w
-			l.holdAt = func() (int, error) { return l.cmd.Process.Pid, nil }
 		}
 		return l, nil
 	}
@@ -178,26 +183,38 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
 	l := &launch{files: []*os.File{statusW}}
-	extra := []*os.File{statusW} // fd 3
-	args = append(args, "--json-status-fd", "3")
+	statusFD := "3"
 	if hold {
+		statusFD = "4" // fd 3 is the hold pipe
+	}
+	args = append(args, "--json-status-fd", statusFD, "--", shell, "-c", limitScript(shell, p.lim, nproc, false), "skillet-sandbox", p.Command)
+	if hold {
+		// A small shell waits on fd 3 until Run has moved it into the
+		// cgroup, then becomes bwrap, so every process of the sandbox is
+		// born inside.
 		r, w, err := os.Pipe()
 		if err != nil {
 			statusR.Close()
 			statusW.Close()
 			return nil, fmt.Errorf("sandbox: hold pipe: %w", err)
 		}
-		extra = append(extra, r) // fd 4
+		// The shell exports PWD, which bwrap would pass on as its own
+		// environment (/proc/1/environ inside): drop it unless given.
+		script := `read _ <&3; exec 3<&-; exec "$0" "$@"`
+		if !hasVar(p.env, "PWD") {
+			script = `read _ <&3; exec 3<&-; exec /usr/bin/env -u PWD "$0" "$@"`
+		}
+		l.cmd = exec.Command("/bin/sh", append([]string{"-c", script, s.bwrap}, args...)...)
+		l.cmd.ExtraFiles = []*os.File{r, statusW}
+		l.cmd.Dir = p.dir
 		l.files = append(l.files, r)
 		l.hold = w
-		args = append(args, "--block-fd", "4")
+	} else {
+		l.cmd = exec.Command(s.bwrap, args...)
+		l.cmd.ExtraFiles = []*os.File{statusW}
 	}
-	args = append(args, "--", shell, "-c", limitScript(shell, p.lim, nproc, false), "skillet-sandbox", p.Command)
-	l.cmd = exec.Command(s.bwrap, args...)
 	l.cmd.Env = p.env
-	l.cmd.ExtraFiles = extra
 	l.status = newBwrapStatus(statusR)
-	l.holdAt = l.status.childPid
 	return l, nil
 }
 
@@ -298,14 +315,14 @@ func (s *Sandbox) bwrapArgs(p *prepared) ([]string, error) {
 // bwrapStatus reads bwrap's --json-status-fd: the child's pid once the
 // namespaces exist, and "exit-code" once the command ran.
 type bwrapStatus struct {
-	pid     chan int
 	done    chan struct{}
 	mu      sync.Mutex
 	exitSet bool
+	init    *os.Process // bwrap's child: the PID namespace's init
 }
 
 func newBwrapStatus(r *os.File) *bwrapStatus {
-	st := &bwrapStatus{pid: make(chan int, 1), done: make(chan struct{})}
+	st := &bwrapStatus{done: make(chan struct{})}
 	go st.read(r)
 	return st
 }
@@ -323,9 +340,12 @@ func (st *bwrapStatus) read(r *os.File) {
 			return
 		}
 		if v, ok := doc["child-pid"].(float64); ok {
-			select {
-			case st.pid <- int(v):
-			default:
+			// Go holds a pidfd for the process from here on, so a later
+			// kill cannot reach another process that reused the pid.
+			if proc, err := os.FindProcess(int(v)); err == nil {
+				st.mu.Lock()
+				st.init = proc
+				st.mu.Unlock()
 			}
 		}
 		if _, ok := doc["exit-code"]; ok {
@@ -333,18 +353,6 @@ func (st *bwrapStatus) read(r *os.File) {
 			st.exitSet = true
 			st.mu.Unlock()
 		}
-	}
-}
-
-// childPid waits for the pid of bwrap's child, in Skillet's PID namespace.
-func (st *bwrapStatus) childPid() (int, error) {
-	select {
-	case pid := <-st.pid:
-		return pid, nil
-	case <-st.done:
-		return 0, errors.New("bwrap ended before it started the sandbox")
-	case <-time.After(startTimeout):
-		return 0, fmt.Errorf("bwrap did not start the sandbox within %s", startTimeout)
 	}
 }
 
@@ -357,4 +365,80 @@ func (st *bwrapStatus) started() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.exitSet
+}
+
+// killInit kills the sandbox's init and waits until it has taken the PID
+// namespace down. bwrap exits as soon as the command does, while its init
+// may still be killing what the command left behind, so Run would
+// otherwise return with a daemon alive for a moment.
+func (st *bwrapStatus) killInit() {
+	// bwrap is dead or dying here: its status pipe is about to end, and
+	// with it the reading of the init's pid.
+	select {
+	case <-st.done:
+	case <-time.After(time.Second):
+	}
+	st.mu.Lock()
+	proc := st.init
+	st.mu.Unlock()
+	if proc == nil {
+		return
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := proc.Signal(syscall.SIGKILL); err != nil || !alive(proc.Pid) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// release lets go of the init's pidfd.
+func (st *bwrapStatus) release() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.init != nil {
+		st.init.Release()
+		st.init = nil
+	}
+}
+
+// alive reports whether pid exists and is not a zombie. A zombie init has
+// already killed its namespace: the kernel does that before it exits.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// hasVar reports whether env sets name.
+func hasVar(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// closeOnExec marks every open file of this process close-on-exec. Go
+// opens its own files so, but one inherited from whoever started Skillet
+// (a shell's stray pipe, a terminal) would otherwise pass through bwrap,
+// which hands on what it is given, into every command.
+func closeOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

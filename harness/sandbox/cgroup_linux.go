@@ -53,9 +53,13 @@ func probeCgroup() *cgroupRoot {
 			if _, err := os.Stat(filepath.Join(mnt, "cgroup.controllers")); err != nil {
 				continue
 			}
-			root := &cgroupRoot{version: "v2", dir: filepath.Join(mnt, v2Path)}
-			if root.enablePids() && root.works() {
-				return root
+			// Our own cgroup first; where it holds processes and lacks pids
+			// for its children, the top of the hierarchy (root may use it).
+			for _, dir := range []string{filepath.Join(mnt, v2Path), mnt} {
+				root := &cgroupRoot{version: "v2", dir: dir}
+				if root.enablePids() && root.works() {
+					return root
+				}
 			}
 		}
 	}
@@ -66,6 +70,24 @@ func probeCgroup() *cgroupRoot {
 		}
 	}
 	return nil
+}
+
+// sweep removes the empty cgroups of Skillet processes that died without
+// removing theirs (killed mid-command).
+func (r *cgroupRoot) sweep() {
+	entries, _ := os.ReadDir(r.dir)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "skillet-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		_ = os.Remove(filepath.Join(r.dir, e.Name()))
+	}
 }
 
 // enablePids makes the pids controller available to children (v2).
@@ -89,6 +111,7 @@ func (r *cgroupRoot) works() bool {
 		return false
 	}
 	cg.remove()
+	r.sweep()
 	return true
 }
 

@@ -18,17 +18,12 @@ import (
 // not hold Run open through an inherited pipe.
 const readerGrace = 2 * time.Second
 
-// startTimeout bounds the wait for bwrap to report its child's pid.
-const startTimeout = 10 * time.Second
-
 // launch is one started command, built by the platform code.
 type launch struct {
 	cmd    *exec.Cmd
-	files  []*os.File           // child's ends of extra pipes, closed after Start
-	hold   *os.File             // written once the command may go on, or nil
-	holdAt func() (int, error)  // pid to put in the cgroup before releasing hold
-	status *bwrapStatus         // confined only
-	after  func(*Result) string // extra limit detection, or nil
+	files  []*os.File   // child's ends of extra pipes, closed after Start
+	hold   *os.File     // written once the process is in its cgroup, or nil
+	status *bwrapStatus // confined only
 }
 
 // Run runs spec.Command and waits for it and everything it started. The
@@ -44,7 +39,11 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	var cg *cgroup
 	if s.cg != nil {
-		cg, err = s.cg.create(fmt.Sprintf("skillet-%d-%d", os.Getpid(), s.seq.Add(1)), p.lim)
+		lim := p.lim
+		if s.confined {
+			lim.Processes++ // bwrap's own monitor process is in the cgroup too
+		}
+		cg, err = s.cg.create(fmt.Sprintf("skillet-%d-%d", os.Getpid(), s.seq.Add(1)), lim)
 		if err != nil {
 			return Result{}, fmt.Errorf("sandbox: %w", err)
 		}
@@ -71,6 +70,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	l.cmd.WaitDelay = time.Second
 	setProcAttr(l.cmd)
 
+	closeOnExec()
 	start := time.Now()
 	err = l.cmd.Start()
 	outW.Close()
@@ -87,8 +87,14 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, fmt.Errorf("sandbox: start %s: %w", l.cmd.Path, err)
 	}
 	pid := l.cmd.Process.Pid
+	if l.status != nil {
+		defer l.status.release()
+	}
 	kill := func() {
 		killGroup(pid)
+		if l.status != nil {
+			l.status.killInit()
+		}
 		if cg != nil {
 			cg.kill()
 		}
@@ -101,7 +107,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	go capt.pump(errR, true, &readers)
 
 	if l.hold != nil {
-		if err := release(ctx, l, cg); err != nil {
+		if err := release(l.hold, pid, cg); err != nil {
 			kill()
 			l.cmd.Wait()
 			closeReaders(outR, errR, &readers)
@@ -155,25 +161,23 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	if res.Limit == "" && cg != nil {
 		res.Limit = cg.limitHit(p.lim)
 	}
+	// RLIMIT_NPROC leaves no record; a refused fork says EAGAIN.
+	if res.Limit == "" && cg == nil && s.processMechanism() == "RLIMIT_NPROC" && bytes.Contains(res.Output, []byte("Resource temporarily unavailable")) {
+		res.Limit = "processes " + strconv.Itoa(p.lim.Processes)
+	}
 	return res, nil
 }
 
-// release puts the held command into its cgroup and lets it go on.
-func release(ctx context.Context, l *launch, cg *cgroup) error {
-	defer l.hold.Close()
-	pid, err := l.holdAt()
-	if err != nil {
+// release puts the held process into its cgroup and lets it go on.
+func release(hold *os.File, pid int, cg *cgroup) error {
+	defer hold.Close()
+	if err := cg.add(pid); err != nil {
 		return err
 	}
-	if cg != nil {
-		if err := cg.add(pid); err != nil {
-			return err
-		}
-	}
-	if _, err := l.hold.Write([]byte{'\n'}); err != nil {
+	if _, err := hold.Write([]byte{'\n'}); err != nil {
 		return fmt.Errorf("release the command: %w", err)
 	}
-	return ctx.Err()
+	return nil
 }
 
 // closeReaders waits a moment for the output pipes to drain, then closes them.

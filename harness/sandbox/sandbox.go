@@ -182,7 +182,7 @@ func (s *Sandbox) Describe() string {
 	}
 	procs := s.processMechanism()
 	if !s.confined {
-		return fmt.Sprintf("no sandbox (--no-sandbox): commands run unconfined as Skillet's user, in the workspace folder; limits: %s, rlimits", procs)
+		return fmt.Sprintf("no sandbox (--no-sandbox): commands run unconfined, as Skillet's user, with its access to files and network; processes: %s", procs)
 	}
 	return fmt.Sprintf("%s: workspace rw, skills ro, system ro, private /tmp and home, %s; processes: %s", s.version, net, procs)
 }
