@@ -351,3 +351,24 @@ func BenchmarkCopyOf10k(b *testing.B) {
 		}
 	}
 }
+
+// A folder inside a repository (a skill kept in a project) obeys the
+// ignore files above it too, as git does; it has no .git of its own.
+func TestCopyOfFolderInsideARepo(t *testing.T) {
+	src := gitProject(t)
+	mkfile(t, filepath.Join(src, "sub/deep/debug.log"), "noise\n")
+	dst := filepath.Join(t.TempDir(), "ws")
+	_, st, err := CopyOf(filepath.Join(src, "sub"), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{"keep.txt": true, "keep.tmp": true, "deep/more.txt": true,
+		"a.tmp": false, "deep/b.tmp": false, "deep/debug.log": false, ".git": false} {
+		if _, err := os.Lstat(filepath.Join(dst, p)); (err == nil) != want {
+			t.Errorf("%s copied=%v, want %v", p, err == nil, want)
+		}
+	}
+	if st.Ignored != 3 {
+		t.Errorf("ignored %d, want 3", st.Ignored)
+	}
+}

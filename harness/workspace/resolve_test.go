@@ -98,7 +98,7 @@ func TestResolve(t *testing.T) {
 		{name: "etc passwd write", path: "/etc/passwd", write: true, refuse: true, reason: Outside,
 			msg: "/etc/passwd is outside the workspace (" + root + "); only the workspace can be written"},
 		{name: "dot dot escape", path: "../outside/secret.txt", refuse: true, reason: DotDot,
-			msg: "../outside/secret.txt climbs out of the workspace (" + root + ") and the skills' folders with .."},
+			msg: "../outside/secret.txt climbs out of the workspace (" + root + ") with .."},
 		{name: "dot dot escape after a folder", path: "sub/../../outside", refuse: true, reason: DotDot},
 		{name: "bare dot dot", path: "..", refuse: true, reason: DotDot},
 		{name: "absolute with dot dot", path: root + "/../outside/secret.txt", refuse: true, reason: Outside},
@@ -111,6 +111,8 @@ func TestResolve(t *testing.T) {
 			msg: f.skill + "/SKILL.md is in the skill folder " + f.skill + ", which is read-only"},
 		{name: "symlink into a skill folder, write", path: "skilllink/new.py", write: true, refuse: true, reason: ReadOnlyFolder},
 		{name: "skill folder inside the workspace, write", path: ".claude/skills/inner/SKILL.md", write: true, refuse: true, reason: ReadOnlyFolder},
+		{name: "home folder", path: "~/.ssh/id_rsa", refuse: true, reason: Outside},
+		{name: "a file named with a tilde", path: "~notes", write: true, want: root + "/~notes"},
 		{name: "outside folder read", path: f.outside + "/secret.txt", refuse: true, reason: Outside},
 	}
 	for _, c := range cases {
