@@ -41,6 +41,7 @@ type OutsideError struct {
 	Reason   Reason
 }
 
+// Error says what the path is outside of, or why it may not be written.
 func (e *OutsideError) Error() string {
 	where := fmt.Sprintf("the workspace (%s)", e.Root)
 	if !e.Write && len(e.ReadOnly) > 0 {
@@ -66,6 +67,7 @@ type InvalidPathError struct {
 	Problem string
 }
 
+// Error quotes the path, so a NUL byte shows as \x00.
 func (e *InvalidPathError) Error() string {
 	if e.Path == "" {
 		return "empty path: name a file or folder"

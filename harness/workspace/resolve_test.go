@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,5 +202,62 @@ func BenchmarkResolve(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Whatever the path, an allowed answer lies in the workspace (or, for a
+// read, a skill's folder) once every link in it is followed by the kernel.
+func TestResolveNeverEscapes(t *testing.T) {
+	f := newResolveFixture(t)
+	parts := []string{"..", ".", "etc", "sub", "inner", "skilllink", "relescape", "dangling", "up",
+		"x.txt", "new", ".claude", "skills", "notes.txt", "passwd", "outside"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	allowed := 0
+	for i := range 20000 {
+		var b strings.Builder
+		switch rng.IntN(4) {
+		case 0:
+			b.WriteString(f.root)
+		case 1:
+			b.WriteString(f.base)
+		}
+		for range 1 + rng.IntN(5) {
+			b.WriteString("/")
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		p := b.String()
+		if !filepath.IsAbs(p) || rng.IntN(2) == 0 {
+			p = strings.TrimPrefix(p, "/")
+		}
+		write := i%2 == 0
+		got, err := f.ws.Resolve(p, write)
+		if err != nil {
+			continue
+		}
+		allowed++
+		// The kernel's view of the existing part of the answer.
+		existing := got
+		for {
+			if _, err := os.Lstat(existing); err == nil {
+				break
+			}
+			existing = filepath.Dir(existing)
+		}
+		real, err := filepath.EvalSymlinks(existing)
+		if err != nil {
+			t.Fatalf("%q -> %s: %v", p, got, err)
+		}
+		ok := within(real, f.root) && !(write && within(real, f.inner))
+		if !write {
+			ok = ok || within(real, f.skill) || within(real, f.inner)
+		} else if within(real, f.skill) {
+			ok = false
+		}
+		if !ok {
+			t.Fatalf("Resolve(%q, write=%v) = %s, which the kernel takes to %s", p, write, got, real)
+		}
+	}
+	if allowed < 2000 || allowed > 18000 {
+		t.Fatalf("%d of 20,000 paths allowed: the sample does not test both sides", allowed)
 	}
 }
