@@ -378,3 +378,20 @@ func TestCopyOfFolderInsideARepo(t *testing.T) {
 		t.Errorf("ignored %d, want 3", st.Ignored)
 	}
 }
+
+// The source's own git config must not make the copy run a program: an
+// fsmonitor hook is one git would run for ls-files.
+func TestCopyOfRunsNoHookOfTheSource(t *testing.T) {
+	src := gitProject(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "hook")
+	mkfile(t, hook, "#!/bin/sh\ntouch "+marker+"\n")
+	os.Chmod(hook, 0o755)
+	git(t, src, "config", "core.fsmonitor", hook)
+	if _, _, err := CopyOf(src, filepath.Join(t.TempDir(), "ws")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("copying ran the source's fsmonitor hook")
+	}
+}
