@@ -75,7 +75,8 @@ func gitIgnored(src string) (gitList, bool) {
 	cmd := exec.CommandContext(ctx, git, "-C", src, "-c", "core.excludesFile="+os.DevNull,
 		"-c", "core.fsmonitor=false",
 		"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	cmd.Env = gitEnv()
+	// No optional locks: git never refreshes the source's index for us.
+	cmd.Env = append(gitEnv(), "GIT_OPTIONAL_LOCKS=0")
 	out, err := cmd.Output()
 	if err != nil {
 		// Not a work tree, an unsafe owner, a broken repository: the
