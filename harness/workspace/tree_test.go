@@ -375,12 +375,7 @@ func TestScan100kFiles(t *testing.T) {
 	if got := ops(Diff(t1, t2)); got != "delete d050/f0500" {
 		t.Errorf("diff %q", got)
 	}
-	start = time.Now()
-	_, st, err := CopyOf(ws.Root(), filepath.Join(t.TempDir(), "copy"))
-	if err != nil || st.Files != 99_999 || st.Dirs != 100 {
-		t.Fatalf("copy: %v %v", st, err)
-	}
-	t.Logf("100,000 files: first scan %v, unchanged rescan %v, copy %v", first, again, time.Since(start))
+	t.Logf("100,000 files: first scan %v, unchanged rescan %v", first, again)
 }
 
 func TestScanSkipsSpecialFiles(t *testing.T) {
