@@ -272,7 +272,8 @@ func TestCopyOfBadInput(t *testing.T) {
 		{"destination below a file", src, filepath.Join(base, "afile", "ws"), "cannot make " + filepath.Join(base, "afile", "ws") + ": not a directory"},
 		{"no source", "", "x", "both a source and a destination folder are needed"},
 	}
-	if runtime.GOOS == "linux" {
+	// sysfs refuses new folders even to root, the user tests run as here.
+	if _, err := os.Stat("/sys/kernel"); err == nil && runtime.GOOS == "linux" {
 		cases = append(cases, struct{ name, src, dst, want string }{"unwritable destination", src, "/sys/skillet-ws", "cannot make /sys/skillet-ws: "})
 	}
 	for _, c := range cases {
@@ -312,6 +313,11 @@ func TestScratchAndInPlaceBadInput(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
 		}
 	}
+	if _, err := os.Stat("/sys/kernel"); err == nil {
+		if _, err := InPlace("/sys/kernel"); err == nil || !strings.Contains(err.Error(), "in-place workspace: /sys/kernel is not writable: ") {
+			t.Errorf("unwritable in-place folder: %v", err)
+		}
+	}
 	ws, err := InPlace(filepath.Join(base, "used"))
 	if err != nil || !ws.IsInPlace() {
 		t.Fatalf("in place: %v", err)
@@ -349,5 +355,43 @@ func BenchmarkCopyOf10k(b *testing.B) {
 		if err != nil || st.Files != 10000 {
 			b.Fatal(st, err)
 		}
+	}
+}
+
+// A folder inside a repository (a skill kept in a project) obeys the
+// ignore files above it too, as git does; it has no .git of its own.
+func TestCopyOfFolderInsideARepo(t *testing.T) {
+	src := gitProject(t)
+	mkfile(t, filepath.Join(src, "sub/deep/debug.log"), "noise\n")
+	dst := filepath.Join(t.TempDir(), "ws")
+	_, st, err := CopyOf(filepath.Join(src, "sub"), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{"keep.txt": true, "keep.tmp": true, "deep/more.txt": true,
+		"a.tmp": false, "deep/b.tmp": false, "deep/debug.log": false, ".git": false} {
+		if _, err := os.Lstat(filepath.Join(dst, p)); (err == nil) != want {
+			t.Errorf("%s copied=%v, want %v", p, err == nil, want)
+		}
+	}
+	if st.Ignored != 3 {
+		t.Errorf("ignored %d, want 3", st.Ignored)
+	}
+}
+
+// The source's own git config must not make the copy run a program: an
+// fsmonitor hook is one git would run for ls-files.
+func TestCopyOfRunsNoHookOfTheSource(t *testing.T) {
+	src := gitProject(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "hook")
+	mkfile(t, hook, "#!/bin/sh\ntouch "+marker+"\n")
+	os.Chmod(hook, 0o755)
+	git(t, src, "config", "core.fsmonitor", hook)
+	if _, _, err := CopyOf(src, filepath.Join(t.TempDir(), "ws")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("copying ran the source's fsmonitor hook")
 	}
 }

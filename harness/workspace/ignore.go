@@ -3,10 +3,12 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -19,6 +21,9 @@ type ignoreRules interface {
 	// ignored reports whether the entry name of the folder rel is left out.
 	ignored(rel []string, name string, isDir bool) bool
 }
+
+// gitTimeout bounds the ls-files call; past it the patterns apply.
+const gitTimeout = time.Minute
 
 // useGit lets tests force the pattern fallback.
 var useGit = true
@@ -63,9 +68,15 @@ func gitIgnored(src string) (gitList, bool) {
 	if err != nil {
 		return nil, false
 	}
-	cmd := exec.Command(git, "-C", src, "-c", "core.excludesFile="+os.DevNull,
+	// A repository's own config could name an fsmonitor hook, a program
+	// git would run; the copy must not run anything of the source's.
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, git, "-C", src, "-c", "core.excludesFile="+os.DevNull,
+		"-c", "core.fsmonitor=false",
 		"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
-	cmd.Env = gitEnv()
+	// No optional locks: git never refreshes the source's index for us.
+	cmd.Env = append(gitEnv(), "GIT_OPTIONAL_LOCKS=0")
 	out, err := cmd.Output()
 	if err != nil {
 		// Not a work tree, an unsafe owner, a broken repository: the

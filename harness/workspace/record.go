@@ -88,6 +88,7 @@ func (w *Workspace) readForRecord(rel string, limit int64) ([]byte, error) {
 // Everything else was written.
 type IncompleteError struct{ Missing []string }
 
+// Error names the first few files left out.
 func (e *IncompleteError) Error() string {
 	const show = 5
 	list := e.Missing

@@ -41,6 +41,7 @@ type OutsideError struct {
 	Reason   Reason
 }
 
+// Error says what the path is outside of, or why it may not be written.
 func (e *OutsideError) Error() string {
 	where := fmt.Sprintf("the workspace (%s)", e.Root)
 	if !e.Write && len(e.ReadOnly) > 0 {
@@ -48,7 +49,7 @@ func (e *OutsideError) Error() string {
 	}
 	switch e.Reason {
 	case DotDot:
-		return fmt.Sprintf("%s climbs out of %s with ..", e.Path, where)
+		return fmt.Sprintf("%s climbs out of the workspace (%s) with ..", e.Path, e.Root)
 	case Symlink:
 		return fmt.Sprintf("%s leads through a symlink to %s, outside %s", e.Path, e.Resolved, where)
 	case ReadOnlyFolder:
@@ -66,6 +67,7 @@ type InvalidPathError struct {
 	Problem string
 }
 
+// Error quotes the path, so a NUL byte shows as \x00.
 func (e *InvalidPathError) Error() string {
 	if e.Path == "" {
 		return "empty path: name a file or folder"
@@ -98,7 +100,12 @@ func (w *Workspace) Resolve(path string, write bool) (string, error) {
 	}
 
 	var lexical string
-	if filepath.IsAbs(path) {
+	if home := homeOf(path); home != "" {
+		// The agents' file tools read "~/x" as the home folder, so the
+		// model means that; taking it as a folder named "~" in the
+		// workspace would answer a different question.
+		lexical = filepath.Join(home, strings.TrimPrefix(path, "~"))
+	} else if filepath.IsAbs(path) {
 		lexical = filepath.Clean(path)
 	} else {
 		rel := filepath.Clean(path)
@@ -143,6 +150,18 @@ func (w *Workspace) Resolve(path string, write bool) (string, error) {
 		return "", refuse(Symlink, real, "")
 	}
 	return "", refuse(Outside, real, "")
+}
+
+// homeOf is the home folder when path starts with "~" or "~/".
+func homeOf(path string) string {
+	if path != "~" && !strings.HasPrefix(path, "~"+string(filepath.Separator)) {
+		return ""
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) {
+		return ""
+	}
+	return home
 }
 
 // within reports whether p is dir or below it; both absolute and clean.

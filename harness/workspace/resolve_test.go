@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +99,7 @@ func TestResolve(t *testing.T) {
 		{name: "etc passwd write", path: "/etc/passwd", write: true, refuse: true, reason: Outside,
 			msg: "/etc/passwd is outside the workspace (" + root + "); only the workspace can be written"},
 		{name: "dot dot escape", path: "../outside/secret.txt", refuse: true, reason: DotDot,
-			msg: "../outside/secret.txt climbs out of the workspace (" + root + ") and the skills' folders with .."},
+			msg: "../outside/secret.txt climbs out of the workspace (" + root + ") with .."},
 		{name: "dot dot escape after a folder", path: "sub/../../outside", refuse: true, reason: DotDot},
 		{name: "bare dot dot", path: "..", refuse: true, reason: DotDot},
 		{name: "absolute with dot dot", path: root + "/../outside/secret.txt", refuse: true, reason: Outside},
@@ -111,6 +112,8 @@ func TestResolve(t *testing.T) {
 			msg: f.skill + "/SKILL.md is in the skill folder " + f.skill + ", which is read-only"},
 		{name: "symlink into a skill folder, write", path: "skilllink/new.py", write: true, refuse: true, reason: ReadOnlyFolder},
 		{name: "skill folder inside the workspace, write", path: ".claude/skills/inner/SKILL.md", write: true, refuse: true, reason: ReadOnlyFolder},
+		{name: "home folder", path: "~/.ssh/id_rsa", refuse: true, reason: Outside},
+		{name: "a file named with a tilde", path: "~notes", write: true, want: root + "/~notes"},
 		{name: "outside folder read", path: f.outside + "/secret.txt", refuse: true, reason: Outside},
 	}
 	for _, c := range cases {
@@ -199,5 +202,62 @@ func BenchmarkResolve(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Whatever the path, an allowed answer lies in the workspace (or, for a
+// read, a skill's folder) once every link in it is followed by the kernel.
+func TestResolveNeverEscapes(t *testing.T) {
+	f := newResolveFixture(t)
+	parts := []string{"..", ".", "etc", "sub", "inner", "skilllink", "relescape", "dangling", "up",
+		"x.txt", "new", ".claude", "skills", "notes.txt", "passwd", "outside"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	allowed := 0
+	for i := range 20000 {
+		var b strings.Builder
+		switch rng.IntN(4) {
+		case 0:
+			b.WriteString(f.root)
+		case 1:
+			b.WriteString(f.base)
+		}
+		for range 1 + rng.IntN(5) {
+			b.WriteString("/")
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		p := b.String()
+		if !filepath.IsAbs(p) || rng.IntN(2) == 0 {
+			p = strings.TrimPrefix(p, "/")
+		}
+		write := i%2 == 0
+		got, err := f.ws.Resolve(p, write)
+		if err != nil {
+			continue
+		}
+		allowed++
+		// The kernel's view of the existing part of the answer.
+		existing := got
+		for {
+			if _, err := os.Lstat(existing); err == nil {
+				break
+			}
+			existing = filepath.Dir(existing)
+		}
+		real, err := filepath.EvalSymlinks(existing)
+		if err != nil {
+			t.Fatalf("%q -> %s: %v", p, got, err)
+		}
+		ok := within(real, f.root) && !(write && within(real, f.inner))
+		if !write {
+			ok = ok || within(real, f.skill) || within(real, f.inner)
+		} else if within(real, f.skill) {
+			ok = false
+		}
+		if !ok {
+			t.Fatalf("Resolve(%q, write=%v) = %s, which the kernel takes to %s", p, write, got, real)
+		}
+	}
+	if allowed < 2000 || allowed > 18000 {
+		t.Fatalf("%d of 20,000 paths allowed: the sample does not test both sides", allowed)
 	}
 }

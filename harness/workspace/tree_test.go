@@ -403,3 +403,28 @@ func BenchmarkScan10kUnchanged(b *testing.B) {
 		}
 	}
 }
+
+// What journaling a freshly copied 10,000-file workspace costs: every
+// file's content into a folder store.
+func BenchmarkRecord10kIntoDirBlobs(b *testing.B) {
+	ws := scratch(b)
+	fill := strings.Repeat("x", 1000)
+	for d := range 100 {
+		for f := range 100 {
+			mkfile(b, filepath.Join(ws.Root(), fmt.Sprintf("pkg%03d/file%03d.txt", d, f)), fmt.Sprint(d, f, fill))
+		}
+	}
+	tree, err := ws.Scan(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	changes := Diff(nil, tree)
+	i := 0
+	for b.Loop() {
+		i++
+		blobs, _ := NewDirBlobs(filepath.Join(b.TempDir(), fmt.Sprint(i)))
+		if err := ws.Record(changes, blobs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
