@@ -18,18 +18,19 @@ import (
 // the last release that ships its CLI as JavaScript. Names of the cli.js
 // functions are minified; they are given to find the code again.
 const (
-	claudeSrc    = "npm @anthropic-ai/claude-code@2.1.197 sdk-tools.d.ts; cli.js of 2.0.77"
-	claudeLines  = 2000   // Read's default line limit (ZOA)
-	claudeLine   = 2000   // longer lines are cut (S68)
-	claudeMaxRd  = 262144 // a file over 256 KB needs offset or limit (eTA, X70)
-	claudeBashMs = 120000 // Bash's default timeout (BASH_DEFAULT_TIMEOUT_MS)
-	claudeBashMx = 600000 // and its maximum (BASH_MAX_TIMEOUT_MS)
-	claudeBashCh = 30000  // Bash output kept (BASH_MAX_OUTPUT_LENGTH, zm)
-	claudeGlobN  = 100    // Glob results (Wu2 {limit:100})
-	claudeGrepN  = 250    // Grep head_limit default (GrepInput)
-	claudeGrepCh = 20000  // Grep output kept (RC0, MC0)
-	claudeWrite  = 16000  // lines of a rewritten file shown back (Ek2)
-	claudeSnip   = 4      // context lines around an edit (HN2)
+	claudeSrc     = "npm @anthropic-ai/claude-code@2.1.197 sdk-tools.d.ts; cli.js of 2.0.77"
+	claudeLines   = 2000   // Read's default line limit (ZOA)
+	claudeLine    = 2000   // longer lines are cut (S68)
+	claudeMaxRd   = 262144 // a file over 256 KB needs offset or limit (eTA, X70)
+	claudeBashMs  = 120000 // Bash's default timeout (BASH_DEFAULT_TIMEOUT_MS)
+	claudeBashMx  = 600000 // and its maximum (BASH_MAX_TIMEOUT_MS)
+	claudeBashCh  = 30000  // Bash output kept (BASH_MAX_OUTPUT_LENGTH, zm)
+	claudeGlobN   = 100    // Glob results (Wu2 {limit:100})
+	claudeGrepN   = 250    // Grep head_limit default (GrepInput)
+	claudeGrepCh  = 20000  // Grep output kept (RC0, MC0)
+	claudeGrepCol = 500    // rg --max-columns of Grep
+	claudeWrite   = 16000  // lines of a rewritten file shown back (Ek2)
+	claudeSnip    = 4      // context lines around an edit (HN2)
 )
 
 func claudeDefs() []Def {
@@ -360,8 +361,9 @@ func (c claudeImpl) edit(env Env, a args) Result {
 		return res
 	}
 	// The snippet: four lines around the change in the new text (HN2).
-	first := strings.Count(content[:strings.Index(content, old)], "\n")
-	lines := strings.Split(updated, "\n")
+	base := strings.ReplaceAll(content, "\r\n", "\n")
+	first := strings.Count(base[:max(0, strings.Index(base, strings.ReplaceAll(old, "\r\n", "\n")))], "\n")
+	lines := strings.Split(strings.ReplaceAll(updated, "\r\n", "\n"), "\n")
 	from := max(0, first-claudeSnip)
 	to := min(len(lines), first+claudeSnip+strings.Count(repl, "\n")+1)
 	res.Content = fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s", p, numbered(lines[from:to], from+1, "→"))
@@ -437,8 +439,12 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 			include = g
 		}
 	}
-	ctxN := a.integer("context", a.integer("-C", 0))
-	before, after := a.integer("-B", ctxN), a.integer("-A", ctxN)
+	// -C (or context) wins over -B and -A (cli.js Grep call).
+	before, after := a.integer("-B", 0), a.integer("-A", 0)
+	if a.has("-C") || a.has("context") {
+		n := a.integer("-C", a.integer("context", 0))
+		before, after = n, n
+	}
 	head := claudeGrepN
 	if a.has("head_limit") {
 		head = a.integer("head_limit", claudeGrepN)
@@ -468,9 +474,16 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 	var entries []string
 	switch mode {
 	case "files_with_matches":
-		sort.SliceStable(res.Files, func(i, j int) bool { return res.Files[i].ModTime.After(res.Files[j].ModTime) })
+		// Newest first, ties by name, paths relative to the workspace
+		// (cli.js Grep call: sort by mtimeMs, then jC0).
+		sort.SliceStable(res.Files, func(i, j int) bool {
+			if !res.Files[i].ModTime.Equal(res.Files[j].ModTime) {
+				return res.Files[i].ModTime.After(res.Files[j].ModTime)
+			}
+			return res.Files[i].Path < res.Files[j].Path
+		})
 		for _, f := range res.Files {
-			entries = append(entries, f.Path)
+			entries = append(entries, rel(f.Path))
 		}
 	case "count":
 		for _, f := range res.Files {
@@ -483,6 +496,14 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 				if l.Context {
 					sep = "-"
 				}
+				// rg --max-columns 500 (cli.js Grep call) replaces long lines.
+				if len(l.Text) > claudeGrepCol {
+					if l.Context {
+						l.Text = "[Omitted long context line]"
+					} else {
+						l.Text = "[Omitted long line with 1 matches]"
+					}
+				}
 				if showNums {
 					entries = append(entries, fmt.Sprintf("%s%s%d%s%s", rel(f.Path), sep, l.Num, sep, l.Text))
 				} else {
@@ -493,20 +514,21 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 	}
 	// head_limit and offset page the entries (cli.js _C0); the
 	// pagination note appears only when the limit cut something (TC0).
-	total := len(entries)
 	if skip > len(entries) {
 		entries = nil
 	} else {
 		entries = entries[skip:]
 	}
+	// The pagination note names the limit and offset in force when the
+	// call set them or the limit cut something (cli.js TC0).
 	pagination := ""
-	if head > 0 && len(entries) > head {
+	cutByLimit := head > 0 && len(entries) > head
+	if cutByLimit {
 		entries = entries[:head]
-		pagination = fmt.Sprintf("limit: %d, offset: %d", head, skip)
-	} else if skip > 0 {
+	}
+	if cutByLimit || a.has("head_limit") || skip > 0 {
 		pagination = fmt.Sprintf("limit: %d, offset: %d", head, skip)
 	}
-	_ = total
 	switch mode {
 	case "content":
 		text := claudeCut(orDefault(strings.Join(entries, "\n"), "No matches found"), claudeGrepCh)

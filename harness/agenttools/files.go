@@ -325,7 +325,23 @@ func loadForEdit(abs, shown string) (string, error) {
 
 // replaceIn does a literal replacement: count is how many times old
 // occurs; the text changes only when count is 1, or replaceAll is set.
+// A file with CRLF line ends is matched as LF and written back with CRLF,
+// as the agents do (Claude Code reads with \r\n replaced and writes with
+// the file's line ending, cli.js LV and hDA; Crush's edit.go isCrlf;
+// opencode's edit.ts normalizeLineEndings).
 func replaceIn(content, old, new string, replaceAll bool) (string, int) {
+	if strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") {
+		lf := strings.ReplaceAll(content, "\r\n", "\n")
+		out, n := replaceLF(lf, old, strings.ReplaceAll(new, "\r\n", "\n"), replaceAll)
+		if n == 1 || (n > 1 && replaceAll) {
+			return strings.ReplaceAll(out, "\n", "\r\n"), n
+		}
+		return content, n
+	}
+	return replaceLF(content, old, new, replaceAll)
+}
+
+func replaceLF(content, old, new string, replaceAll bool) (string, int) {
 	count := strings.Count(content, old)
 	if count == 0 || (count > 1 && !replaceAll) {
 		return content, count

@@ -153,6 +153,17 @@ func TestEditWording(t *testing.T) {
 	wantContains(t, res, true, "No changes to make: old_string and new_string are exactly the same.")
 	res = w.call("claude-code", "Edit", map[string]any{"file_path": "new.txt", "old_string": "", "new_string": "made"})
 	wantContains(t, res, false, "File created successfully at: new.txt")
+	w.write("crlf.txt", "one\r\ntwo\r\n")
+	res = w.call("opencode", "edit", map[string]any{"filePath": "crlf.txt", "oldString": "one\ntwo", "newString": "1\n2"})
+	wantContains(t, res, false, "Edit applied successfully.")
+	if got := w.read("crlf.txt"); got != "1\r\n2\r\n" {
+		t.Errorf("CRLF file after edit = %q", got)
+	}
+	res = w.call("claude-code", "Edit", map[string]any{"file_path": "crlf.txt", "old_string": "2", "new_string": "two"})
+	wantContains(t, res, false, "     2→two")
+	if strings.Contains(res.Content, "\r") || w.read("crlf.txt") != "1\r\ntwo\r\n" {
+		t.Errorf("CRLF edit: %q, file %q", res.Content, w.read("crlf.txt"))
+	}
 	res = w.call("crush", "edit", map[string]any{"file_path": "f.txt", "old_string": "", "new_string": "x"})
 	wantContains(t, res, true, "file already exists: f.txt")
 }
@@ -179,6 +190,16 @@ func TestGlobGrepList(t *testing.T) {
 		if strings.Contains(res.Content, s) {
 			t.Errorf("grep searched %s:\n%s", s, res.Content)
 		}
+	}
+	wantContains(t, res, false, "docs/x.md", "src/a/b.go")
+	if strings.Contains(res.Content, w.root) {
+		t.Errorf("files_with_matches paths should be relative:\n%s", res.Content)
+	}
+	res = w.call("claude-code", "Grep", map[string]any{"pattern": "TODO", "head_limit": 1})
+	wantContains(t, res, false, "Found 1 file limit: 1, offset: 0\n")
+	res = w.call("claude-code", "Grep", map[string]any{"pattern": "package", "output_mode": "content", "-C": 0, "-A": 5})
+	if strings.Contains(res.Content, "func main") {
+		t.Errorf("-C should win over -A:\n%s", res.Content)
 	}
 	res = w.call("claude-code", "Grep", map[string]any{"pattern": "todo", "-i": true, "output_mode": "content", "glob": "*.go"})
 	wantContains(t, res, false, "src/a/b.go:2:// TODO fix")
