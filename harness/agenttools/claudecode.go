@@ -171,7 +171,7 @@ func (c claudeImpl) bash(ctx context.Context, env Env, a args) Result {
 	if a.boolean("run_in_background") {
 		stderr = strings.TrimSpace(stderr + "\n(Skillet ran this command in the foreground: background commands are not reproduced)")
 	}
-	if o.res.ExitCode != 0 || o.timedOut() {
+	if claudeFailed(call.command, o.res.ExitCode) || o.timedOut() {
 		// A failed command throws ShellError; its tool_result is
 		// "Exit code N", stderr, stdout joined by newlines (cli.js sO0),
 		// cut to 10,000 characters in the middle (jF1).
@@ -201,6 +201,25 @@ func (c claudeImpl) bash(ctx context.Context, env Env, a args) Result {
 		}
 	}
 	return Result{Content: strings.Join(parts, "\n"), Shell: run}
+}
+
+// claudeFailed is Claude Code's reading of an exit code: for grep, rg,
+// find, diff, test and [ as the last command, 1 is an answer (no match,
+// files differ, false), not a failure (cli.js ww2 and its Rj5 map).
+func claudeFailed(command string, code int) bool {
+	parts := splitCompound(command)
+	last := command
+	if len(parts) > 0 {
+		last = parts[len(parts)-1]
+	}
+	fields := strings.Fields(last)
+	if len(fields) > 0 {
+		switch fields[0] {
+		case "grep", "rg", "find", "diff", "test", "[":
+			return code >= 2
+		}
+	}
+	return code != 0
 }
 
 func trimLeadingBlankLines(s string) string {

@@ -241,6 +241,8 @@ func TestShellFraming(t *testing.T) {
 	}{
 		{"claude-code", "Bash", map[string]any{"command": "echo hi; echo warn >&2"}, false, []string{"hi\nwarn"}},
 		{"claude-code", "Bash", map[string]any{"command": "echo out; echo bad >&2; exit 3"}, true, []string{"Exit code 3\nbad\n\nout"}},
+		{"claude-code", "Bash", map[string]any{"command": "grep nothing sub/f.txt"}, false, nil},
+		{"claude-code", "Bash", map[string]any{"command": "grep x nope.txt"}, true, []string{"Exit code 2\ngrep: nope.txt"}},
 		{"codex", "exec_command", map[string]any{"cmd": "pwd", "workdir": "sub"}, false, []string{"Chunk ID: ", "Wall time: ", "Process exited with code 0\nOriginal token count: ", "Output:\n" + filepath.Join(w.root, "sub")}},
 		{"codex", "exec_command", map[string]any{"cmd": "exit 7"}, false, []string{"Process exited with code 7"}},
 		{"crush", "bash", map[string]any{"command": "echo a; exit 2", "description": "t"}, false, []string{"a\n\nExit code 2", "<cwd>" + w.root + "</cwd>"}},
