@@ -336,3 +336,37 @@ func TestTargetOf(t *testing.T) {
 		t.Error("a Def not from For should be refused")
 	}
 }
+
+// fixedShell returns one result, as a sandbox reports a limit it hit.
+type fixedShell struct{ res ShellResult }
+
+func (s fixedShell) Run(context.Context, ShellRequest) (ShellResult, error) { return s.res, nil }
+
+// TestShellLimitsSaid: when the sandbox stops a command, every profile's
+// result says which limit, and a wall-time stop reads as the agent's
+// timeout.
+func TestShellLimitsSaid(t *testing.T) {
+	w := newWorkspace(t, nil)
+	w.env.Shell = fixedShell{ShellResult{Output: "partial\n", Stdout: "partial\n", ExitCode: -1, Signal: "SIGKILL", Limit: "memory 512 MiB"}}
+	for _, c := range []struct{ profile, tool, key string }{
+		{"claude-code", "Bash", "command"}, {"codex", "exec_command", "cmd"}, {"crush", "bash", "command"},
+		{"opencode", "bash", "command"}, {"gemini-cli", "run_shell_command", "command"}, {"skillet", "shell", "command"},
+	} {
+		res := w.call(c.profile, c.tool, map[string]any{c.key: "x", "description": "x"})
+		wantContains(t, res, res.IsError, "limit on memory 512 MiB", "partial")
+		if res.Shell == nil || res.Shell.Limit != "memory 512 MiB" {
+			t.Errorf("%s: ShellRun.Limit = %+v", c.profile, res.Shell)
+		}
+	}
+	w.env.Shell = fixedShell{ShellResult{ExitCode: -1, Signal: "SIGKILL", Limit: "wall time 2s"}}
+	for _, c := range []struct{ profile, tool, key, want string }{
+		{"claude-code", "Bash", "command", "Command timed out after"},
+		{"crush", "bash", "command", "Command was aborted before completion"},
+		{"opencode", "bash", "command", "bash tool terminated command after exceeding timeout"},
+		{"gemini-cli", "run_shell_command", "command", "Command was automatically cancelled"},
+		{"codex", "exec_command", "cmd", "limit on wall time 2s"},
+	} {
+		res := w.call(c.profile, c.tool, map[string]any{c.key: "x", "description": "x"})
+		wantContains(t, res, res.IsError, c.want)
+	}
+}
