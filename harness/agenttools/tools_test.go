@@ -305,7 +305,17 @@ func TestShellOutputBounds(t *testing.T) {
 func TestSkillFoldersReadOnly(t *testing.T) {
 	w := newWorkspace(t, nil)
 	skillMD := filepath.Join(w.skillDir, "SKILL.md")
-	res := w.call("claude-code", "Read", map[string]any{"file_path": skillMD})
+	long := strings.Repeat("step\n", 300)
+	if err := os.WriteFile(filepath.Join(w.skillDir, "LONG.md"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.write("long.md", long)
+	// Crush reads a skill's file whole, a workspace file 200 lines at a time.
+	res := w.call("crush", "view", map[string]any{"file_path": filepath.Join(w.skillDir, "LONG.md")})
+	wantContains(t, res, false, "   300|step")
+	res = w.call("crush", "view", map[string]any{"file_path": "long.md"})
+	wantContains(t, res, false, "beyond line 200")
+	res = w.call("claude-code", "Read", map[string]any{"file_path": skillMD})
 	wantContains(t, res, false, "name: demo")
 	res = w.call("claude-code", "Write", map[string]any{"file_path": skillMD, "content": "x"})
 	wantContains(t, res, true, "which tools may only read")
