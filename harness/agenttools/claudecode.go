@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +88,7 @@ func claudeDefs() []Def {
 				"context":     prop("number", "Same as -C."),
 				"-n":          prop("boolean", "Show line numbers (content mode; default true)."),
 				"-i":          prop("boolean", "Ignore case."),
+				"-o":          prop("boolean", "Print only the matched parts, one per line (content mode)."),
 				"type":        prop("string", "File type to search, e.g. js, py, go."),
 				"head_limit":  prop("number", "Keep the first N results (default 250; 0 for all)."),
 				"offset":      prop("number", "Skip the first N results."),
@@ -509,8 +511,29 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 			entries = append(entries, fmt.Sprintf("%s:%d", rel(f.Path), f.Count))
 		}
 	default:
+		var only *regexp.Regexp
+		if a.boolean("-o") {
+			only = o.compiled()
+		}
 		for _, f := range res.Files {
 			for _, l := range f.Lines {
+				if only != nil {
+					// rg -o: each match on its own line, context dropped.
+					if l.Context {
+						continue
+					}
+					for _, m := range only.FindAllString(l.Text, -1) {
+						if m == "" {
+							continue
+						}
+						if showNums {
+							entries = append(entries, fmt.Sprintf("%s:%d:%s", rel(f.Path), l.Num, m))
+						} else {
+							entries = append(entries, rel(f.Path)+":"+m)
+						}
+					}
+					continue
+				}
 				sep := ":"
 				if l.Context {
 					sep = "-"

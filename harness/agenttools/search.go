@@ -122,6 +122,35 @@ type grepOpts struct {
 	maxLine   int // cut matched lines longer than this (runes)
 }
 
+// compile builds the search's regular expression.
+func (o grepOpts) compile() (*regexp.Regexp, error) {
+	expr := o.pattern
+	if o.literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	flags := ""
+	if o.ignoreCase {
+		flags += "i"
+	}
+	if o.multiline {
+		flags += "s"
+	}
+	if flags != "" {
+		expr = "(?" + flags + ")" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("the regular expression %q is not valid: %v", o.pattern, err)
+	}
+	return re, nil
+}
+
+// compiled is compile for an expression already known to be valid.
+func (o grepOpts) compiled() *regexp.Regexp {
+	re, _ := o.compile()
+	return re
+}
+
 // grepLine is one matched (or context) line.
 type grepLine struct {
 	Num     int
@@ -148,23 +177,9 @@ type grepResult struct {
 // regular expression (RE2 syntax, close to the Rust regex ripgrep uses).
 // Binary files, VCS folders and files over 16 MB are skipped.
 func grepFiles(ctx context.Context, root string, o grepOpts) (grepResult, error) {
-	expr := o.pattern
-	if o.literal {
-		expr = regexp.QuoteMeta(expr)
-	}
-	flags := ""
-	if o.ignoreCase {
-		flags += "i"
-	}
-	if o.multiline {
-		flags += "s"
-	}
-	if flags != "" {
-		expr = "(?" + flags + ")" + expr
-	}
-	re, err := regexp.Compile(expr)
+	re, err := o.compile()
 	if err != nil {
-		return grepResult{}, fmt.Errorf("the regular expression %q is not valid: %v", o.pattern, err)
+		return grepResult{}, err
 	}
 	for _, g := range []string{o.include, o.exclude} {
 		if g != "" && !doublestar.ValidatePattern(filepath.ToSlash(g)) {

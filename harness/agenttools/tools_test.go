@@ -203,6 +203,11 @@ func TestGlobGrepList(t *testing.T) {
 	}
 	res = w.call("claude-code", "Grep", map[string]any{"pattern": "todo", "-i": true, "output_mode": "content", "glob": "*.go"})
 	wantContains(t, res, false, "src/a/b.go:2:// TODO fix")
+	res = w.call("claude-code", "Grep", map[string]any{"pattern": "T[A-Z]+", "output_mode": "content", "-o": true, "glob": "*.go"})
+	wantContains(t, res, false, "src/a/b.go:2:TODO")
+	if strings.Contains(res.Content, "fix") {
+		t.Errorf("-o printed the whole line:\n%s", res.Content)
+	}
 	res = w.call("claude-code", "Grep", map[string]any{"pattern": "package", "output_mode": "count"})
 	wantContains(t, res, false, "Found 2 total occurrences across 2 files.")
 	res = w.call("claude-code", "Grep", map[string]any{"pattern": "package", "output_mode": "content", "-A": 1, "type": "go"})
@@ -379,4 +384,43 @@ func TestShellLimitsSaid(t *testing.T) {
 		res := w.call(c.profile, c.tool, map[string]any{c.key: "x", "description": "x"})
 		wantContains(t, res, res.IsError, c.want)
 	}
+}
+
+func TestSearchOptions(t *testing.T) {
+	w := newWorkspace(t, map[string]string{
+		"m.txt":     "alpha\nbeta\ngamma\nalpha\n",
+		"re.txt":    "a.b a+b\naxb\n",
+		"dir/x.txt": "alpha\n",
+		"empty/.k":  "",
+	})
+	res := w.call("claude-code", "Grep", map[string]any{"pattern": "alpha.beta", "multiline": true, "output_mode": "content"})
+	wantContains(t, res, false, "m.txt:1:alpha", "m.txt:2:beta")
+	if strings.Contains(res.Content, "gamma") {
+		t.Errorf("multiline matched too much:\n%s", res.Content)
+	}
+	res = w.call("crush", "grep", map[string]any{"pattern": "a.b", "literal_text": true})
+	wantContains(t, res, false, "Found 1 matches", "Line 1: a.b a+b")
+	res = w.call("gemini-cli", "grep_search", map[string]any{"pattern": "alpha", "names_only": true})
+	wantContains(t, res, false, `Found 2 files with matches for pattern "alpha"`, "dir/x.txt", "m.txt")
+	res = w.call("gemini-cli", "grep_search", map[string]any{"pattern": "alpha", "max_matches_per_file": 1, "include_pattern": "m.txt"})
+	wantContains(t, res, false, "File: m.txt\nL1: alpha\n---")
+	if strings.Contains(res.Content, "L4:") {
+		t.Errorf("max_matches_per_file ignored:\n%s", res.Content)
+	}
+	res = w.call("gemini-cli", "grep_search", map[string]any{"pattern": "alpha", "total_max_matches": 1})
+	wantContains(t, res, false, "(results limited to 1 matches for performance)")
+	res = w.call("opencode", "read", map[string]any{"filePath": "dir"})
+	wantContains(t, res, false, "<type>directory</type>", "<entries>\nx.txt\n", "(1 entries)")
+	res = w.call("gemini-cli", "list_directory", map[string]any{"dir_path": "empty", "ignore": []string{".k"}})
+	wantContains(t, res, false, "is empty.")
+	res = w.call("gemini-cli", "read_file", map[string]any{"file_path": "dir"})
+	wantContains(t, res, true, "Path is a directory")
+	res = w.call("claude-code", "Glob", map[string]any{"pattern": "*.txt", "path": "dir"})
+	wantContains(t, res, false, filepath.Join(w.root, "dir/x.txt"))
+	res = w.call("claude-code", "Glob", map[string]any{"pattern": "[", "path": "dir"})
+	wantContains(t, res, true, "not valid")
+	res = w.call("claude-code", "Grep", map[string]any{"pattern": "x", "path": "nowhere"})
+	wantContains(t, res, true, "Path does not exist: nowhere")
+	res = w.call("claude-code", "Grep", map[string]any{"pattern": "x", "type": "cobol"})
+	wantContains(t, res, true, "unknown file type")
 }
