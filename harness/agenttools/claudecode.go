@@ -69,7 +69,7 @@ func claudeDefs() []Def {
 				"replace_all": prop("boolean", "Replace every occurrence.", "default", false),
 			})},
 		{Name: "Glob", Kind: KindGlob, ReadOnly: true, Source: claudeSrc,
-			Description: "Find files by glob pattern (** for any depth), newest first; at most 100 results.",
+			Description: "Find files by glob pattern (** for any depth), oldest first by modification time; at most 100 results.",
 			Parameters: schema([]string{"pattern"}, map[string]any{
 				"pattern": prop("string", "The glob pattern, e.g. **/*.py."),
 				"path":    prop("string", "Folder to search in; the workspace when omitted."),
@@ -399,7 +399,9 @@ func (c claudeImpl) glob(ctx context.Context, env Env, a args) Result {
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
-	hits, truncated, err := globFiles(ctx, dir, a.str("pattern"), claudeGlobN)
+	// rg --files --glob P --sort=modified --no-ignore --hidden (cli.js
+	// Wu2): oldest first, VCS folders included.
+	hits, truncated, err := globFiles(ctx, dir, a.str("pattern"), claudeGlobN, globOpts{keepVCS: true, oldestFirst: true})
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}

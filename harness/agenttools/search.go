@@ -36,12 +36,26 @@ type globHit struct {
 	ModTime time.Time
 }
 
+// globOpts are the agents' differences in globbing.
+type globOpts struct {
+	// keepVCS: VCS folders are searched too (Claude Code's rg --files
+	// --hidden --no-ignore has no exclusion for them).
+	keepVCS bool
+	// oldestFirst: Claude Code sorts with rg --sort=modified, oldest
+	// first; the others list the newest first.
+	oldestFirst bool
+}
+
 // globFiles finds files matching pattern under dir (absolute), at most
-// limit of them; truncated reports that more matched. Hits are sorted
-// newest first, as Claude Code, Crush, opencode and Gemini CLI sort them.
-// The walk stops at limit+1, so a pattern matching 100,000 files costs
-// about as much as one matching 101.
-func globFiles(ctx context.Context, dir, pattern string, limit int) ([]globHit, bool, error) {
+// limit of them; truncated reports that more matched. Hits are sorted by
+// modification time. The walk stops at limit+1, so a pattern matching
+// 100,000 files costs about as much as one matching 101 (the agents
+// collect every match first; the hits kept are the first in walk order).
+func globFiles(ctx context.Context, dir, pattern string, limit int, opts ...globOpts) ([]globHit, bool, error) {
+	var o globOpts
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	pattern = filepath.ToSlash(pattern)
 	if filepath.IsAbs(pattern) {
 		rel, err := filepath.Rel(dir, filepath.FromSlash(pattern))
@@ -67,7 +81,7 @@ func globFiles(ctx context.Context, dir, pattern string, limit int) ([]globHit, 
 			return ctx.Err()
 		}
 		if d.IsDir() {
-			if p != dir && vcsDirs[d.Name()] {
+			if p != dir && vcsDirs[d.Name()] && !o.keepVCS {
 				return filepath.SkipDir
 			}
 			return nil
@@ -99,7 +113,7 @@ func globFiles(ctx context.Context, dir, pattern string, limit int) ([]globHit, 
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if !hits[i].ModTime.Equal(hits[j].ModTime) {
-			return hits[i].ModTime.After(hits[j].ModTime)
+			return hits[i].ModTime.After(hits[j].ModTime) != o.oldestFirst
 		}
 		return hits[i].Path < hits[j].Path
 	})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadFraming(t *testing.T) {
@@ -423,4 +424,23 @@ func TestSearchOptions(t *testing.T) {
 	wantContains(t, res, true, "Path does not exist: nowhere")
 	res = w.call("claude-code", "Grep", map[string]any{"pattern": "x", "type": "cobol"})
 	wantContains(t, res, true, "unknown file type")
+}
+
+func TestGlobOrder(t *testing.T) {
+	w := newWorkspace(t, map[string]string{"old.md": "", "new.md": "", ".git/HEAD.md": ""})
+	now := time.Now()
+	for p, age := range map[string]time.Duration{"old.md": 3 * time.Hour, "new.md": time.Hour, ".git/HEAD.md": 2 * time.Hour} {
+		if err := os.Chtimes(filepath.Join(w.root, p), now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, mid, young := filepath.Join(w.root, "old.md"), filepath.Join(w.root, ".git/HEAD.md"), filepath.Join(w.root, "new.md")
+	res := w.call("claude-code", "Glob", map[string]any{"pattern": "**/*.md"})
+	if res.Content != old+"\n"+mid+"\n"+young {
+		t.Errorf("Claude Code glob (oldest first, .git included):\n%s", res.Content)
+	}
+	res = w.call("opencode", "glob", map[string]any{"pattern": "**/*.md"})
+	if res.Content != young+"\n"+old {
+		t.Errorf("opencode glob (newest first, no .git):\n%s", res.Content)
+	}
 }
