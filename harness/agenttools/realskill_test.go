@@ -61,7 +61,7 @@ func TestRealSkillScript(t *testing.T) {
 	w.env.Files = testResolver{root: w.root, readOnly: []string{skillDir}}
 	w.env.SkillDirs = []string{skillDir}
 	res := w.call("claude-code", "Read", map[string]any{"file_path": filepath.Join(skillDir, "scripts", "analyze_plan.py"), "limit": 5})
-	wantContains(t, res, false, "     1→")
+	wantContains(t, res, false, "1\t")
 	res = w.call("claude-code", "Edit", map[string]any{"file_path": filepath.Join(skillDir, "SKILL.md"), "old_string": "a", "new_string": "b"})
 	wantContains(t, res, true, "which tools may only read")
 }
