@@ -450,3 +450,16 @@ func TestGlobOrder(t *testing.T) {
 		t.Errorf("opencode glob (newest first, no .git):\n%s", res.Content)
 	}
 }
+
+// TestSeparateStreams: agents that tell stdout from stderr frame them as
+// they do when the sandbox reports both.
+func TestSeparateStreams(t *testing.T) {
+	w := newWorkspace(t, nil)
+	w.env.Shell = fixedShell{ShellResult{Stdout: "out\n", Stderr: "err\n", Output: "err\nout\n", ExitCode: 1}}
+	res := w.call("crush", "bash", map[string]any{"command": "x", "description": "x"})
+	wantContains(t, res, false, "out\n\n\nerr\n\nExit code 1\n\n<cwd>")
+	res = w.call("claude-code", "Bash", map[string]any{"command": "x"})
+	wantContains(t, res, true, "Exit code 1\nerr\nout") // one stream, as written
+	res = w.call("gemini-cli", "run_shell_command", map[string]any{"command": "x"})
+	wantContains(t, res, false, "Output: err\nout\nExit Code: 1")
+}
