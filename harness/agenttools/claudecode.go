@@ -199,6 +199,10 @@ func (c claudeImpl) bash(ctx context.Context, env Env, a args) Result {
 	return Result{Content: strings.Join(parts, "\n"), Shell: run}
 }
 
+// claudeFailed is Claude Code's reading of an exit code: for grep, rg,
+// egrep, fgrep, find, diff, test and [ as the last command, 1 is an
+// answer (no match, files differ, false), not a failure (Skl and its
+// PCf map).
 func claudeFailed(command string, code int) bool {
 	parts := splitCompound(command)
 	last := command
@@ -208,7 +212,7 @@ func claudeFailed(command string, code int) bool {
 	fields := strings.Fields(last)
 	if len(fields) > 0 {
 		switch fields[0] {
-		case "grep", "rg", "find", "diff", "test", "[":
+		case "grep", "rg", "egrep", "fgrep", "find", "diff", "test", "[":
 			return code >= 2
 		}
 	}
