@@ -163,6 +163,29 @@ func For(profile string) ([]Def, error) {
 	return defs, nil
 }
 
+// aliases are names an agent still accepts for one of its tools.
+var aliases = map[string]map[string]string{
+	// Gemini CLI renamed search_file_content to grep_search and keeps the
+	// old name as an alias (packages/core/src/tools/tool-names.ts).
+	"gemini-cli": {"search_file_content": "grep_search"},
+}
+
+// Find returns the tool a model's call names among a profile's
+// definitions, accepting the names the agent keeps as aliases.
+func Find(defs []Def, name string) (Def, bool) {
+	for _, d := range defs {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	for _, d := range defs {
+		if alias, ok := aliases[d.profile][name]; ok && alias == d.Name {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
 // Run executes one call. Bad arguments, refused paths and failed commands
 // come back as a Result the model can read, never as a panic.
 func Run(ctx context.Context, env Env, def Def, args json.RawMessage) (res Result) {

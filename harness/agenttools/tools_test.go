@@ -354,6 +354,13 @@ func TestTargetOf(t *testing.T) {
 			t.Errorf("%s/%s: %+v, want %+v", c.profile, c.tool, got, c.want)
 		}
 	}
+	gem, _ := For("gemini-cli")
+	if d, ok := Find(gem, "search_file_content"); !ok || d.Name != "grep_search" {
+		t.Errorf("Find(search_file_content) = %v, %v", d.Name, ok)
+	}
+	if _, ok := Find(gem, "Bash"); ok {
+		t.Error("Find(Bash) in gemini-cli should fail")
+	}
 	if got := Run(context.Background(), Env{}, Def{Name: "x"}, nil); !got.IsError {
 		t.Error("a Def not from For should be refused")
 	}
