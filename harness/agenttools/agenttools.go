@@ -377,11 +377,3 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
