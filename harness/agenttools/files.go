@@ -48,6 +48,15 @@ func resolve(env Env, path string, write bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if write {
+		// Again after symlinks are resolved: a link into a skill folder
+		// does not make it writable.
+		for _, d := range env.SkillDirs {
+			if within(d, abs) {
+				return "", fmt.Errorf("%s is in the skill folder %s, which tools may only read", path, d)
+			}
+		}
+	}
 	return abs, nil
 }
 

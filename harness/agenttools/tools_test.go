@@ -331,6 +331,16 @@ func TestSkillFoldersReadOnly(t *testing.T) {
 	wantContains(t, res, false, "name: demo")
 	res = w.call("claude-code", "Write", map[string]any{"file_path": skillMD, "content": "x"})
 	wantContains(t, res, true, "which tools may only read")
+	// A symlink in the workspace pointing into the skill folder does not
+	// make it writable (the test Resolver alone would allow the write).
+	if err := os.Symlink(w.skillDir, filepath.Join(w.root, "skill-link")); err != nil {
+		t.Fatal(err)
+	}
+	saved := w.env.Files
+	w.env.Files = linkResolver{root: w.root}
+	res = w.call("opencode", "write", map[string]any{"filePath": "skill-link/SKILL.md", "content": "x"})
+	wantContains(t, res, true, "which tools may only read")
+	w.env.Files = saved
 	res = w.call("codex", "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Delete File: " + skillMD + "\n*** End Patch"})
 	wantContains(t, res, true, "which tools may only read")
 	if _, err := os.Stat(skillMD); err != nil {
@@ -469,4 +479,13 @@ func TestSeparateStreams(t *testing.T) {
 	wantContains(t, res, true, "Exit code 1\nerr\nout") // one stream, as written
 	res = w.call("gemini-cli", "run_shell_command", map[string]any{"command": "x"})
 	wantContains(t, res, false, "Output: err\nout\nExit Code: 1")
+}
+
+// linkResolver resolves symlinks and confines nothing, to test the
+// package's own skill-folder check behind a Resolver.
+type linkResolver struct{ root string }
+
+func (r linkResolver) Root() string { return r.root }
+func (r linkResolver) Resolve(p string, _ bool) (string, error) {
+	return evalExisting(p)
 }
