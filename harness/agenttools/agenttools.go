@@ -194,6 +194,7 @@ func Run(ctx context.Context, env Env, def Def, args json.RawMessage) (res Resul
 			res = Result{Content: fmt.Sprintf("internal error in %s: %v", def.Name, r), IsError: true}
 		}
 	}()
+	def = withProfile(def)
 	p, ok := profiles[def.profile]
 	if !ok {
 		return Result{Content: fmt.Sprintf("tool %q has no profile; take definitions from agenttools.For", def.Name), IsError: true}
@@ -206,6 +207,18 @@ func Run(ctx context.Context, env Env, def Def, args json.RawMessage) (res Resul
 		return p.fail(def, err.Error())
 	}
 	return p.run(ctx, env, def, a)
+}
+
+// withProfile restores the profile of a definition that lost it (one
+// decoded from JSON): Source names the profile's sources.
+func withProfile(def Def) Def {
+	if def.profile != "" {
+		return def
+	}
+	sources := map[string]string{skilletSrc: "skillet", claudeSrc: "claude-code", codexSrc: "codex",
+		crushSrc: "crush", opencodeSrc: "opencode", geminiSrc: "gemini-cli"}
+	def.profile = sources[def.Source]
+	return def
 }
 
 // Target is what a call would run or touch.
@@ -222,6 +235,7 @@ func TargetOf(def Def, args json.RawMessage) Target {
 	if err != nil {
 		return Target{}
 	}
+	def = withProfile(def)
 	p, ok := profiles[def.profile]
 	if !ok {
 		return Target{}

@@ -364,6 +364,15 @@ func TestTargetOf(t *testing.T) {
 			t.Errorf("%s/%s: %+v, want %+v", c.profile, c.tool, got, c.want)
 		}
 	}
+	// A definition round-tripped through JSON still runs.
+	var back Def
+	raw, _ := json.Marshal(mustDef(t, "crush", "view"))
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := TargetOf(back, json.RawMessage(`{"file_path":"x"}`)); got.Path != "x" {
+		t.Errorf("decoded def: TargetOf = %+v", got)
+	}
 	gem, _ := For("gemini-cli")
 	if d, ok := Find(gem, "search_file_content"); !ok || d.Name != "grep_search" {
 		t.Errorf("Find(search_file_content) = %v, %v", d.Name, ok)
