@@ -58,7 +58,7 @@ type Def struct {
 }
 
 // Profile is the profile the definition belongs to.
-func (d Def) Profile() string { return d.profile }
+func (d Def) Profile() string { return withProfile(d).profile }
 
 // Resolver confines paths: it returns the absolute, symlink-resolved path
 // a tool may use, or an error saying why not.
