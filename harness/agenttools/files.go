@@ -212,47 +212,74 @@ func readWindow(r io.Reader, o windowOpts) (lineWindow, error) {
 	var scanned int64
 	bytesOut := 0
 	var buf []byte
+	// Kept lines go into one buffer, turned into strings once at the end:
+	// one allocation for the window, not one per line.
+	var all []byte
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil {
+			hint := st.Size()
+			if o.maxBytes > 0 {
+				hint = min(hint, int64(o.maxBytes))
+			}
+			all = make([]byte, 0, min(hint, 4<<20)) // a hint only: a 1 GB file read for one line must not cost 1 GB
+		}
+	}
+	var ends []int
+	done := func(err error) (lineWindow, error) {
+		text := string(all)
+		w.Lines = make([]string, len(ends))
+		start := 0
+		for k, e := range ends {
+			w.Lines[k] = text[start:e]
+			start = e
+		}
+		return w, err
+	}
 	for {
 		line, long, err := readLine(br, o.maxLine, buf)
 		buf = line
 		if err == io.EOF && line == nil {
 			w.Total = n
-			return w, nil
+			return done(nil)
 		}
 		if err != nil && err != io.EOF {
-			return w, err
+			return done(err)
 		}
 		n++
 		scanned += int64(len(line))
-		if n >= o.offset && len(w.Lines) < o.limit && !w.Cut {
-			s := string(line)
-			if !utf8.ValidString(s) {
-				s = validText(s)
+		if n >= o.offset && len(ends) < o.limit && !w.Cut {
+			kept := line
+			if !utf8.Valid(kept) {
+				kept = []byte(validText(string(kept)))
 				w.Invalid = true
 			}
+			size := len(kept)
 			if long {
-				s += o.lineSuffix
-				w.LongLines++
+				size += len(o.lineSuffix)
 			}
-			size := len(s)
-			if len(w.Lines) > 0 {
+			if len(ends) > 0 {
 				size++
 			}
 			if o.maxBytes > 0 && bytesOut+size > o.maxBytes {
 				w.Cut, w.More = true, true
-				return w, nil
+				return done(nil)
 			}
 			bytesOut += size
-			w.Lines = append(w.Lines, s)
+			all = append(all, kept...)
+			if long {
+				all = append(all, o.lineSuffix...)
+				w.LongLines++
+			}
+			ends = append(ends, len(all))
 		} else if n >= o.offset {
 			w.More = true
 			if !o.countTotal || (o.countCap > 0 && scanned > o.countCap) {
-				return w, nil
+				return done(nil)
 			}
 		}
 		if err == io.EOF {
 			w.Total = n
-			return w, nil
+			return done(nil)
 		}
 	}
 }
