@@ -490,6 +490,9 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 	head := claudeGrepN
 	if a.has("head_limit") {
 		head = a.integer("head_limit", claudeGrepN)
+		if head < 0 {
+			head = claudeGrepN
+		}
 	}
 	skip := max(0, a.integer("offset", 0))
 	// Search a little past what is shown, so the cut can be reported.
