@@ -58,7 +58,7 @@ type Def struct {
 }
 
 // Profile is the profile the definition belongs to.
-func (d Def) Profile() string { return d.profile }
+func (d Def) Profile() string { return withProfile(d).profile }
 
 // Resolver confines paths: it returns the absolute, symlink-resolved path
 // a tool may use, or an error saying why not.
@@ -163,6 +163,29 @@ func For(profile string) ([]Def, error) {
 	return defs, nil
 }
 
+// aliases are names an agent still accepts for one of its tools.
+var aliases = map[string]map[string]string{
+	// Gemini CLI renamed search_file_content to grep_search and keeps the
+	// old name as an alias (packages/core/src/tools/tool-names.ts).
+	"gemini-cli": {"search_file_content": "grep_search"},
+}
+
+// Find returns the tool a model's call names among a profile's
+// definitions, accepting the names the agent keeps as aliases.
+func Find(defs []Def, name string) (Def, bool) {
+	for _, d := range defs {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	for _, d := range defs {
+		if alias, ok := aliases[d.profile][name]; ok && alias == d.Name {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
 // Run executes one call. Bad arguments, refused paths and failed commands
 // come back as a Result the model can read, never as a panic.
 func Run(ctx context.Context, env Env, def Def, args json.RawMessage) (res Result) {
@@ -171,6 +194,7 @@ func Run(ctx context.Context, env Env, def Def, args json.RawMessage) (res Resul
 			res = Result{Content: fmt.Sprintf("internal error in %s: %v", def.Name, r), IsError: true}
 		}
 	}()
+	def = withProfile(def)
 	p, ok := profiles[def.profile]
 	if !ok {
 		return Result{Content: fmt.Sprintf("tool %q has no profile; take definitions from agenttools.For", def.Name), IsError: true}
@@ -183,6 +207,18 @@ func Run(ctx context.Context, env Env, def Def, args json.RawMessage) (res Resul
 		return p.fail(def, err.Error())
 	}
 	return p.run(ctx, env, def, a)
+}
+
+// withProfile restores the profile of a definition that lost it (one
+// decoded from JSON): Source names the profile's sources.
+func withProfile(def Def) Def {
+	if def.profile != "" {
+		return def
+	}
+	sources := map[string]string{skilletSrc: "skillet", claudeSrc: "claude-code", codexSrc: "codex",
+		crushSrc: "crush", opencodeSrc: "opencode", geminiSrc: "gemini-cli"}
+	def.profile = sources[def.Source]
+	return def
 }
 
 // Target is what a call would run or touch.
@@ -199,6 +235,7 @@ func TargetOf(def Def, args json.RawMessage) Target {
 	if err != nil {
 		return Target{}
 	}
+	def = withProfile(def)
 	p, ok := profiles[def.profile]
 	if !ok {
 		return Target{}
@@ -353,12 +390,4 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

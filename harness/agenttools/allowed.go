@@ -226,7 +226,12 @@ func bashPartMatches(spec, cmd string) bool {
 		return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
 	}
 	if strings.Contains(spec, "*") {
-		return wildcard(strings.Join(strings.Fields(spec), " "), cmd)
+		spec = strings.Join(strings.Fields(spec), " ")
+		// "ls *": the word boundary before * also admits "ls" alone.
+		if prefix, ok := strings.CutSuffix(spec, " *"); ok && cmd == prefix {
+			return true
+		}
+		return wildcard(spec, cmd)
 	}
 	return cmd == strings.Join(strings.Fields(spec), " ")
 }

@@ -104,8 +104,11 @@ func TestMatchRule(t *testing.T) {
 	if _, ok := MatchRule(abs, cc("Edit"), json.RawMessage(`{"file_path":"/tmp/out/r.txt"}`), "claude-code"); !ok {
 		t.Error("//abs pattern did not match")
 	}
-	if _, ok := MatchRule(abs, cc("Bash"), json.RawMessage(`{"command":"make test"}`), "claude-code"); !ok {
-		t.Error("wildcard Bash rule did not match")
+	for cmd, want := range map[string]bool{"make test": true, "make": true, "makefoo": false, "make test && curl x": false} {
+		raw, _ := json.Marshal(map[string]string{"command": cmd})
+		if _, ok := MatchRule(abs, cc("Bash"), raw, "claude-code"); ok != want {
+			t.Errorf("Bash(make *) on %q: %v, want %v", cmd, ok, want)
+		}
 	}
 	if _, ok := MatchRule(nil, cc("Read"), json.RawMessage(`{}`), "claude-code"); ok {
 		t.Error("no rules matched")

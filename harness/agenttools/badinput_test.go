@@ -112,7 +112,7 @@ func TestBinaryAndHugeFiles(t *testing.T) {
 		}
 	}
 	res := w.call("claude-code", "Read", map[string]any{"file_path": "huge.log"})
-	wantContains(t, res, true, "File content (1GB) exceeds maximum allowed size (256KB)")
+	wantContains(t, res, true, "File content (1GB) exceeds maximum allowed size (256KB). Use offset and limit parameters")
 	// Text with a 1 GB tail of text lines would be slow to count; the
 	// sparse head keeps this quick while exercising the streaming path.
 	w.write("text.txt", "a\n")
@@ -173,7 +173,7 @@ func TestGlobCap(t *testing.T) {
 	}
 	t.Logf("created 100,000 files in %v", time.Since(start))
 	for _, c := range []struct{ profile, tool, want string }{
-		{"claude-code", "Glob", "(Results are truncated. Consider using a more specific path or pattern.)"},
+		{"claude-code", "Glob", "(Showing the first 100 files; there are more than 100 matches. Narrow the pattern or path to see the rest.)"},
 		{"crush", "glob", "(Results are truncated. Consider using a more specific path or pattern.)"},
 		{"opencode", "glob", "(Results are truncated: showing first 100 results."},
 		{"gemini-cli", "glob", "Skillet stopped at 1000 files; more match"},

@@ -6,30 +6,32 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// Claude Code's tools. Input schemas: sdk-tools.d.ts of
-// @anthropic-ai/claude-code@2.1.197 (BashInput, FileReadInput,
-// FileWriteInput, FileEditInput, GlobInput, GrepInput); limits, result
-// framing and error wording: cli.js of @anthropic-ai/claude-code@2.0.77,
-// the last release that ships its CLI as JavaScript. Names of the cli.js
-// functions are minified; they are given to find the code again.
+// Claude Code's tools, as version 2.1.197 has them. Input schemas:
+// sdk-tools.d.ts of npm @anthropic-ai/claude-code@2.1.197; limits, result
+// framing and error wording: the CLI's JavaScript bundled in
+// @anthropic-ai/claude-code-linux-x64@2.1.197 (the native binary carries
+// its source). Names of its functions are minified; they are given to
+// find the code again.
 const (
-	claudeSrc    = "npm @anthropic-ai/claude-code@2.1.197 sdk-tools.d.ts; cli.js of 2.0.77"
-	claudeLines  = 2000   // Read's default line limit (ZOA)
-	claudeLine   = 2000   // longer lines are cut (S68)
-	claudeMaxRd  = 262144 // a file over 256 KB needs offset or limit (eTA, X70)
-	claudeBashMs = 120000 // Bash's default timeout (BASH_DEFAULT_TIMEOUT_MS)
-	claudeBashMx = 600000 // and its maximum (BASH_MAX_TIMEOUT_MS)
-	claudeBashCh = 30000  // Bash output kept (BASH_MAX_OUTPUT_LENGTH, zm)
-	claudeGlobN  = 100    // Glob results (Wu2 {limit:100})
-	claudeGrepN  = 250    // Grep head_limit default (GrepInput)
-	claudeGrepCh = 20000  // Grep output kept (RC0, MC0)
-	claudeWrite  = 16000  // lines of a rewritten file shown back (Ek2)
-	claudeSnip   = 4      // context lines around an edit (HN2)
+	claudeSrc     = "npm @anthropic-ai/claude-code@2.1.197 (sdk-tools.d.ts; the CLI bundled in claude-code-linux-x64@2.1.197)"
+	claudeMaxRd   = 262144 // a read without limit is refused over 256 KB (aLr, EEt)
+	claudeTokens  = 25000  // and cut to a partial view over 25,000 tokens (Mkp, Nde)
+	claudeBashMs  = 120000 // Bash's default timeout (BASH_DEFAULT_TIMEOUT_MS)
+	claudeBashMx  = 600000 // and its maximum (BASH_MAX_TIMEOUT_MS)
+	claudeBashCh  = 30000  // Bash output kept inline (BASH_MAX_OUTPUT_LENGTH)
+	claudeGlobN   = 100    // Glob results (oil {limit:100})
+	claudeGrepN   = 250    // Grep head_limit default (_if)
+	claudeGrepCh  = 20000  // Skillet's cap on an unlimited (head_limit 0) Grep
+	claudeGrepCol = 500    // rg --max-columns of Grep
+	// claudeFresh ends Write and Edit results (tLn).
+	claudeFresh = " (file state is current in your context \u2014 no need to Read it back)"
 )
 
 func claudeDefs() []Def {
@@ -44,12 +46,12 @@ func claudeDefs() []Def {
 				"run_in_background": prop("boolean", "Ask for the command to run in the background; Skillet runs it to completion instead."),
 			})},
 		{Name: "Read", Kind: KindRead, ReadOnly: true, Source: claudeSrc,
-			Description: "Read a text file. Lines come numbered; up to 2000 lines from offset, lines longer than 2000 characters cut. " +
-				"A file over 256 KB needs offset or limit. Binary files are refused.",
+			Description: "Read a text file; each line comes as its number, a tab, and the line. Without limit the whole file is read " +
+				"(at most 256 KB; past about 25,000 tokens only the first lines are shown, with a note). Binary files are refused.",
 			Parameters: schema([]string{"file_path"}, map[string]any{
 				"file_path": prop("string", "Path of the file (absolute, or relative to the workspace)."),
-				"offset":    prop("number", "Line number to start at (1-based)."),
-				"limit":     prop("number", "How many lines to read."),
+				"offset":    prop("integer", "Line number to start at (1-based).", "minimum", 0),
+				"limit":     prop("integer", "How many lines to read.", "exclusiveMinimum", 0),
 			})},
 		{Name: "Write", Kind: KindWrite, Source: claudeSrc,
 			Description: "Write a file, replacing it if it exists; missing folders are created.",
@@ -67,7 +69,7 @@ func claudeDefs() []Def {
 				"replace_all": prop("boolean", "Replace every occurrence.", "default", false),
 			})},
 		{Name: "Glob", Kind: KindGlob, ReadOnly: true, Source: claudeSrc,
-			Description: "Find files by glob pattern (** for any depth), newest first; at most 100 results.",
+			Description: "Find files by glob pattern (** for any depth), oldest first by modification time; at most 100 results, with a note when there are more.",
 			Parameters: schema([]string{"pattern"}, map[string]any{
 				"pattern": prop("string", "The glob pattern, e.g. **/*.py."),
 				"path":    prop("string", "Folder to search in; the workspace when omitted."),
@@ -86,6 +88,7 @@ func claudeDefs() []Def {
 				"context":     prop("number", "Same as -C."),
 				"-n":          prop("boolean", "Show line numbers (content mode; default true)."),
 				"-i":          prop("boolean", "Ignore case."),
+				"-o":          prop("boolean", "Print only the matched parts, one per line (content mode)."),
 				"type":        prop("string", "File type to search, e.g. js, py, go."),
 				"head_limit":  prop("number", "Keep the first N results (default 250; 0 for all)."),
 				"offset":      prop("number", "Skip the first N results."),
@@ -111,7 +114,7 @@ func pathArg(def Def, file, dir string) string {
 }
 
 // fail frames a refusal as Claude Code frames a failed validateInput:
-// <tool_use_error>…</tool_use_error> with is_error (cli.js, the
+// <tool_use_error>…</tool_use_error> with is_error (the
 // tool_result built from validateInput's message).
 func (claudeImpl) fail(_ Def, msg string) Result {
 	return Result{Content: "<tool_use_error>" + msg + "</tool_use_error>", IsError: true}
@@ -154,28 +157,25 @@ func (c claudeImpl) bash(ctx context.Context, env Env, a args) Result {
 		return Result{Content: o.refused, IsError: true}
 	}
 	run := o.run(call)
-	stdout := validText(o.res.Stdout)
-	stderr := validText(o.res.Stderr)
-	if o.res.Stdout == "" && o.res.Stderr == "" {
-		stdout = o.combined()
-	}
+	// Since 2.1 stderr is merged into stdout: one stream reaches the
+	// model (the Bash call appends both to one buffer).
+	out := o.combined()
+	var notes []string
 	if o.timedOut() {
-		// The shell reports a timeout in stderr (cli.js: `Command timed
-		// out after ${EK(B)}` prefixed to stderr).
-		stderr = strings.TrimSpace("Command timed out after " + claudeDuration(time.Duration(ms)*time.Millisecond) + " " + stderr)
-	}
-	if note := o.limitNote(); note != "" && !o.timedOut() {
-		stderr = strings.TrimSpace(stderr + "\n(" + note + ")")
+		// The shell's timeout note (`Command timed out after ${EK(B)}`).
+		notes = append(notes, "Command timed out after "+claudeDuration(time.Duration(ms)*time.Millisecond))
+	} else if note := o.limitNote(); note != "" {
+		notes = append(notes, "("+note+")")
 	}
 	if a.boolean("run_in_background") {
-		stderr = strings.TrimSpace(stderr + "\n(Skillet ran this command in the foreground: background commands are not reproduced)")
+		notes = append(notes, "(Skillet ran this command in the foreground: background commands are not reproduced)")
 	}
-	if o.res.ExitCode != 0 || o.timedOut() {
+	if claudeFailed(call.command, o.res.ExitCode) || o.timedOut() {
 		// A failed command throws ShellError; its tool_result is
-		// "Exit code N", stderr, stdout joined by newlines (cli.js sO0),
-		// cut to 10,000 characters in the middle (jF1).
+		// "Exit code N" then the output, cut to 10,000 characters in the
+		// middle (PHe, DDo).
 		parts := []string{fmt.Sprintf("Exit code %d", o.res.ExitCode)}
-		for _, p := range []string{stderr, stdout} {
+		for _, p := range append([]string{out}, notes...) {
 			if strings.TrimSpace(p) != "" {
 				parts = append(parts, p)
 			}
@@ -183,23 +183,40 @@ func (c claudeImpl) bash(ctx context.Context, env Env, a args) Result {
 		text := strings.TrimSpace(strings.Join(parts, "\n"))
 		if len(text) > 10000 {
 			head, tail := text[:runeFloor(text, 5000)], text[runeCeil(text, len(text)-5000):]
-			text = fmt.Sprintf("%s\n\n... [%d characters truncated] ...\n\n%s", head, len(text)-10000, tail)
+			text = fmt.Sprintf("%s\n... [%d characters truncated] ...\n%s", head, len(text)-len(head)-len(tail), tail)
 		}
 		return Result{Content: text, IsError: true, Shell: run}
 	}
-	// Success: stdout without leading blank lines and trailing space,
-	// then stderr, each cut to 30,000 characters (cli.js
-	// mapToolResultToToolResultBlockParam of Bash, zm).
-	out := strings.TrimRight(strings.TrimLeft(trimLeadingBlankLines(stdout), ""), " \t\r\n")
-	out = claudeCut(out, claudeBashCh)
-	errText := claudeCut(strings.TrimSpace(stderr), claudeBashCh)
-	var parts []string
-	for _, p := range []string{out, errText} {
+	// Success: the output without leading blank lines and trailing space,
+	// cut to 30,000 characters (mapToolResultToToolResultBlockParam, zm).
+	text := claudeCut(strings.TrimRight(trimLeadingBlankLines(out), " \t\r\n"), claudeBashCh)
+	parts := []string{}
+	for _, p := range append([]string{text}, notes...) {
 		if p != "" {
 			parts = append(parts, p)
 		}
 	}
 	return Result{Content: strings.Join(parts, "\n"), Shell: run}
+}
+
+// claudeFailed is Claude Code's reading of an exit code: for grep, rg,
+// egrep, fgrep, find, diff, test and [ as the last command, 1 is an
+// answer (no match, files differ, false), not a failure (Skl and its
+// PCf map).
+func claudeFailed(command string, code int) bool {
+	parts := splitCompound(command)
+	last := command
+	if len(parts) > 0 {
+		last = parts[len(parts)-1]
+	}
+	fields := strings.Fields(last)
+	if len(fields) > 0 {
+		switch fields[0] {
+		case "grep", "rg", "egrep", "fgrep", "find", "diff", "test", "[":
+			return code >= 2
+		}
+	}
+	return code != 0
 }
 
 func trimLeadingBlankLines(s string) string {
@@ -213,7 +230,7 @@ func trimLeadingBlankLines(s string) string {
 }
 
 // claudeCut keeps the first n characters and says how many lines were
-// dropped (cli.js zm and RC0).
+// dropped (zm).
 func claudeCut(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -222,7 +239,7 @@ func claudeCut(s string, n int) string {
 	return fmt.Sprintf("%s\n\n... [%d lines truncated] ...", s[:cut], strings.Count(s[cut:], "\n")+1)
 }
 
-// claudeDuration formats a duration as cli.js EK does: 45s, 2m 0s, 1h 0m 0s.
+// claudeDuration formats a duration as the CLI's EK does: 45s, 2m 0s, 1h 0m 0s.
 func claudeDuration(d time.Duration) string {
 	ms := d.Milliseconds()
 	if ms < 60000 {
@@ -244,10 +261,10 @@ func (c claudeImpl) read(env Env, a args) Result {
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
-	// A large file read whole is refused before its content is looked
-	// at (cli.js Read validateInput: X70 after the extension check).
-	if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() && !a.has("offset") && !a.has("limit") && st.Size() > claudeMaxRd {
-		return c.fail(Def{}, fmt.Sprintf("File content (%s) exceeds maximum allowed size (%s). Please use offset and limit parameters to read specific portions of the file, or use the GrepTool to search for specific content.",
+	// Without limit, a file over 256 KB is refused before its content is
+	// looked at (AEt throws EEt when size > maxSizeBytes).
+	if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() && !a.has("limit") && st.Size() > claudeMaxRd {
+		return c.fail(Def{}, fmt.Sprintf("File content (%s) exceeds maximum allowed size (%s). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.",
 			humanBytes(st.Size()), humanBytes(claudeMaxRd)))
 	}
 	f, st, err := openText(abs, p)
@@ -256,34 +273,73 @@ func (c claudeImpl) read(env Env, a args) Result {
 		if errors.As(err, &oe) {
 			switch oe.kind {
 			case "missing":
-				return c.fail(Def{}, "File does not exist.") // cli.js Read validateInput
+				return c.fail(Def{}, "File does not exist.") // Read validateInput
 			case "dir":
-				return c.fail(Def{}, "EISDIR: illegal operation on a directory, read")
+				return c.fail(Def{}, fmt.Sprintf("EISDIR: illegal operation on a directory, read '%s'", abs))
 			}
 		}
 		return c.fail(Def{}, err.Error())
 	}
 	defer f.Close()
-	offset := a.integer("offset", 1)
+	offset := max(1, a.integer("offset", 1))
 	limit := a.integer("limit", 0)
+	whole := offset <= 1 && limit <= 0
 	if limit <= 0 {
-		limit = claudeLines
+		limit = 1 << 30 // no line limit: the whole file (Rkf)
 	}
-	if offset < 1 {
-		offset = 1
-	}
-	w, err := readWindow(f, windowOpts{offset: offset, limit: limit, maxLine: claudeLine, countTotal: false})
+	w, err := readWindow(f, windowOpts{offset: offset, limit: limit, countTotal: true})
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
 	if len(w.Lines) == 0 {
-		// cli.js: the two warnings of an empty read.
-		if st.Size() == 0 {
+		// The two warnings of an empty read (mapToolResultToToolResultBlockParam).
+		if st.Size() == 0 || w.Total <= 1 && offset <= 1 {
 			return Result{Content: "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"}
 		}
 		return Result{Content: fmt.Sprintf("<system-reminder>Warning: the file exists but is shorter than the provided offset (%d). The file has %d lines.</system-reminder>", offset, w.Total)}
 	}
-	return Result{Content: numbered(w.Lines, w.Start, "→")} // cli.js Xo
+	lines, note := w.Lines, ""
+	// Tokens are estimated as characters / 4 (2 for JSON; Sf, Lcp). Over
+	// 25,000 a whole-file read becomes a partial view with a note; a
+	// ranged read is refused (TPl, Nde).
+	if tokens := claudeTokensOf(lines, abs); tokens > claudeTokens {
+		if !whole {
+			return c.fail(Def{}, fmt.Sprintf("File content (%d tokens) exceeds maximum allowed tokens (%d). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.", tokens, claudeTokens))
+		}
+		keep := max(1, min(len(lines), int(float64(len(lines))*claudeTokens/float64(tokens)*0.85)))
+		for i := 0; i < 6 && keep > 1 && claudeTokensOf(lines[:keep], abs) > claudeTokens; i++ {
+			keep = max(1, int(float64(keep)*0.7))
+		}
+		lines = lines[:keep]
+		note = fmt.Sprintf("<system-reminder>[Truncated: PARTIAL view \u2014 showing lines 1-%d of %d total (%d tokens, cap %d). Call Read with offset=%d limit=%d for the next page, or Grep to find a specific section. Do NOT answer from this page alone if the answer may be further in the file.]</system-reminder>\n",
+			keep, w.Total, tokens, claudeTokens, keep+1, keep)
+	}
+	// Each line is its number, a tab, then the line (Emn, XTs).
+	var b strings.Builder
+	b.WriteString(note)
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strconv.Itoa(w.Start + i))
+		b.WriteByte('\t')
+		b.WriteString(l)
+	}
+	return Result{Content: b.String()}
+}
+
+// claudeTokensOf is Claude Code's estimate of a read's tokens.
+func claudeTokensOf(lines []string, path string) int {
+	n := max(0, len(lines)-1)
+	for _, l := range lines {
+		n += len([]rune(l))
+	}
+	per := 4
+	switch strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")) {
+	case "json", "jsonl", "jsonc":
+		per = 2
+	}
+	return int(float64(n)/float64(per) + 0.5)
 }
 
 func (c claudeImpl) write(env Env, a args) Result {
@@ -299,19 +355,11 @@ func (c claudeImpl) write(env Env, a args) Result {
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
-	res := Result{Wrote: []string{abs}}
+	// FileWriteTool's two results.
 	if !existed {
-		res.Content = "File created successfully at: " + p // cli.js FileWriteTool
-		return res
+		return Result{Content: "File created successfully at: " + p + claudeFresh, Wrote: []string{abs}}
 	}
-	lines := strings.Split(strings.ReplaceAll(content, "\r\n", "\n"), "\n")
-	note := ""
-	if len(lines) > claudeWrite {
-		lines = lines[:claudeWrite]
-		note = fmt.Sprintf("\n(only the first %d lines are shown)", claudeWrite)
-	}
-	res.Content = fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s%s", p, numbered(lines, 1, "→"), note)
-	return res
+	return Result{Content: "The file " + p + " has been updated successfully." + claudeFresh, Wrote: []string{abs}}
 }
 
 func (c claudeImpl) edit(env Env, a args) Result {
@@ -330,12 +378,12 @@ func (c claudeImpl) edit(env Env, a args) Result {
 		if old != "" {
 			return c.fail(Def{}, "File does not exist.")
 		}
-		// An empty old_string on a missing file creates it (cli.js Edit
-		// validateInput: result true when the file is absent and Q==="").
+		// An empty old_string on a missing file creates it (Edit
+		// validateInput).
 		if _, err := writeFile(abs, []byte(repl)); err != nil {
 			return c.fail(Def{}, err.Error())
 		}
-		return Result{Content: "File created successfully at: " + p, Wrote: []string{abs}}
+		return Result{Content: "The file " + p + " has been updated successfully." + claudeFresh, Wrote: []string{abs}}
 	}
 	content, err := loadForEdit(abs, p)
 	if err != nil {
@@ -354,18 +402,11 @@ func (c claudeImpl) edit(env Env, a args) Result {
 	if _, err := writeFile(abs, []byte(updated)); err != nil {
 		return c.fail(Def{}, err.Error())
 	}
-	res := Result{Wrote: []string{abs}}
+	// FileEditTool's results.
 	if all {
-		res.Content = fmt.Sprintf("The file %s has been updated. All occurrences of '%s' were successfully replaced with '%s'.", p, old, repl)
-		return res
+		return Result{Content: "The file " + p + " has been updated. All occurrences were successfully replaced." + claudeFresh, Wrote: []string{abs}}
 	}
-	// The snippet: four lines around the change in the new text (HN2).
-	first := strings.Count(content[:strings.Index(content, old)], "\n")
-	lines := strings.Split(updated, "\n")
-	from := max(0, first-claudeSnip)
-	to := min(len(lines), first+claudeSnip+strings.Count(repl, "\n")+1)
-	res.Content = fmt.Sprintf("The file %s has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n%s", p, numbered(lines[from:to], from+1, "→"))
-	return res
+	return Result{Content: "The file " + p + " has been updated successfully." + claudeFresh, Wrote: []string{abs}}
 }
 
 func (c claudeImpl) glob(ctx context.Context, env Env, a args) Result {
@@ -376,7 +417,9 @@ func (c claudeImpl) glob(ctx context.Context, env Env, a args) Result {
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
-	hits, truncated, err := globFiles(ctx, dir, a.str("pattern"), claudeGlobN)
+	// rg --files --glob P --sort=modified --no-ignore --hidden (oil,
+	// Wu2): oldest first, VCS folders included.
+	hits, truncated, err := globFiles(ctx, dir, a.str("pattern"), claudeGlobN, globOpts{keepVCS: true, oldestFirst: true})
 	if err != nil {
 		return c.fail(Def{}, err.Error())
 	}
@@ -391,7 +434,8 @@ func (c claudeImpl) glob(ctx context.Context, env Env, a args) Result {
 		b.WriteString(h.Path)
 	}
 	if truncated {
-		b.WriteString("\n(Results are truncated. Consider using a more specific path or pattern.)")
+		// Aif: the walk stopped early, so the count is a lower bound.
+		fmt.Fprintf(&b, "\n(Showing the first %d files; there are more than %d matches. Narrow the pattern or path to see the rest.)", len(hits), len(hits))
 	}
 	return Result{Content: b.String()}
 }
@@ -416,7 +460,7 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 			return c.fail(Def{}, err.Error())
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return c.fail(Def{}, "Path does not exist: "+p) // cli.js Grep validateInput
+			return c.fail(Def{}, "Path does not exist: "+p) // Grep validateInput
 		}
 		root = abs
 	}
@@ -437,11 +481,18 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 			include = g
 		}
 	}
-	ctxN := a.integer("context", a.integer("-C", 0))
-	before, after := a.integer("-B", ctxN), a.integer("-A", ctxN)
+	// -C (or context) wins over -B and -A (Grep call).
+	before, after := a.integer("-B", 0), a.integer("-A", 0)
+	if a.has("-C") || a.has("context") {
+		n := a.integer("-C", a.integer("context", 0))
+		before, after = n, n
+	}
 	head := claudeGrepN
 	if a.has("head_limit") {
 		head = a.integer("head_limit", claudeGrepN)
+		if head < 0 {
+			head = claudeGrepN
+		}
 	}
 	skip := max(0, a.integer("offset", 0))
 	// Search a little past what is shown, so the cut can be reported.
@@ -468,20 +519,56 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 	var entries []string
 	switch mode {
 	case "files_with_matches":
-		sort.SliceStable(res.Files, func(i, j int) bool { return res.Files[i].ModTime.After(res.Files[j].ModTime) })
+		// Newest first, ties by name, paths relative to the workspace
+		// (Grep call: sort by mtimeMs, then ott).
+		sort.SliceStable(res.Files, func(i, j int) bool {
+			if !res.Files[i].ModTime.Equal(res.Files[j].ModTime) {
+				return res.Files[i].ModTime.After(res.Files[j].ModTime)
+			}
+			return res.Files[i].Path < res.Files[j].Path
+		})
 		for _, f := range res.Files {
-			entries = append(entries, f.Path)
+			entries = append(entries, rel(f.Path))
 		}
 	case "count":
 		for _, f := range res.Files {
 			entries = append(entries, fmt.Sprintf("%s:%d", rel(f.Path), f.Count))
 		}
 	default:
+		var only *regexp.Regexp
+		if a.boolean("-o") {
+			only = o.compiled()
+		}
 		for _, f := range res.Files {
 			for _, l := range f.Lines {
+				if only != nil {
+					// rg -o: each match on its own line, context dropped.
+					if l.Context {
+						continue
+					}
+					for _, m := range only.FindAllString(l.Text, -1) {
+						if m == "" {
+							continue
+						}
+						if showNums {
+							entries = append(entries, fmt.Sprintf("%s:%d:%s", rel(f.Path), l.Num, m))
+						} else {
+							entries = append(entries, rel(f.Path)+":"+m)
+						}
+					}
+					continue
+				}
 				sep := ":"
 				if l.Context {
 					sep = "-"
+				}
+				// rg --max-columns 500 (Grep call) replaces long lines.
+				if len(l.Text) > claudeGrepCol {
+					if l.Context {
+						l.Text = "[Omitted long context line]"
+					} else {
+						l.Text = "[Omitted long line with 1 matches]"
+					}
 				}
 				if showNums {
 					entries = append(entries, fmt.Sprintf("%s%s%d%s%s", rel(f.Path), sep, l.Num, sep, l.Text))
@@ -491,38 +578,46 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 			}
 		}
 	}
-	// head_limit and offset page the entries (cli.js _C0); the
-	// pagination note appears only when the limit cut something (TC0).
-	total := len(entries)
-	if skip > len(entries) {
-		entries = nil
-	} else {
-		entries = entries[skip:]
+	// head_limit (default 250; 0 for all) and offset page the entries;
+	// the note names the limit only when it cut something and the offset
+	// only when it is set (TIo, vIo).
+	counts := make([]int, len(entries))
+	if mode == "count" {
+		for i, f := range res.Files {
+			counts[i] = f.Count
+		}
 	}
-	pagination := ""
+	skip = min(skip, len(entries))
+	entries, counts = entries[skip:], counts[skip:]
+	var page []string
 	if head > 0 && len(entries) > head {
-		entries = entries[:head]
-		pagination = fmt.Sprintf("limit: %d, offset: %d", head, skip)
-	} else if skip > 0 {
-		pagination = fmt.Sprintf("limit: %d, offset: %d", head, skip)
+		entries, counts = entries[:head], counts[:head]
+		page = append(page, fmt.Sprintf("limit: %d", head))
 	}
-	_ = total
+	if skip > 0 {
+		page = append(page, fmt.Sprintf("offset: %d", skip))
+	}
+	pagination := strings.Join(page, ", ")
+	text := strings.Join(entries, "\n")
+	if head == 0 {
+		text = claudeCut(text, claudeGrepCh) // Skillet's bound on an unlimited search
+	}
 	switch mode {
 	case "content":
-		text := claudeCut(orDefault(strings.Join(entries, "\n"), "No matches found"), claudeGrepCh)
+		text = orDefault(text, "No matches found")
 		if pagination != "" {
-			text += "\n\n[Showing results with pagination = " + pagination + "]"
+			text += "\n[Showing results with pagination = " + pagination + "]"
 		}
 		return Result{Content: text}
 	case "count":
 		occ := 0
-		for _, f := range res.Files {
-			occ += f.Count
+		for _, n := range counts {
+			occ += n
 		}
-		text := claudeCut(orDefault(strings.Join(entries, "\n"), "No matches found"), claudeGrepCh)
-		text += fmt.Sprintf("\n\nFound %d total %s across %d %s.", occ, plural(occ, "occurrence", "occurrences"), len(res.Files), plural(len(res.Files), "file", "files"))
+		text = orDefault(text, "No matches found") +
+			fmt.Sprintf("\nFound %d total %s across %d %s.", occ, plural(occ, "occurrence", "occurrences"), len(counts), plural(len(counts), "file", "files"))
 		if pagination != "" {
-			text = strings.TrimSuffix(text, ".") + " with pagination = " + pagination
+			text += " with pagination = " + pagination
 		}
 		return Result{Content: text}
 	}
@@ -533,7 +628,7 @@ func (c claudeImpl) grep(ctx context.Context, env Env, a args) Result {
 	if pagination != "" {
 		hdr += " " + pagination
 	}
-	return Result{Content: claudeCut(hdr+"\n"+strings.Join(entries, "\n"), claudeGrepCh)}
+	return Result{Content: hdr + "\n" + text}
 }
 
 func orDefault(s, d string) string {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -73,8 +74,12 @@ func (c codexImpl) exec(ctx context.Context, env Env, a args) Result {
 	// `apply_patch <<'EOF' … EOF` through the shell is applied as a patch,
 	// as Codex intercepts it (codex-rs/apply-patch/src/lib.rs
 	// maybe_parse_apply_patch).
-	if body, ok := heredocPatch(call.command); ok {
-		return c.patch(env, args{"input": mustJSON(body)})
+	if dir, body, ok := heredocPatch(call.command); ok {
+		base := call.workdir
+		if dir != "" {
+			base = filepath.Join(base, dir)
+		}
+		return c.applyIn(env, body, base)
 	}
 	o := runShell(ctx, env, call)
 	if o.refused != "" {
@@ -118,8 +123,20 @@ func (c codexImpl) patch(env Env, a args) Result {
 	if !a.has("input") {
 		return c.fail(Def{}, "failed to parse function arguments: missing field `input`")
 	}
+	return c.applyIn(env, a.str("input"), "")
+}
+
+// applyIn applies a patch whose relative paths are taken in base.
+func (c codexImpl) applyIn(env Env, patch, base string) Result {
+	if base != "" {
+		dir, err := dirOf(env, base)
+		if err != nil {
+			return Result{Content: "apply_patch verification failed: " + err.Error(), IsError: true}
+		}
+		base = dir
+	}
 	start := time.Now()
-	summary, wrote, err := applyPatch(env, a.str("input"))
+	summary, wrote, err := applyPatch(env, patch, base)
 	if err != nil {
 		// Codex reports a patch it cannot verify this way
 		// (codex-rs/core/src/tools/handlers/apply_patch.rs).
@@ -131,35 +148,44 @@ func (c codexImpl) patch(env Env, a args) Result {
 	return Result{Content: text, Wrote: wrote}
 }
 
-// heredocPatch recognises `apply_patch <<'EOF'\n…\nEOF` (also applypatch,
-// "EOF" or EOF unquoted, any marker word) as the whole command.
-func heredocPatch(cmd string) (string, bool) {
+// heredocPatch recognises `apply_patch <<'EOF'\n…\nEOF` as the whole
+// command, optionally after `cd DIR &&` (the two forms Codex intercepts:
+// extract_apply_patch_from_bash); dir is the cd target.
+func heredocPatch(cmd string) (dir, body string, ok bool) {
 	cmd = strings.TrimSpace(cmd)
+	if rest, found := strings.CutPrefix(cmd, "cd "); found {
+		i := strings.Index(rest, "&&")
+		if i < 0 {
+			return "", "", false
+		}
+		dir = strings.Trim(strings.TrimSpace(rest[:i]), `'"`)
+		if dir == "" || strings.ContainsAny(dir, " \t;|&$`") {
+			return "", "", false
+		}
+		cmd = strings.TrimSpace(rest[i+2:])
+	}
 	var rest string
 	for _, name := range []string{"apply_patch", "applypatch"} {
-		if r, ok := strings.CutPrefix(cmd, name); ok {
+		if r, found := strings.CutPrefix(cmd, name); found {
 			rest = strings.TrimLeft(r, " ")
 			break
 		}
 	}
 	if !strings.HasPrefix(rest, "<<") {
-		return "", false
+		return "", "", false
 	}
 	nl := strings.IndexByte(rest, '\n')
 	if nl < 0 {
-		return "", false
+		return "", "", false
 	}
 	marker := strings.Trim(strings.TrimSpace(rest[2:nl]), `'"`)
 	if marker == "" || strings.ContainsAny(marker, " \t;|&") {
-		return "", false
+		return "", "", false
 	}
-	body := rest[nl+1:]
-	end := strings.LastIndex(body, "\n"+marker)
-	if !strings.HasSuffix(strings.TrimSpace(body), marker) {
-		return "", false
+	text := rest[nl+1:]
+	end := strings.LastIndex(text, "\n"+marker)
+	if end < 0 || strings.TrimSpace(text[end+1:]) != marker {
+		return "", "", false
 	}
-	if end < 0 {
-		return "", false
-	}
-	return body[:end+1], true
+	return dir, text[:end+1], true
 }

@@ -191,8 +191,19 @@ func (c crushImpl) view(env Env, a args) Result {
 	defer f.Close()
 	offset := max(0, a.integer("offset", 0))
 	limit := a.integer("limit", 0)
+	// A file in a skill folder is read whole: no line limit, no size cap
+	// (view.go isSkillFile: Limit 1000000, maxContentSize 0).
+	skillFile := false
+	for _, d := range env.SkillDirs {
+		if within(d, abs) {
+			skillFile = true
+		}
+	}
 	if limit <= 0 {
 		limit = crushReadN
+		if skillFile {
+			limit = 1000000
+		}
 	}
 	w, err := readWindow(f, windowOpts{offset: offset + 1, limit: limit, maxLine: crushLine, lineSuffix: "..."})
 	if err != nil {
@@ -202,7 +213,7 @@ func (c crushImpl) view(env Env, a args) Result {
 	for _, l := range w.Lines {
 		size += len(l) + 1
 	}
-	if size > crushViewMax {
+	if size > crushViewMax && !skillFile {
 		return c.fail(Def{}, fmt.Sprintf("Content section is too large (%d bytes). Maximum size is %d bytes", size, crushViewMax))
 	}
 	if w.Invalid {

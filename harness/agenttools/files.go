@@ -48,6 +48,15 @@ func resolve(env Env, path string, write bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if write {
+		// Again after symlinks are resolved: a link into a skill folder
+		// does not make it writable.
+		for _, d := range env.SkillDirs {
+			if within(d, abs) {
+				return "", fmt.Errorf("%s is in the skill folder %s, which tools may only read", path, d)
+			}
+		}
+	}
 	return abs, nil
 }
 
@@ -203,47 +212,74 @@ func readWindow(r io.Reader, o windowOpts) (lineWindow, error) {
 	var scanned int64
 	bytesOut := 0
 	var buf []byte
+	// Kept lines go into one buffer, turned into strings once at the end:
+	// one allocation for the window, not one per line.
+	var all []byte
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil {
+			hint := st.Size()
+			if o.maxBytes > 0 {
+				hint = min(hint, int64(o.maxBytes))
+			}
+			all = make([]byte, 0, min(hint, 4<<20)) // a hint only: a 1 GB file read for one line must not cost 1 GB
+		}
+	}
+	var ends []int
+	done := func(err error) (lineWindow, error) {
+		text := string(all)
+		w.Lines = make([]string, len(ends))
+		start := 0
+		for k, e := range ends {
+			w.Lines[k] = text[start:e]
+			start = e
+		}
+		return w, err
+	}
 	for {
 		line, long, err := readLine(br, o.maxLine, buf)
 		buf = line
 		if err == io.EOF && line == nil {
 			w.Total = n
-			return w, nil
+			return done(nil)
 		}
 		if err != nil && err != io.EOF {
-			return w, err
+			return done(err)
 		}
 		n++
 		scanned += int64(len(line))
-		if n >= o.offset && len(w.Lines) < o.limit && !w.Cut {
-			s := string(line)
-			if !utf8.ValidString(s) {
-				s = validText(s)
+		if n >= o.offset && len(ends) < o.limit && !w.Cut {
+			kept := line
+			if !utf8.Valid(kept) {
+				kept = []byte(validText(string(kept)))
 				w.Invalid = true
 			}
+			size := len(kept)
 			if long {
-				s += o.lineSuffix
-				w.LongLines++
+				size += len(o.lineSuffix)
 			}
-			size := len(s)
-			if len(w.Lines) > 0 {
+			if len(ends) > 0 {
 				size++
 			}
 			if o.maxBytes > 0 && bytesOut+size > o.maxBytes {
 				w.Cut, w.More = true, true
-				return w, nil
+				return done(nil)
 			}
 			bytesOut += size
-			w.Lines = append(w.Lines, s)
+			all = append(all, kept...)
+			if long {
+				all = append(all, o.lineSuffix...)
+				w.LongLines++
+			}
+			ends = append(ends, len(all))
 		} else if n >= o.offset {
 			w.More = true
 			if !o.countTotal || (o.countCap > 0 && scanned > o.countCap) {
-				return w, nil
+				return done(nil)
 			}
 		}
 		if err == io.EOF {
 			w.Total = n
-			return w, nil
+			return done(nil)
 		}
 	}
 }
@@ -325,7 +361,23 @@ func loadForEdit(abs, shown string) (string, error) {
 
 // replaceIn does a literal replacement: count is how many times old
 // occurs; the text changes only when count is 1, or replaceAll is set.
+// A file with CRLF line ends is matched as LF and written back with CRLF,
+// as the agents do (Claude Code reads with \r\n replaced and writes with
+// the file's line ending, cli.js LV and hDA; Crush's edit.go isCrlf;
+// opencode's edit.ts normalizeLineEndings).
 func replaceIn(content, old, new string, replaceAll bool) (string, int) {
+	if strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") {
+		lf := strings.ReplaceAll(content, "\r\n", "\n")
+		out, n := replaceLF(lf, old, strings.ReplaceAll(new, "\r\n", "\n"), replaceAll)
+		if n == 1 || (n > 1 && replaceAll) {
+			return strings.ReplaceAll(out, "\n", "\r\n"), n
+		}
+		return content, n
+	}
+	return replaceLF(content, old, new, replaceAll)
+}
+
+func replaceLF(content, old, new string, replaceAll bool) (string, int) {
 	count := strings.Count(content, old)
 	if count == 0 || (count > 1 && !replaceAll) {
 		return content, count

@@ -97,11 +97,9 @@ func (geminiImpl) names(def Def) argNames {
 	return argNames{command: "command", path: pathArg(def, "file_path", "dir_path")}
 }
 
-// fail: Gemini CLI puts the error text in llmContent ("Error: …" for
-// tool errors; tools.ts ToolResult.error).
-func (geminiImpl) fail(_ Def, msg string) Result {
-	return Result{Content: "Error: " + msg, IsError: true}
-}
+// fail: a failed Gemini CLI tool puts its message, unprefixed, in
+// llmContent and error.message (tools.ts ToolResult; edit.ts error.raw).
+func (geminiImpl) fail(_ Def, msg string) Result { return Result{Content: msg, IsError: true} }
 
 func (c geminiImpl) run(ctx context.Context, env Env, def Def, a args) Result {
 	switch def.Kind {

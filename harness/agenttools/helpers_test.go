@@ -87,12 +87,15 @@ func (s execShell) Run(ctx context.Context, req ShellRequest) (ShellResult, erro
 	cmd.Dir = req.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var out, stdout, stderr bytes.Buffer
-	cmd.Stdout = multi{&out, &stdout}
-	cmd.Stderr = multi{&out, &stderr}
+	// One writer for both streams: os/exec then uses one pipe, so the
+	// interleaving is the command's own and the tests are deterministic
+	// (the streams are not told apart; Stdout carries both).
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
 	start := time.Now()
 	err := cmd.Run()
-	res := ShellResult{Stdout: stdout.String(), Stderr: stderr.String(), Output: out.String(),
+	res := ShellResult{Stdout: out.String(), Output: out.String(),
 		Duration: time.Since(start), OutputBytes: int64(out.Len())}
 	var ee *exec.ExitError
 	switch {
@@ -107,13 +110,6 @@ func (s execShell) Run(ctx context.Context, req ShellRequest) (ShellResult, erro
 		return res, err
 	}
 	return res, nil
-}
-
-type multi struct{ a, b *bytes.Buffer }
-
-func (m multi) Write(p []byte) (int, error) {
-	m.a.Write(p)
-	return m.b.Write(p)
 }
 
 // workspace is a temp workspace with files, and a skill folder beside it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -246,17 +247,24 @@ type fileChange struct {
 // (Codex computes all changes first: maybe_parse_apply_patch_verified),
 // then applies them in order. It returns Codex's summary, the changed
 // paths and, on failure, Codex's message.
-func applyPatch(env Env, text string) (summary string, wrote []string, err error) {
+// Relative paths are taken in base (the workspace when empty).
+func applyPatch(env Env, text, base string) (summary string, wrote []string, err error) {
 	hunks, err := parsePatch(text)
 	if err != nil {
 		return "", nil, err
+	}
+	in := func(p string) string {
+		if base == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(base, p)
 	}
 	if len(hunks) == 0 {
 		return "", nil, errors.New("No files were modified.")
 	}
 	var changes []fileChange
 	for _, h := range hunks {
-		abs, err := resolve(env, h.path, true)
+		abs, err := resolve(env, in(h.path), true)
 		if err != nil {
 			return "", nil, err
 		}
@@ -281,7 +289,7 @@ func applyPatch(env Env, text string) (summary string, wrote []string, err error
 				return "", nil, err
 			}
 			if h.movePath != "" {
-				c.moveAbs, err = resolve(env, h.movePath, true)
+				c.moveAbs, err = resolve(env, in(h.movePath), true)
 				if err != nil {
 					return "", nil, err
 				}

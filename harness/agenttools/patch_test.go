@@ -67,6 +67,18 @@ func TestApplyPatch(t *testing.T) {
 	if w.read("via-shell.txt") != "x\n" {
 		t.Error("heredoc patch not applied")
 	}
+	// `cd DIR && apply_patch <<EOF` and exec_command's workdir both
+	// take the patch's paths in that folder.
+	w.write("pkg/keep.txt", "k\n")
+	res = w.call("codex", "exec_command", map[string]any{"cmd": "cd pkg && apply_patch <<EOF\n*** Begin Patch\n*** Add File: in-pkg.txt\n+y\n*** End Patch\nEOF"})
+	wantContains(t, res, false, "A in-pkg.txt")
+	res = w.call("codex", "exec_command", map[string]any{"workdir": "pkg", "cmd": "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: keep.txt\n*** End Patch\nEOF"})
+	wantContains(t, res, false, "D keep.txt")
+	if !w.exists("pkg/in-pkg.txt") || w.exists("pkg/keep.txt") {
+		t.Error("patch paths not taken in the cd folder or workdir")
+	}
+	res = w.call("codex", "exec_command", map[string]any{"cmd": "cd .. && apply_patch <<EOF\n*** Begin Patch\n*** Add File: out.txt\n+y\n*** End Patch\nEOF"})
+	wantContains(t, res, true, "outside the workspace")
 }
 
 func TestApplyPatchErrors(t *testing.T) {

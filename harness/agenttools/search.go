@@ -36,12 +36,26 @@ type globHit struct {
 	ModTime time.Time
 }
 
+// globOpts are the agents' differences in globbing.
+type globOpts struct {
+	// keepVCS: VCS folders are searched too (Claude Code's rg --files
+	// --hidden --no-ignore has no exclusion for them).
+	keepVCS bool
+	// oldestFirst: Claude Code sorts with rg --sort=modified, oldest
+	// first; the others list the newest first.
+	oldestFirst bool
+}
+
 // globFiles finds files matching pattern under dir (absolute), at most
-// limit of them; truncated reports that more matched. Hits are sorted
-// newest first, as Claude Code, Crush, opencode and Gemini CLI sort them.
-// The walk stops at limit+1, so a pattern matching 100,000 files costs
-// about as much as one matching 101.
-func globFiles(ctx context.Context, dir, pattern string, limit int) ([]globHit, bool, error) {
+// limit of them; truncated reports that more matched. Hits are sorted by
+// modification time. The walk stops at limit+1, so a pattern matching
+// 100,000 files costs about as much as one matching 101 (the agents
+// collect every match first; the hits kept are the first in walk order).
+func globFiles(ctx context.Context, dir, pattern string, limit int, opts ...globOpts) ([]globHit, bool, error) {
+	var o globOpts
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	pattern = filepath.ToSlash(pattern)
 	if filepath.IsAbs(pattern) {
 		rel, err := filepath.Rel(dir, filepath.FromSlash(pattern))
@@ -67,7 +81,7 @@ func globFiles(ctx context.Context, dir, pattern string, limit int) ([]globHit, 
 			return ctx.Err()
 		}
 		if d.IsDir() {
-			if p != dir && vcsDirs[d.Name()] {
+			if p != dir && vcsDirs[d.Name()] && !o.keepVCS {
 				return filepath.SkipDir
 			}
 			return nil
@@ -99,7 +113,7 @@ func globFiles(ctx context.Context, dir, pattern string, limit int) ([]globHit, 
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if !hits[i].ModTime.Equal(hits[j].ModTime) {
-			return hits[i].ModTime.After(hits[j].ModTime)
+			return hits[i].ModTime.After(hits[j].ModTime) != o.oldestFirst
 		}
 		return hits[i].Path < hits[j].Path
 	})
@@ -120,6 +134,35 @@ type grepOpts struct {
 	limit     int
 	filesOnly bool
 	maxLine   int // cut matched lines longer than this (runes)
+}
+
+// compile builds the search's regular expression.
+func (o grepOpts) compile() (*regexp.Regexp, error) {
+	expr := o.pattern
+	if o.literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	flags := ""
+	if o.ignoreCase {
+		flags += "i"
+	}
+	if o.multiline {
+		flags += "s"
+	}
+	if flags != "" {
+		expr = "(?" + flags + ")" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("the regular expression %q is not valid: %v", o.pattern, err)
+	}
+	return re, nil
+}
+
+// compiled is compile for an expression already known to be valid.
+func (o grepOpts) compiled() *regexp.Regexp {
+	re, _ := o.compile()
+	return re
 }
 
 // grepLine is one matched (or context) line.
@@ -148,23 +191,9 @@ type grepResult struct {
 // regular expression (RE2 syntax, close to the Rust regex ripgrep uses).
 // Binary files, VCS folders and files over 16 MB are skipped.
 func grepFiles(ctx context.Context, root string, o grepOpts) (grepResult, error) {
-	expr := o.pattern
-	if o.literal {
-		expr = regexp.QuoteMeta(expr)
-	}
-	flags := ""
-	if o.ignoreCase {
-		flags += "i"
-	}
-	if o.multiline {
-		flags += "s"
-	}
-	if flags != "" {
-		expr = "(?" + flags + ")" + expr
-	}
-	re, err := regexp.Compile(expr)
+	re, err := o.compile()
 	if err != nil {
-		return grepResult{}, fmt.Errorf("the regular expression %q is not valid: %v", o.pattern, err)
+		return grepResult{}, err
 	}
 	for _, g := range []string{o.include, o.exclude} {
 		if g != "" && !doublestar.ValidatePattern(filepath.ToSlash(g)) {

@@ -108,8 +108,13 @@ func (o shellOutcome) run(c shellCall) *ShellRun {
 // its output, in plain words shared by the profiles.
 func (o shellOutcome) limitNote() string {
 	var parts []string
-	if o.res.Limit != "" {
-		parts = append(parts, "the command was stopped by the sandbox's "+o.res.Limit+" limit")
+	switch l := o.res.Limit; {
+	case l == "cancelled":
+		parts = append(parts, "the command was cancelled")
+	case l != "":
+		// The sandbox names the limit with its value ("wall time 120s",
+		// "memory 1 GiB", "processes 256").
+		parts = append(parts, "the command was stopped by the sandbox's limit on "+l)
 	}
 	if o.res.Truncated {
 		parts = append(parts, fmt.Sprintf("the sandbox kept only part of the output (%d bytes in all)", o.res.OutputBytes))
