@@ -128,6 +128,19 @@ func printState(w io.Writer, v *harness.StateView) {
 	for _, l := range v.Preloaded {
 		fmt.Fprintf(w, "  preload %s %s · %s · %d tok\n", l.Name, orNoneStr(l.Version), l.ExecutionID, l.Tokens)
 	}
+	if ws := v.Workspace; ws != nil {
+		fmt.Fprintf(w, "\nworkspace (%s): %s", ws.Mode, ws.Root)
+		if ws.Source != "" && ws.Source != ws.Root {
+			fmt.Fprintf(w, " · from %s", ws.Source)
+		}
+		fmt.Fprintf(w, " · commands: %s\n", firstOf(ws.Sandbox, "refused (no sandbox)"))
+		if len(v.Files) == 0 {
+			fmt.Fprintln(w, "  no file changed by a tool call")
+		}
+		for _, f := range v.Files {
+			fmt.Fprintf(w, "  %s %s (%d bytes)\n", f.Op, f.Path, f.Size)
+		}
+	}
 	fmt.Fprintln(w, "\ntools of the next request:")
 	for _, t := range v.Tools {
 		src := string(t.Source)

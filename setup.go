@@ -579,6 +579,13 @@ func sessionOptions(c *common, w *wiring, opts harness.Options) harness.Options 
 			res, _ := cas.ServeTool(ctx, call)
 			return res
 		}
+		opts.ReplayAgent = func(_ context.Context, id string) (harness.AgentReplay, bool) {
+			t, ok := cas.ToolResult(id)
+			if !ok {
+				return harness.AgentReplay{}, false
+			}
+			return harness.AgentReplay{Content: t.Content, IsError: t.IsError, Shell: t.Shell, Changes: t.Changes}, true
+		}
 	}
 	opts.Profile, opts.ContextWindow = c.profile, c.window.n
 	return opts

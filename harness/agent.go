@@ -307,3 +307,38 @@ func contentHash(data []byte) string { return wspace.HashBytes(data) }
 
 // elapsedMS is d in whole milliseconds, at least 0.
 func elapsedMS(d time.Duration) int64 { return max(d.Milliseconds(), 0) }
+
+// AgentReplay is a recorded call of an agent tool, as a replay serves it.
+type AgentReplay struct {
+	Content string
+	IsError bool
+	Shell   *ShellRun
+	Changes []FileChange
+}
+
+// replay serves a recorded call: its file changes are made again in the
+// workspace, then the workspace is scanned as after a real call.
+func (a *agentTools) replay(rec AgentReplay) (agenttools.Result, []event.FileChange, string, []string) {
+	a.run.Lock()
+	defer a.run.Unlock()
+	res := agenttools.Result{Content: rec.Content, IsError: rec.IsError}
+	if sh := rec.Shell; sh != nil {
+		res.Shell = &agenttools.ShellRun{Command: sh.Command, Dir: filepath.Join(a.ws.Root(), sh.Dir), ExitCode: sh.ExitCode, Signal: sh.Signal,
+			Duration: time.Duration(sh.DurationMS) * time.Millisecond, Output: sh.Output, Limit: sh.Limit}
+	}
+	byPath := map[string]FileChange{}
+	for _, c := range rec.Changes {
+		byPath[c.Path] = c
+	}
+	var rep WorkspaceReport
+	if err := writeChanges(a.ws.Root(), byPath, &rep); err != nil {
+		rep.Warned = append(rep.Warned, err.Error())
+	}
+	after, err := a.ws.Scan(a.tree)
+	if err != nil {
+		return res, nil, "", append(rep.Warned, err.Error())
+	}
+	changes := wspace.Diff(a.tree, after)
+	a.tree = after
+	return res, a.fileChanges(changes), a.diffText(changes), rep.Warned
+}

@@ -23,7 +23,9 @@ func pathActivation(prof string) bool { return prof == "codex" || prof == "crush
 // agentBindings are the profile's own tools for the next request, when
 // the session has agent tools (R5).
 func (f *frame) agentBindings() []*binding {
-	if !f.st.Settings.AgentTools || f.w.agent == nil || f.opts.RoutingOnly {
+	// a session folded to be looked at lists them as it offered them,
+	// without a workspace to run them in
+	if !f.st.Settings.AgentTools || f.st.Workspace == nil || f.opts.RoutingOnly {
 		return nil
 	}
 	defs, err := agenttools.For(f.profileName())
@@ -115,7 +117,7 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 		return f.w.agent, f.agentGrant(b.atool, args)
 	}()
 	if a == nil {
-		return &ToolResult{Content: "Unknown tool: " + name, IsError: true, Refused: true}
+		return &ToolResult{Content: name + ": the session's workspace is not available, so its tools cannot run", IsError: true, Refused: true}
 	}
 	if g.denied != "" {
 		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
@@ -131,7 +133,22 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.would}
 	}
 	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
-	out, changes, diff := a.call(ctx, *b.atool, args)
+	var out agenttools.Result
+	var changes []FileChange
+	var diff string
+	if s.opts.ReplayAgent != nil {
+		rec, ok := s.opts.ReplayAgent(ctx, tc.ID)
+		if !ok {
+			return &ToolResult{Content: fmt.Sprintf("replay: the recording holds no result for tool call %s", tc.ID), IsError: true}
+		}
+		var warned []string
+		out, changes, diff, warned = a.replay(rec)
+		for _, w := range warned {
+			s.warn("replay of " + name + ": " + w)
+		}
+	} else {
+		out, changes, diff = a.call(ctx, *b.atool, args)
+	}
 	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.would, ExecutionID: tc.ID}
 	if sh := out.Shell; sh != nil {
 		dir, err := filepath.Rel(a.ws.Root(), sh.Dir)

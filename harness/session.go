@@ -42,6 +42,11 @@ type Options struct {
 	// RunTool, when set, answers tool calls instead of the runner: a
 	// replay serves the recorded results so (--replay-tools).
 	RunTool func(ctx context.Context, call tools.Call) tools.Result
+	// ReplayAgent, when set, answers the profile's own tools from a
+	// recording instead of running them: the recorded result, and the
+	// recorded file changes made again in the workspace (--replay-tools).
+	// ok false answers that the recording has no such call.
+	ReplayAgent func(ctx context.Context, toolCallID string) (rec AgentReplay, ok bool)
 	// Runner carries out skill and agent tools; nil makes one for the
 	// config's MCP servers, logging their stderr under Dir/mcp-logs.
 	Runner *tools.Runner

@@ -2,7 +2,9 @@ package harness
 
 import (
 	"encoding/json"
+	"maps"
 	"skillet/harness/paged"
+	"slices"
 	"sort"
 )
 
@@ -35,6 +37,11 @@ type StateView struct {
 	// Stores are the skills' session stores (R26), by skill.
 	Stores map[string]json.RawMessage `json:"stores"`
 	Ledger Ledger                     `json:"ledger"`
+	// Workspace is where the agent tools work, nil without them; Files
+	// the workspace files tool calls changed, by path (content left out:
+	// `skillet workspace` writes it out).
+	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
+	Files     []FileChange   `json:"files,omitempty"`
 }
 
 // ToolView is one tool of the next request, as `skillet show` lists it.
@@ -82,6 +89,10 @@ func (s *Session) State() *StateView {
 		sort.Strings(names)
 		for _, name := range names {
 			v.Stores[name] = f.st.Stores[name]
+		}
+		v.Workspace = f.st.Workspace
+		for _, p := range slices.Sorted(maps.Keys(f.st.Files)) {
+			v.Files = append(v.Files, f.st.Files[p])
 		}
 	})
 	// read after the lock: the older records are decoded from their pages

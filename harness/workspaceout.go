@@ -89,54 +89,8 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 			return rep, fmt.Errorf("write workspace: %w", err)
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(changes)) {
-		c := changes[p]
-		dst, err := safeJoin(out, p)
-		if err != nil {
-			rep.Warned = append(rep.Warned, fmt.Sprintf("%s: %v (not written)", p, err))
-			continue
-		}
-		switch {
-		case c.Op == event.FileDelete:
-			if err := os.RemoveAll(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return rep, fmt.Errorf("write workspace: %w", err)
-			}
-			continue
-		case fs.FileMode(c.Mode).IsDir():
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				return rep, fmt.Errorf("write workspace: %w", err)
-			}
-			continue
-		case c.Omitted:
-			rep.Warned = append(rep.Warned, fmt.Sprintf("%s (%d bytes) was too large to keep in the journal: not written", p, c.Size))
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return rep, fmt.Errorf("write workspace: %w", err)
-		}
-		_ = os.RemoveAll(dst)
-		if c.Link != "" {
-			if err := os.Symlink(c.Link, dst); err != nil {
-				return rep, fmt.Errorf("write workspace: %w", err)
-			}
-			rep.Files++
-			continue
-		}
-		data := []byte(c.Content)
-		if c.Base64 {
-			if data, err = base64.StdEncoding.DecodeString(c.Content); err != nil {
-				rep.Warned = append(rep.Warned, fmt.Sprintf("%s: its recorded content does not decode: not written", p))
-				continue
-			}
-		}
-		mode := fs.FileMode(c.Mode).Perm()
-		if mode == 0 {
-			mode = 0o644
-		}
-		if err := os.WriteFile(dst, data, mode); err != nil {
-			return rep, fmt.Errorf("write workspace: %w", err)
-		}
-		rep.Files++
+	if err := writeChanges(out, changes, &rep); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }
@@ -197,4 +151,60 @@ func safeJoin(out, p string) (string, error) {
 		}
 	}
 	return filepath.Join(out, rel), nil
+}
+
+// writeChanges writes recorded changes into the folder out: the files'
+// recorded content, links and folders, deletions; never outside out.
+// What cannot be written is said in rep.
+func writeChanges(out string, changes map[string]FileChange, rep *WorkspaceReport) error {
+	for _, p := range slices.Sorted(maps.Keys(changes)) {
+		c := changes[p]
+		dst, err := safeJoin(out, p)
+		if err != nil {
+			rep.Warned = append(rep.Warned, fmt.Sprintf("%s: %v (not written)", p, err))
+			continue
+		}
+		switch {
+		case c.Op == event.FileDelete:
+			if err := os.RemoveAll(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("write workspace: %w", err)
+			}
+			continue
+		case fs.FileMode(c.Mode).IsDir():
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return fmt.Errorf("write workspace: %w", err)
+			}
+			continue
+		case c.Omitted:
+			rep.Warned = append(rep.Warned, fmt.Sprintf("%s (%d bytes) was too large to keep in the journal: not written", p, c.Size))
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("write workspace: %w", err)
+		}
+		_ = os.RemoveAll(dst)
+		if c.Link != "" {
+			if err := os.Symlink(c.Link, dst); err != nil {
+				return fmt.Errorf("write workspace: %w", err)
+			}
+			rep.Files++
+			continue
+		}
+		data := []byte(c.Content)
+		if c.Base64 {
+			if data, err = base64.StdEncoding.DecodeString(c.Content); err != nil {
+				rep.Warned = append(rep.Warned, fmt.Sprintf("%s: its recorded content does not decode: not written", p))
+				continue
+			}
+		}
+		mode := fs.FileMode(c.Mode).Perm()
+		if mode == 0 {
+			mode = 0o644
+		}
+		if err := os.WriteFile(dst, data, mode); err != nil {
+			return fmt.Errorf("write workspace: %w", err)
+		}
+		rep.Files++
+	}
+	return nil
 }

@@ -145,6 +145,11 @@ type Tool struct {
 	Refused    bool   `json:"refused,omitempty"`
 	// Approval is how an ask tool was answered, "" when none was asked.
 	Approval harness.Decision `json:"approval,omitempty"`
+	// Shell and Changes are an agent tool's command run and the workspace
+	// files it changed, with their content, so --replay-tools can make
+	// the same changes again.
+	Shell   *harness.ShellRun    `json:"shell,omitempty"`
+	Changes []harness.FileChange `json:"changes,omitempty"`
 }
 
 // Action is something the user did: a message, a load, an unload, a set.

@@ -28,8 +28,11 @@ type Recorder struct {
 	// approvals waits for the tool result of an approved or denied call.
 	approvals map[string]harness.Decision
 	// args holds each tool call's arguments until its result comes.
-	args  map[string]string
-	clock func() time.Time
+	args map[string]string
+	// changes are the workspace changes of tool calls whose results are
+	// not recorded yet.
+	changes map[string][]harness.FileChange
+	clock   func() time.Time
 }
 
 // Create makes the cassette file at path; Start writes its header. Every
@@ -39,7 +42,7 @@ func Create(path string, secrets ...string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create cassette: %w", err)
 	}
-	r := &Recorder{f: f, approvals: map[string]harness.Decision{}, args: map[string]string{}, clock: time.Now}
+	r := &Recorder{f: f, approvals: map[string]harness.Decision{}, args: map[string]string{}, changes: map[string][]harness.FileChange{}, clock: time.Now}
 	for _, s := range secrets {
 		if strings.TrimSpace(s) != "" {
 			r.secrets = append(r.secrets, s)
@@ -281,11 +284,26 @@ func (r *Recorder) OnEvent(ev harness.Event) {
 		for _, tc := range x.ToolCalls {
 			r.args[tc.ID] = tc.Arguments
 		}
+	case *harness.WorkspaceChanged:
+		changes := append([]harness.FileChange(nil), x.Changes...)
+		for i := range changes {
+			if !changes[i].Base64 {
+				changes[i].Content = r.scrub(changes[i].Content)
+			}
+		}
+		r.changes[x.ToolCallID] = changes
 	case *harness.ToolResult:
 		t := Tool{Kind: KindTool, Turn: x.Turn, ToolCallID: x.ToolCallID, Name: x.Name,
-			Arguments: r.scrub(r.args[x.ToolCallID]), Content: r.scrub(x.Content), IsError: x.IsError, Refused: x.Refused, Approval: r.approvals[x.ToolCallID]}
+			Arguments: r.scrub(r.args[x.ToolCallID]), Content: r.scrub(x.Content), IsError: x.IsError, Refused: x.Refused, Approval: r.approvals[x.ToolCallID],
+			Changes: r.changes[x.ToolCallID]}
+		if x.Shell != nil {
+			sh := *x.Shell
+			sh.Command, sh.Output = r.scrub(sh.Command), r.scrub(sh.Output)
+			t.Shell = &sh
+		}
 		delete(r.approvals, x.ToolCallID)
 		delete(r.args, x.ToolCallID)
+		delete(r.changes, x.ToolCallID)
 		r.write(t)
 	case *harness.ModelCall:
 		r.write(DecisionOf(x))

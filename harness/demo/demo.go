@@ -23,7 +23,8 @@
 //     or shares at least two words with it.
 //  3. Call the offered tool whose name and description best match U, with
 //     arguments from U first and from the schema's examples and enums
-//     second, never from a skill's text. Before rule 2, a tool
+//     second, never from a skill's text; never an agent's own shell or file
+//     tool (they run only when U asks with "call TOOL {json}"). Before rule 2, a tool
 //     called earlier in the transcript that is no longer offered and that U
 //     names is called again, as a model remembering it would (R6).
 //  4. Answer in Markdown, starting "[demo model] ": this turn's tool results,
@@ -39,6 +40,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"skillet/harness/agenttools"
 	"skillet/harness/chat"
 )
 
@@ -346,6 +348,19 @@ func (v *view) activationTool() (name, key string) {
 	return toolLoadSkill, "name"
 }
 
+// agentToolNames are the names of every profile's own shell and file
+// tools, which the demo model calls only when told to.
+var agentToolNames = func() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range agenttools.Profiles {
+		defs, _ := agenttools.For(p)
+		for _, d := range defs {
+			out[d.Name] = true
+		}
+	}
+	return out
+}()
+
 // matchingTool picks the offered tool (other than the built-ins) whose name
 // words and description best match U, ties to the earlier one, and calls it
 // unless this turn already did with the same arguments.
@@ -353,7 +368,7 @@ func (v *view) matchingTool() (name, args string, ok bool) {
 	u := wordSet(v.user)
 	best, bestScore := -1, 0
 	for i, t := range v.tools {
-		if t.Name == toolLoadSkill || t.Name == toolReadResource {
+		if t.Name == toolLoadSkill || t.Name == toolReadResource || agentToolNames[t.Name] {
 			continue
 		}
 		if score := toolScore(u, t); score > bestScore {
