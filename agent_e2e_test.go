@@ -305,3 +305,71 @@ func runTask(t *testing.T, bin, prof string, task runnableTask, taskDir, skillDi
 		t.Fatalf("outcome kind %q", o.Kind)
 	}
 }
+
+// TestWorkspaceCommandWritesTheSessionsFiles: with the offline demo model
+// told to call the shell tool, the command runs in the sandbox, skillet
+// show lists the file it made, and skillet workspace writes it out, at the
+// end and as it was before the call.
+func TestWorkspaceCommandWritesTheSessionsFiles(t *testing.T) {
+	requireSandbox(t)
+	bin := skilletBinary(t)
+	tmp := t.TempDir()
+	env := procEnv(tmp)
+	run := func(args ...string) (string, string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Dir = env, tmp
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		return out.String(), errOut.String(), err
+	}
+	out, errOut, err := run("run", "--approve-all", `call shell {"command":"mkdir -p notes && echo made in the sandbox > notes/a.txt && echo done"}`)
+	if err != nil {
+		t.Fatalf("skillet run: %v\n%s\n%s", err, out, errOut)
+	}
+	evs := journalEvents(t, tmp)
+	id, _ := evs[0]["session_id"].(string)
+	var callID string
+	for _, e := range evs {
+		if e["type"] == "tool_result" && e["shell"] != nil {
+			callID, _ = e["tool_call_id"].(string)
+		}
+	}
+	if callID == "" {
+		t.Fatalf("no shell call ran:\n%s\n%s", out, errOut)
+	}
+	show, errOut, err := run("show", "--json", id)
+	if err != nil {
+		t.Fatalf("skillet show: %v\n%s", err, errOut)
+	}
+	var v struct {
+		Workspace struct{ Root, Mode string }
+		Files     []struct{ Path, Op string }
+	}
+	if err := json.Unmarshal([]byte(show), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Workspace.Mode != "scratch" || len(v.Files) == 0 {
+		t.Fatalf("show --json: %s", show)
+	}
+	dir := filepath.Join(tmp, "out")
+	if _, errOut, err := run("workspace", id, "--out", dir); err != nil {
+		t.Fatalf("skillet workspace: %v\n%s", err, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt")); err != nil || string(b) != "made in the sandbox\n" {
+		t.Fatalf("notes/a.txt: %q %v", b, err)
+	}
+	before := filepath.Join(tmp, "before")
+	if _, errOut, err := run("workspace", id, "--at", "1", "--out", before); err != nil {
+		t.Fatalf("skillet workspace --at 1: %v\n%s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(before, "notes", "a.txt")); err == nil {
+		t.Fatal("the file is there before the call that made it")
+	}
+	if _, errOut, err := run("workspace", id, "--out", dir); err == nil || !strings.Contains(errOut, "not empty") {
+		t.Fatalf("a full folder: %v %s", err, errOut)
+	}
+	if _, errOut, err := run("workspace", id, "--at", "nosuchcall", "--out", filepath.Join(tmp, "x")); err == nil || !strings.Contains(errOut, "no tool call") {
+		t.Fatalf("an unknown call: %v %s", err, errOut)
+	}
+}

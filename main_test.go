@@ -117,6 +117,8 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		{[]string{"why", "-h"}, []string{"  -session-dir DIR\n"}},
 		{[]string{"show", "-h"}, []string{"  -session-dir DIR\n"}},
 		{[]string{"export", "-h"}, []string{"  -session-dir DIR\n"}},
+		{[]string{"workspace", "-h"}, []string{"  -at NUMBER\n", "  -out DIR\n"}},
+		{[]string{"run", "-h"}, []string{"  -workspace DIR\n", "  -workspace-in-place DIR\n", "  -no-sandbox\n", "  -network\n"}},
 		{[]string{"demo", "-h"}, nil},
 		{[]string{"-h"}, nil},
 	} {

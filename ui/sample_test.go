@@ -155,6 +155,10 @@ func openSession(tb testing.TB, w *harnesstest.Workspace, sink *Sink, script *ha
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// the screens these tests pin down show the sample skills' own tools;
+	// the agent tools have tests of their own (agenttools_test.go), which
+	// turn them back on through mod
+	cfg.Session.AgentTools = false
 	seq := 0
 	opts := harness.Options{Config: cfg, Catalog: w.Catalog(roots...), Model: script, ModelName: "gpt-4o-mini", BaseURL: "https://api.openai.com/v1",
 		Dir: tb.TempDir(), OnEvent: sink.OnEvent, Approver: NewApprover(sink),

@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"skillet/harness"
+	"skillet/harness/harnesstest"
+	"skillet/harness/sandbox"
+)
+
+// TestAgentToolsShowTheirRunsAndDiffs drives the real engine with the
+// agent tools on: the tools pane lists them with their policies, a shell
+// call shows its command, exit code and sandbox, a write shows its diff,
+// and /files lists the changes call by call.
+func TestAgentToolsShowTheirRunsAndDiffs(t *testing.T) {
+	if _, err := sandbox.New(sandbox.Options{}); err != nil {
+		if os.Getenv("SKILLET_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("no sandbox: %v", err)
+		}
+		t.Skipf("no sandbox can start here: %v", err)
+	}
+	script := &harnesstest.Model{}
+	script.Add(harnesstest.Call("shell", `{"command":"echo hello from the sandbox; exit 3"}`),
+		harnesstest.Call("write", `{"path":"notes/todo.md","content":"- ship it\n"}`),
+		harnesstest.Say("Wrote the notes."))
+	sink := NewEventSink()
+	s, _ := sampleSessionWith(t, sink, script, func(o *harness.Options) {
+		o.Config.Session.AgentTools = true
+		o.ApproveAll, o.Approver = true, nil
+	})
+	d := driveEngine(t, s, sink, 160, 60)
+	screen := d.screen()
+	for _, want := range []string{"shell", "profile · ask · shell", "read", "profile · never · read"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the tools pane lacks %q:\n%s", want, screen)
+		}
+	}
+	d.send("write the notes")
+	d.until(func(m *model) bool { return !m.running })
+	d.key("alt+e") // unfold all
+	screen = d.screen()
+	for _, want := range []string{"$ echo hello from the sandbox; exit 3", "exit 3", "bubblewrap sandbox", "hello from the sandbox", "+- ship it"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, screen)
+		}
+	}
+	d.key("alt+f")
+	d.settle()
+	screen = d.screen()
+	if !strings.Contains(screen, "changed files") || !strings.Contains(screen, "notes/todo.md") {
+		t.Fatalf("/files does not list the write:\n%s", screen)
+	}
+}
