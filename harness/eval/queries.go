@@ -69,6 +69,29 @@ func (e *Expect) Met(loaded []string) bool {
 	return e.MaxSkills == 0 || len(loaded) <= e.MaxSkills
 }
 
+// Why says how the skills a run loaded miss the check; "" when they meet
+// it.
+func (e *Expect) Why(loaded []string) string {
+	if e == nil {
+		return ""
+	}
+	var out []string
+	for _, s := range e.MustInclude {
+		if !slices.Contains(loaded, s) {
+			out = append(out, "did not load "+s+" (must_include)")
+		}
+	}
+	for _, s := range e.MustNotInclude {
+		if slices.Contains(loaded, s) {
+			out = append(out, "loaded "+s+" (must_not_include)")
+		}
+	}
+	if e.MaxSkills > 0 && len(loaded) > e.MaxSkills {
+		out = append(out, fmt.Sprintf("loaded %d skills (%s), over max_skills %d", len(loaded), strings.Join(loaded, ", "), e.MaxSkills))
+	}
+	return strings.Join(out, "; ")
+}
+
 // weight is the row's weight, 1 when unset.
 func (q Query) weight() float64 {
 	if q.Weight == 0 {

@@ -110,7 +110,8 @@ var script = map[string][]evaltest.Decision{
 	"alpha: rotate the logs":      {evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha")},
 	"alpha: check disk usage":     {evaltest.ToolLoad("bogus_tool", "alpha"), evaltest.Load("beta"), evaltest.Answer(), evaltest.Load("alpha")},
 	"alpha: what's the weather":   {evaltest.Answer(), evaltest.Answer(), evaltest.Load("alpha"), evaltest.Answer()},
-	"beta: summarize the report":  {evaltest.Load("beta"), evaltest.Load("gamma"), evaltest.Load("gamma"), evaltest.Fail()},
+	// the error is replaced by a fifth run, which scores
+	"beta: summarize the report": {evaltest.Load("beta"), evaltest.Fail(), evaltest.Load("gamma"), evaltest.Load("gamma"), evaltest.Load("gamma")},
 	"beta: unrelated chatter":     {evaltest.Answer(), evaltest.Answer(), evaltest.Answer(), evaltest.Answer()},
 	"delta: needs the long skill": {evaltest.Load("delta"), evaltest.Load("delta"), evaltest.Answer(), evaltest.Load("delta")},
 }
@@ -135,8 +136,8 @@ func TestExecute_ScriptedRunsGiveKnownRatesIntervalsAndConfusion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Stopped != "" || len(out.Runs) != 24 {
-		t.Fatalf("stopped %q after %d runs, want 24 runs", out.Stopped, len(out.Runs))
+	if out.Stopped != "" || len(out.Runs) != 25 {
+		t.Fatalf("stopped %q after %d runs, want 25 runs (24 and one replacing an error)", out.Stopped, len(out.Runs))
 	}
 	if srv.Throttled() == 0 {
 		t.Fatal("the server never answered 429: the test did not exercise retries")
@@ -157,8 +158,8 @@ func TestExecute_ScriptedRunsGiveKnownRatesIntervalsAndConfusion(t *testing.T) {
 		{"alpha", "alpha: check disk usage", 4, 2, 0.1500, 0.8500, true, VerdictUndetermined, 0,
 			map[string]int{OutcomeToolFirst: 1, OutcomeOtherSkill: 1, OutcomeAnswered: 1, OutcomeTriggered: 1}},
 		{"alpha", "alpha: what's the weather", 4, 1, 0.0456, 0.6994, true, VerdictUndetermined, 0, map[string]int{OutcomeAnswered: 3, OutcomeTriggered: 1}},
-		{"beta", "beta: summarize the report", 3, 1, 0.0615, 0.7923, false, VerdictUndetermined, 1,
-			map[string]int{OutcomeTriggered: 1, OutcomeOtherSkill: 2, OutcomeError: 1}},
+		{"beta", "beta: summarize the report", 4, 1, 0.0456, 0.6994, false, VerdictUndetermined, 1,
+			map[string]int{OutcomeTriggered: 1, OutcomeOtherSkill: 3, OutcomeError: 1}},
 		{"beta", "beta: unrelated chatter", 4, 0, 0, 0.4899, true, VerdictPass, 0, map[string]int{OutcomeAnswered: 4}},
 		{"delta", "delta: needs the long skill", 4, 0, 0, 0.4899, false, VerdictFail, 0, map[string]int{OutcomeRefused: 3, OutcomeAnswered: 1}},
 	} {
@@ -188,23 +189,23 @@ func TestExecute_ScriptedRunsGiveKnownRatesIntervalsAndConfusion(t *testing.T) {
 		t.Errorf("alpha: %+v", alpha)
 	}
 	beta := skillScore(t, rep, "beta")
-	if beta.TP != 1 || beta.FN != 2 || beta.TN != 4 || beta.FP != 0 || !near(beta.Recall, 1.0/3) || !near(beta.HijackRate, 2.0/3) || beta.Passed != 1 {
+	if beta.TP != 1 || beta.FN != 3 || beta.TN != 4 || beta.FP != 0 || !near(beta.Recall, 1.0/4) || !near(beta.HijackRate, 3.0/4) || beta.Passed != 1 {
 		t.Errorf("beta: %+v", beta)
 	}
 	c := rep.Arms[0].Confusion
 	wantCols := []string{"alpha", "beta", "delta", OtherSkill, NoSkill}
-	wantCounts := [][]int{{6, 1, 0, 0, 1}, {0, 1, 0, 2, 0}, {0, 0, 0, 0, 4}}
+	wantCounts := [][]int{{6, 1, 0, 0, 1}, {0, 1, 0, 3, 0}, {0, 0, 0, 0, 4}}
 	if fmt.Sprint(c.Cols) != fmt.Sprint(wantCols) || fmt.Sprint(c.Counts) != fmt.Sprint(wantCounts) {
 		t.Errorf("confusion %v %v, want %v %v", c.Cols, c.Counts, wantCols, wantCounts)
 	}
-	if rep.Errors != 1 || rep.Runs != 24 {
+	if rep.Errors != 1 || rep.Runs != 25 {
 		t.Errorf("totals: %d runs, %d errors", rep.Runs, rep.Errors)
 	}
 
 	// Every run is a session journal; re-scoring from the journals alone
 	// gives the same report.
 	runs, err := ReadRuns(dir)
-	if err != nil || len(runs) != 24 {
+	if err != nil || len(runs) != 25 {
 		t.Fatalf("runs file: %d runs, %v", len(runs), err)
 	}
 	again, problems := Rescore(dir, m, runs)
@@ -266,9 +267,10 @@ func TestExecute_AutoRunsUntilTheIntervalClears(t *testing.T) {
 		runs    int
 		verdict string
 	}{
-		{"alpha: clear", 4, VerdictPass}, // 3/3 straddles, 4/4 clears
+		// the confidence sequence holds 0.5 until 6 of 6
+		{"alpha: clear", 6, VerdictPass},
 		{"alpha: noisy", 10, VerdictUndetermined},
-		{"alpha: absent", 4, VerdictPass},
+		{"alpha: absent", 6, VerdictPass},
 	} {
 		got := queryScore(t, rep, "alpha", w.query)
 		if got.Runs != w.runs || got.Verdict != w.verdict || srv.Served(w.query) != w.runs {
@@ -328,7 +330,7 @@ func TestExecute_InterruptKeepsFinishedRunsAndResumeCompletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Stopped != StoppedInterrupted || len(out.Runs) < 7 || len(out.Runs) >= 24 {
+	if out.Stopped != StoppedInterrupted || len(out.Runs) < 7 || len(out.Runs) >= 25 {
 		t.Fatalf("stopped %q with %d runs", out.Stopped, len(out.Runs))
 	}
 	kept, _ := ReadRuns(dir)
@@ -343,7 +345,7 @@ func TestExecute_InterruptKeepsFinishedRunsAndResumeCompletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out2.Runs) != 24 || out2.Stopped != "" {
+	if len(out2.Runs) != 25 || out2.Stopped != "" {
 		t.Fatalf("resumed: %d runs, stopped %q", len(out2.Runs), out2.Stopped)
 	}
 	seen := map[string]bool{}
@@ -357,8 +359,8 @@ func TestExecute_InterruptKeepsFinishedRunsAndResumeCompletes(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, SessionsDir))
-	if len(entries) != 24 {
-		t.Errorf("%d session folders, want 24 (no leftovers of interrupted runs)", len(entries))
+	if len(entries) != 25 {
+		t.Errorf("%d session folders, want 25 (no leftovers of interrupted runs)", len(entries))
 	}
 	// the scripted counts are per query, whatever the interruption: the
 	// resumed eval reaches the same answers
@@ -392,7 +394,9 @@ func TestExecute_BudgetAndFailingEndpointStopCleanly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Stopped != StoppedFailing || !strings.Contains(out.Failure, "scripted failure") || len(out.Runs) < failFast || len(out.Runs) > failFast+1 {
+		// a 400 may be the query's own: the eval goes on until the
+		// errors span its queries (here the one) twice over
+		if out.Stopped != StoppedFailing || !strings.Contains(out.Failure, "scripted failure") || len(out.Runs) < 2*failFast || len(out.Runs) > 2*failFast+1 {
 			t.Errorf("stopped %q after %d runs, failure %q", out.Stopped, len(out.Runs), out.Failure)
 		}
 		if kept, _ := ReadRuns(dir); len(kept) != len(out.Runs) {
