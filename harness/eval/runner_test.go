@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"skillet/harness"
 	"skillet/harness/eval/evaltest"
@@ -518,5 +519,93 @@ func TestExecute_ProgressAgreesWithTheScore(t *testing.T) {
 	if calls != len(out.Runs) || last.Done != len(out.Runs) || last.Passing != passing || last.Errors != rep.Errors || last.Decided != len(m.Queries) {
 		t.Errorf("%d progress calls, last %+v; want %d runs, %d passing, %d errors, %d decided",
 			calls, last, len(out.Runs), passing, rep.Errors, len(m.Queries))
+	}
+}
+
+// An errored run is replaced and never counted; a query whose runs keep
+// failing ends in error once it reaches the cap, while the others go on.
+func TestExecute_ErroredRunsAreReplacedUpToTheCap(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{
+		"alpha: flaky":  {evaltest.Fail(), evaltest.Load("alpha"), evaltest.Fail(), evaltest.Load("alpha")},
+		"alpha: broken": {evaltest.FailWith(500, "upstream overloaded")},
+		"alpha: fine":   {evaltest.Answer()},
+	})
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 4, MaxErrors: 3, Arms: []string{""}},
+		q("alpha", "alpha: flaky", true), q("alpha", "alpha: broken", true), q("alpha", "alpha: fine", false))
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 2, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stopped != "" {
+		t.Fatalf("stopped %q: one broken query must not stop the eval", out.Stopped)
+	}
+	rep := Score(m, out.Runs)
+	flaky := queryScore(t, rep, "alpha", "alpha: flaky")
+	if flaky.Runs != 4 || flaky.Errors != 2 || flaky.Triggers != 4 || flaky.Verdict != VerdictPass {
+		t.Errorf("flaky: %d scored runs, %d errors, %d triggers, %s; want 4, 2, 4, pass", flaky.Runs, flaky.Errors, flaky.Triggers, flaky.Verdict)
+	}
+	broken := queryScore(t, rep, "alpha", "alpha: broken")
+	if broken.Runs != 0 || broken.Errors != 3 || broken.Verdict != VerdictError || srv.Served("alpha: broken") != 3 {
+		t.Errorf("broken: %d runs, %d errors, %s, %d served; want 0, 3 (the cap), error", broken.Runs, broken.Errors, broken.Verdict, srv.Served("alpha: broken"))
+	}
+	if s := skillScore(t, rep, "alpha"); s.VerdictError != 1 || s.VerdictPass != 2 {
+		t.Errorf("alpha: %d error, %d pass verdicts", s.VerdictError, s.VerdictPass)
+	}
+}
+
+// An endpoint that refuses every request (401) stops the eval at its
+// first run, with the error.
+func TestExecute_AnUnauthorizedEndpointStopsAtOnce(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{"alpha: x": {evaltest.FailWith(401, "invalid api key")}, "alpha: y": {evaltest.FailWith(401, "invalid api key")}})
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 5, Arms: []string{""}}, q("alpha", "alpha: x", true), q("alpha", "alpha: y", true))
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 1, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stopped != StoppedFailing || len(out.Runs) != 1 || !strings.Contains(out.Failure, "401") {
+		t.Errorf("stopped %q after %d runs, failure %q; want failing endpoint after 1", out.Stopped, len(out.Runs), out.Failure)
+	}
+}
+
+// A provider answering three requests at once and 429 beyond: eight
+// workers come down, every query gets its runs, and the workers come back
+// with successes.
+func TestExecute_RateLimitsLowerTheWorkers(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{"alpha: a": {evaltest.Answer()}, "alpha: b": {evaltest.Answer()}, "alpha: c": {evaltest.Answer()}})
+	defer srv.Close()
+	srv.Concurrency, srv.Delay = 3, 10*time.Millisecond
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 20, Arms: []string{""}}, q("alpha", "alpha: a", true), q("alpha", "alpha: b", true), q("alpha", "alpha: c", true))
+	var mu sync.Mutex
+	least, rose := 8, false
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 8, NewSession: open, Progress: func(p Progress) {
+		mu.Lock()
+		if p.Workers > least {
+			rose = true
+		}
+		least = min(least, p.Workers)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Score(m, out.Runs)
+	for _, qs := range skillScore(t, rep, "alpha").Queries {
+		if qs.Runs != 20 {
+			t.Errorf("%s: %d scored runs (%d errors), want 20", qs.Query, qs.Runs, qs.Errors)
+		}
+	}
+	if srv.OverLimit() == 0 {
+		t.Fatal("the server never refused a request: the test did not exercise the limit")
+	}
+	if least > 3 {
+		t.Errorf("the workers never came down to the provider's 3: least %d", least)
+	}
+	if !rose {
+		t.Errorf("the workers never came back after successes: least %d", least)
 	}
 }
