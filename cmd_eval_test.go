@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -171,7 +172,7 @@ func TestEvalFailingEndpointStopsWithItsMessageAndKeepsRuns(t *testing.T) {
 	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "x", "should_trigger": true}]`)
 	out := filepath.Join(tmp, "ev")
 	code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "10", "--workers", "1", "--out", out)
-	if code != 1 || !strings.Contains(stderr, "the first runs all failed") || !strings.Contains(stderr, "scripted failure") {
+	if code != 1 || !strings.Contains(stderr, "the endpoint failed every run so far") || !strings.Contains(stderr, "scripted failure") || !strings.Contains(stderr, "--resume "+out) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	runs, _ := eval.ReadRuns(out)
@@ -516,5 +517,135 @@ func TestEvalRoutingOnlyOffersTheLoadToolAlone(t *testing.T) {
 		if calls == 0 {
 			t.Fatalf("%s: no model call", j)
 		}
+	}
+}
+
+// An endpoint that dies mid-eval: its errored runs are replaced up to the
+// cap, the queries left without runs end in error, the exit status is 1
+// with a summary saying so, and eval report agrees.
+func TestEvalEndpointDyingMidEvalFailsTheEval(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(nil)
+	defer srv.Close()
+	var mu sync.Mutex
+	served := 0
+	srv.Decide = func(query, system string) evaltest.Decision {
+		mu.Lock()
+		defer mu.Unlock()
+		served++
+		if served > 6 {
+			return evaltest.FailWith(500, "backend gone")
+		}
+		return evaltest.Answer()
+	}
+	var rows []string
+	for i := range 4 {
+		rows = append(rows, fmt.Sprintf(`{"query": "request %d", "should_trigger": false}`, i))
+	}
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), "["+strings.Join(rows, ",")+"]")
+	out := filepath.Join(tmp, "ev")
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "4", "--max-errors", "2", "--workers", "1", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "ended in error") || !strings.Contains(stderr, "backend gone") || !strings.Contains(stderr, "runs errored") {
+		t.Errorf("stderr does not say what the errors cost:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "error        ") || strings.Contains(stdout, "0/0 [0.00, 1.00]") {
+		t.Errorf("the summary shows no error verdict, or an empty query as undecided:\n%s", stdout)
+	}
+	res := readResults(t, out)
+	errored := 0
+	for _, r := range res["results"].([]any) {
+		row := r.(map[string]any)
+		if row["verdict"] == "error" {
+			errored++
+			if row["runs"].(float64) >= 4 || row["errors"].(float64) != 2 {
+				t.Errorf("an error row: %v runs, %v errors", row["runs"], row["errors"])
+			}
+		}
+	}
+	if errored < 2 {
+		t.Errorf("%d queries in error, want the ones the endpoint left without runs", errored)
+	}
+	if code, _, stderr := runCmd(t, "", "eval", "report", out); code != 1 || !strings.Contains(stderr, "ended in error") {
+		t.Errorf("eval report: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// eval report on a folder whose eval stopped early exits 1 and names the
+// queries that lack runs.
+func TestEvalReportOfAnIncompleteFolderFails(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	if code, _, _ := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "5", "--workers", "1", "--budget", "150", "--out", out); code != 1 {
+		t.Fatalf("budget stop: exit %d", code)
+	}
+	code, _, stderr := runCmd(t, "", "eval", "report", out)
+	if code != 1 || !strings.Contains(stderr, "incomplete") || !strings.Contains(stderr, `"rotate the alpha logs" (1 of 5 scored runs)`) || !strings.Contains(stderr, "--resume "+out) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestEvalSaysWhichIntervalAndWarnsWhenNothingCanFail(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--out", filepath.Join(tmp, "auto"))
+	if code != 0 || !strings.Contains(stdout, "intervals: beta-binomial confidence sequence") || strings.Contains(stderr, "warning") {
+		t.Errorf("auto: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if res := readResults(t, filepath.Join(tmp, "auto")); res["interval_method"] != eval.IntervalSequence {
+		t.Errorf("results.json interval_method %v", res["interval_method"])
+	}
+	code, stdout, stderr = runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--out", filepath.Join(tmp, "three"))
+	if code != 0 || !strings.Contains(stderr, "warning: with --runs 3 no query can get the verdict fail") || !strings.Contains(stdout, "intervals: Wilson") {
+		t.Errorf("--runs 3: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// skill-creator's --trigger-threshold: 4 of 4 clears 0.5, not 0.9
+	code, stdout, _ = runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "4", "--threshold", "0.9", "--out", filepath.Join(tmp, "thr"))
+	if code != 0 || !strings.Contains(stdout, "undetermined") || !strings.Contains(stdout, "threshold 0.90") {
+		t.Errorf("--threshold 0.9: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--offline", "--threshold", "1.5"); code != 2 || !strings.Contains(stderr, "--threshold 1.5") {
+		t.Errorf("--threshold 1.5: exit %d %q", code, stderr)
+	}
+}
+
+func TestEvalNamesBadRowsAndInvalidSkills(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	os.MkdirAll(filepath.Join(lib, "broken"), 0o755)
+	os.WriteFile(filepath.Join(lib, "broken", "SKILL.md"), []byte("---\nname: broken\n---\nno description\n"), 0o644)
+	null := writeQueries(t, filepath.Join(tmp, "null.json"), `[{"query": "a", "should_trigger": true}, {"query": "b", "should_trigger": null}]`)
+	good := writeQueries(t, filepath.Join(tmp, "good.json"), `[{"query": "a", "should_trigger": true}]`)
+	code, _, stderr := runCmd(t, "", "eval", "--offline", "--skills", lib, "alpha", "--queries", null)
+	if code != 2 || !strings.Contains(stderr, `row 2: "should_trigger" must be true or false, got null`) {
+		t.Errorf("null should_trigger: exit %d %q", code, stderr)
+	}
+	code, _, stderr = runCmd(t, "", "eval", "--offline", "--skills", lib, "broken", "--queries", good)
+	if code != 2 || !strings.Contains(stderr, `skill "broken" is not valid`) || !strings.Contains(stderr, "description") {
+		t.Errorf("invalid skill: exit %d %q", code, stderr)
+	}
+}
+
+// A row's routing check that fails says how in the terminal, not only in
+// results.json.
+func TestEvalShowsWhyAnExpectFailed(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.LoadLoad("alpha", "beta")}})
+	defer srv.Close()
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true, "expect": {"must_not_include": ["beta"]}}]`)
+	code, stdout, _ := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "4", "--out", filepath.Join(tmp, "ev"))
+	if code != 1 || !strings.Contains(stdout, "expect met in 0/4 runs; run 1: loaded beta (must_not_include)") {
+		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }

@@ -108,11 +108,11 @@ func skillScore(t *testing.T, rep *Report, name string) SkillScore {
 // The scripted answers, four runs each: rates, intervals, outcomes, skill
 // metrics and confusion are known in advance.
 var script = map[string][]evaltest.Decision{
-	"alpha: rotate the logs":      {evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha")},
-	"alpha: check disk usage":     {evaltest.ToolLoad("bogus_tool", "alpha"), evaltest.Load("beta"), evaltest.Answer(), evaltest.Load("alpha")},
-	"alpha: what's the weather":   {evaltest.Answer(), evaltest.Answer(), evaltest.Load("alpha"), evaltest.Answer()},
+	"alpha: rotate the logs":    {evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha")},
+	"alpha: check disk usage":   {evaltest.ToolLoad("bogus_tool", "alpha"), evaltest.Load("beta"), evaltest.Answer(), evaltest.Load("alpha")},
+	"alpha: what's the weather": {evaltest.Answer(), evaltest.Answer(), evaltest.Load("alpha"), evaltest.Answer()},
 	// the error is replaced by a fifth run, which scores
-	"beta: summarize the report": {evaltest.Load("beta"), evaltest.Fail(), evaltest.Load("gamma"), evaltest.Load("gamma"), evaltest.Load("gamma")},
+	"beta: summarize the report":  {evaltest.Load("beta"), evaltest.Fail(), evaltest.Load("gamma"), evaltest.Load("gamma"), evaltest.Load("gamma")},
 	"beta: unrelated chatter":     {evaltest.Answer(), evaltest.Answer(), evaltest.Answer(), evaltest.Answer()},
 	"delta: needs the long skill": {evaltest.Load("delta"), evaltest.Load("delta"), evaltest.Answer(), evaltest.Load("delta")},
 }

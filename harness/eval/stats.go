@@ -129,14 +129,16 @@ func xlogy(x, y float64) float64 {
 	return x * math.Log(y)
 }
 
-// threshold is the plan's trigger threshold, skill-creator's 0.5 unless
-// set.
-func (p Plan) threshold() float64 {
+// TriggerThreshold is the plan's trigger threshold, skill-creator's 0.5
+// unless set.
+func (p Plan) TriggerThreshold() float64 {
 	if p.Threshold > 0 {
 		return p.Threshold
 	}
 	return Threshold
 }
+
+func (p Plan) threshold() float64 { return p.TriggerThreshold() }
 
 // Sequential reports whether the plan looks at its runs as they come
 // (--runs auto), so its intervals must be a confidence sequence.

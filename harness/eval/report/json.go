@@ -23,19 +23,23 @@ const (
 // Results is results.json: skill-creator's fields first (skill_name,
 // description, results, summary), then Skillet's.
 type Results struct {
-	SkillName   string   `json:"skill_name"`
-	Description string   `json:"description"`
-	Results     []Row    `json:"results"`
-	Summary     Summary  `json:"summary"`
-	Skills      []Skill  `json:"skills"`
-	Confusion   any      `json:"confusion"`
-	Model       string   `json:"model"`
-	BaseURL     string   `json:"base_url"`
-	Demo        bool     `json:"demo,omitempty"`
-	Plan        any      `json:"plan"`
-	Stopped     string   `json:"stopped,omitempty"`
-	Arms        []ArmOut `json:"arms,omitempty"`
-	Flips       *int     `json:"aa_flips,omitempty"`
+	SkillName   string  `json:"skill_name"`
+	Description string  `json:"description"`
+	Results     []Row   `json:"results"`
+	Summary     Summary `json:"summary"`
+	Skills      []Skill `json:"skills"`
+	Confusion   any     `json:"confusion"`
+	Model       string  `json:"model"`
+	BaseURL     string  `json:"base_url"`
+	Demo        bool    `json:"demo,omitempty"`
+	Plan        any     `json:"plan"`
+	// IntervalMethod names the interval of every row: the confidence
+	// sequence with --runs auto, Wilson for a fixed count.
+	IntervalMethod string   `json:"interval_method"`
+	Threshold      float64  `json:"threshold"`
+	Stopped        string   `json:"stopped,omitempty"`
+	Arms           []ArmOut `json:"arms,omitempty"`
+	Flips          *int     `json:"aa_flips,omitempty"`
 }
 
 // Row is one query: skill-creator's fields, then Skillet's.
@@ -67,6 +71,7 @@ type Summary struct {
 	VerdictPass  int `json:"verdict_pass"`
 	VerdictFail  int `json:"verdict_fail"`
 	Undetermined int `json:"undetermined"`
+	VerdictError int `json:"verdict_error"`
 	Runs         int `json:"runs"`
 	Errors       int `json:"errors"`
 	Tokens       int `json:"tokens"`
@@ -91,7 +96,8 @@ type ArmOut struct {
 // Build turns a scored eval into results.json's content; its rows are
 // the first arm's, all arms are under "arms" when there are two.
 func Build(rep *eval.Report) *Results {
-	out := &Results{Model: rep.Model, BaseURL: rep.BaseURL, Demo: rep.Demo, Plan: rep.Plan, Stopped: rep.Stopped}
+	out := &Results{Model: rep.Model, BaseURL: rep.BaseURL, Demo: rep.Demo, Plan: rep.Plan, Stopped: rep.Stopped,
+		IntervalMethod: rep.Plan.IntervalMethod(), Threshold: rep.Plan.TriggerThreshold()}
 	var arms []ArmOut
 	for _, a := range rep.Arms {
 		ao := ArmOut{Name: a.Name, Results: []Row{}, Skills: []Skill{}}
@@ -153,6 +159,8 @@ func summarize(rows []Row) Summary {
 			s.VerdictPass++
 		case eval.VerdictFail:
 			s.VerdictFail++
+		case eval.VerdictError:
+			s.VerdictError++
 		default:
 			s.Undetermined++
 		}
