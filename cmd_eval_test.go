@@ -367,7 +367,8 @@ func TestEvalOptimizeKeepsTheBestByValidationAndWrites(t *testing.T) {
 		}
 		return evaltest.Load("alpha")
 	}
-	answers := []string{"<new_description>Still vague about alpha.</new_description>", "<new_description>GOOD alpha: rotate logs and check disks.</new_description>"}
+	// the second answer repeats the first: it is not scored again
+	answers := []string{"<new_description>Still vague about alpha.</new_description>", "<new_description>Still  vague about alpha.</new_description>", "<new_description>GOOD alpha: rotate logs and check disks.</new_description>"}
 	srv.Improve = func(prompt string) string {
 		a := answers[0]
 		if len(answers) > 1 {
@@ -381,7 +382,8 @@ func TestEvalOptimizeKeepsTheBestByValidationAndWrites(t *testing.T) {
 	}
 	qs := writeQueries(t, filepath.Join(tmp, "q.json"), "["+strings.Join(rows, ",")+"]")
 	out := filepath.Join(tmp, "opt")
-	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--optimize", "alpha", "--write", "--out", out)
+	// the rows name no skill: --optimize's is theirs
+	code, stdout, stderr := runCmd(t, "", "eval", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--optimize", "alpha", "--write", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -393,21 +395,48 @@ func TestEvalOptimizeKeepsTheBestByValidationAndWrites(t *testing.T) {
 	if len(res.Train) != 6 || len(res.Validation) != 4 {
 		t.Errorf("split %v / %v, want 6 train and 4 validation (60/40 of 5+5)", res.Train, res.Validation)
 	}
-	if len(res.Iterations) != 3 || !res.Improved || res.BestIter != 2 || !res.Iterations[2].Best {
+	if len(res.Iterations) != 4 || !res.Improved || res.BestIter != 3 || !res.Iterations[3].Best {
 		t.Fatalf("iterations: %+v", res)
+	}
+	if it := res.Iterations[2]; !strings.Contains(it.Note, "same description as iteration 1") || it.Train.Runs != 0 {
+		t.Errorf("the repeated description: %+v", it)
+	}
+	if _, err := os.Stat(filepath.Join(out, "iter-2")); err == nil {
+		t.Error("the repeated description was scored again")
+	}
+	// skill-creator's run_loop.py fields, for its generate_report.py
+	if res.BestDescription != "GOOD alpha: rotate logs and check disks." || res.OriginalDescription != "Rotate logs and check disks on the alpha cluster." ||
+		len(res.History) != 3 || res.History[2].Iteration != 3 || res.TrainSize != 6 || res.TestSize != 4 || res.IterationsRun != 3 {
+		t.Errorf("skill-creator fields: best %q, original %q, %d history, sizes %d/%d", res.BestDescription, res.OriginalDescription, len(res.History), res.TrainSize, res.TestSize)
+	}
+	if h := res.History[0]; h.TrainTotal != 6 || h.TestTotal == nil || *h.TestTotal != 4 || len(h.TrainResults) != 6 || len(h.TestResults) != 4 || h.TrainResults[0].Runs != 3 {
+		t.Errorf("history[0]: %+v", h)
+	}
+	if res.BestScore != "4/4" || res.BestTestScore == nil || *res.BestTestScore != "4/4" {
+		t.Errorf("best_score %q", res.BestScore)
+	}
+	// skill-creator's own report generator reads the file, when its
+	// scripts are at hand (SKILL_CREATOR_SCRIPTS=…/skill-creator/scripts)
+	if scripts := os.Getenv("SKILL_CREATOR_SCRIPTS"); scripts != "" {
+		cmd := exec.Command("python3", filepath.Join(scripts, "generate_report.py"), filepath.Join(out, "optimize.json"), "-o", filepath.Join(out, "sc.html"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("generate_report.py: %v\n%s", err, b)
+		} else if page, _ := os.ReadFile(filepath.Join(out, "sc.html")); !strings.Contains(string(page), "GOOD alpha") {
+			t.Error("generate_report.py's page lacks the best description")
+		}
 	}
 	if v := res.Iterations[0].Validation; v.Correct != 6 || v.Runs != 12 {
 		t.Errorf("original validation %d/%d runs, want 6/12 (near misses right, requests wrong)", v.Correct, v.Runs)
 	}
-	if v := res.Iterations[2].Validation; v.Correct != 12 {
+	if v := res.Iterations[3].Validation; v.Correct != 12 {
 		t.Errorf("best validation %d/%d", v.Correct, v.Runs)
 	}
 	prompts := srv.Prompts()
-	if len(prompts) != 2 {
+	if len(prompts) != 3 {
 		t.Fatalf("%d improver prompts", len(prompts))
 	}
-	if !strings.Contains(prompts[1], "structurally different") {
-		t.Error("the second prompt, after no gain, does not ask for a structurally different description")
+	if !strings.Contains(prompts[1], "structurally different") || !strings.Contains(prompts[2], "structurally different") {
+		t.Error("the prompts after no gain do not ask for a structurally different description")
 	}
 	for _, p := range prompts {
 		for _, vi := range res.Validation {
@@ -423,8 +452,8 @@ func TestEvalOptimizeKeepsTheBestByValidationAndWrites(t *testing.T) {
 	if !strings.Contains(string(skill), "description: 'GOOD alpha: rotate logs and check disks.'") || !strings.Contains(string(skill), "Do alpha things.") {
 		t.Errorf("--write: SKILL.md is now\n%s", skill)
 	}
-	if _, err := os.Stat(filepath.Join(out, "iter-2", report.HTMLFile)); err != nil {
-		t.Errorf("iteration 2 has no report: %v", err)
+	if _, err := os.Stat(filepath.Join(out, "iter-3", report.HTMLFile)); err != nil {
+		t.Errorf("iteration 3 has no report: %v", err)
 	}
 }
 

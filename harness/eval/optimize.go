@@ -67,13 +67,15 @@ type SplitScore struct {
 
 // IterQuery is one query's result in one iteration.
 type IterQuery struct {
-	Index   int     `json:"index"`
-	Query   string  `json:"query"`
-	Should  bool    `json:"should_trigger"`
-	Split   string  `json:"split"`
-	Rate    float64 `json:"trigger_rate"`
-	Pass    bool    `json:"pass"`
-	Verdict string  `json:"verdict"`
+	Index    int     `json:"index"`
+	Query    string  `json:"query"`
+	Should   bool    `json:"should_trigger"`
+	Split    string  `json:"split"`
+	Rate     float64 `json:"trigger_rate"`
+	Triggers int     `json:"triggers"`
+	Runs     int     `json:"runs"`
+	Pass     bool    `json:"pass"`
+	Verdict  string  `json:"verdict"`
 }
 
 // Iteration is one description tried.
@@ -90,7 +92,9 @@ type Iteration struct {
 	Best bool   `json:"best"`
 }
 
-// Optimization is the outcome of --optimize.
+// Optimization is the outcome of --optimize: Skillet's fields, then
+// skill-creator's run_loop.py output beside them (original_description,
+// best_description, history, …), so its generate_report.py reads it.
 type Optimization struct {
 	Skill      string      `json:"skill"`
 	Original   string      `json:"original"`
@@ -101,6 +105,105 @@ type Optimization struct {
 	Validation []int       `json:"validation"`
 	Iterations []Iteration `json:"iterations"`
 	Stopped    string      `json:"stopped,omitempty"`
+
+	ExitReason          string    `json:"exit_reason"`
+	OriginalDescription string    `json:"original_description"`
+	BestDescription     string    `json:"best_description"`
+	BestScore           string    `json:"best_score"`
+	BestTrainScore      string    `json:"best_train_score"`
+	BestTestScore       *string   `json:"best_test_score"`
+	FinalDescription    string    `json:"final_description"`
+	IterationsRun       int       `json:"iterations_run"`
+	Holdout             float64   `json:"holdout"`
+	TrainSize           int       `json:"train_size"`
+	TestSize            int       `json:"test_size"`
+	History             []History `json:"history"`
+}
+
+// History is one scored iteration as skill-creator's run_loop.py records
+// it: validation is its "test" split.
+type History struct {
+	Iteration    int          `json:"iteration"`
+	Description  string       `json:"description"`
+	TrainPassed  int          `json:"train_passed"`
+	TrainFailed  int          `json:"train_failed"`
+	TrainTotal   int          `json:"train_total"`
+	TrainResults []HistoryRow `json:"train_results"`
+	TestPassed   *int         `json:"test_passed"`
+	TestFailed   *int         `json:"test_failed"`
+	TestTotal    *int         `json:"test_total"`
+	TestResults  []HistoryRow `json:"test_results"`
+	// Passed, Failed, Total and Results repeat the train split, as
+	// run_loop.py does for its report generator.
+	Passed  int          `json:"passed"`
+	Failed  int          `json:"failed"`
+	Total   int          `json:"total"`
+	Results []HistoryRow `json:"results"`
+}
+
+// HistoryRow is one query of a History split: run_eval.py's row.
+type HistoryRow struct {
+	Query         string  `json:"query"`
+	ShouldTrigger bool    `json:"should_trigger"`
+	TriggerRate   float64 `json:"trigger_rate"`
+	Triggers      int     `json:"triggers"`
+	Runs          int     `json:"runs"`
+	Pass          bool    `json:"pass"`
+}
+
+// fillSkillCreator sets skill-creator's fields from Skillet's.
+func (o *Optimization) fillSkillCreator() {
+	o.OriginalDescription, o.BestDescription = o.Original, o.Best
+	o.Holdout = 0.4
+	o.TrainSize, o.TestSize = len(o.Train), len(o.Validation)
+	o.History = []History{}
+	for _, it := range o.Iterations {
+		if it.Note != "" && it.Train.Runs == 0 {
+			continue // never scored
+		}
+		h := History{Iteration: it.N, Description: it.Description, TrainResults: []HistoryRow{}}
+		var test []HistoryRow
+		var tp, tt int
+		for _, q := range it.Queries {
+			row := HistoryRow{Query: q.Query, ShouldTrigger: q.Should, TriggerRate: q.Rate, Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass}
+			if q.Split == SplitTrain {
+				h.TrainResults = append(h.TrainResults, row)
+				h.TrainTotal++
+				if q.Pass {
+					h.TrainPassed++
+				}
+				continue
+			}
+			test = append(test, row)
+			tt++
+			if q.Pass {
+				tp++
+			}
+		}
+		h.TrainFailed = h.TrainTotal - h.TrainPassed
+		h.Passed, h.Failed, h.Total, h.Results = h.TrainPassed, h.TrainFailed, h.TrainTotal, h.TrainResults
+		if tt > 0 {
+			tf := tt - tp
+			h.TestPassed, h.TestFailed, h.TestTotal, h.TestResults = &tp, &tf, &tt, test
+		}
+		o.History = append(o.History, h)
+		o.FinalDescription = it.Description
+		if it.N == o.BestIter {
+			o.BestTrainScore = fmt.Sprintf("%d/%d", h.TrainPassed, h.TrainTotal)
+			o.BestScore = o.BestTrainScore
+			if tt > 0 {
+				s := fmt.Sprintf("%d/%d", tp, tt)
+				o.BestScore, o.BestTestScore = s, &s
+			}
+		}
+	}
+	o.IterationsRun = len(o.History)
+	switch {
+	case o.Stopped != "":
+		o.ExitReason = "stopped: " + o.Stopped
+	case o.ExitReason == "":
+		o.ExitReason = fmt.Sprintf("max_iterations (%d)", len(o.Iterations)-1)
+	}
 }
 
 // Optimizer runs the description loop: score the original, then up to
@@ -138,6 +241,7 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 	if first.Note != "" {
 		out.Stopped = first.Note
 		out.Iterations[0].Best = true
+		out.fillSkillCreator()
 		return out, nil
 	}
 	best := 0
@@ -148,6 +252,16 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 		if err != nil {
 			out.Stopped = "improver: " + err.Error()
 			break
+		}
+		if note == "" {
+			// the same text scored again would only add noise: one of two
+			// equal descriptions could win by luck
+			for _, prev := range out.Iterations {
+				if prev.Description == desc {
+					note = fmt.Sprintf("the same description as iteration %d: not scored again", prev.N)
+					break
+				}
+			}
 		}
 		if note != "" {
 			out.Iterations = append(out.Iterations, Iteration{N: n, Description: desc, Note: note})
@@ -171,12 +285,14 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 			best = len(out.Iterations) - 1
 		}
 		if it.Train.Correct == it.Train.Runs && it.Validation.Correct == it.Validation.Runs {
+			out.ExitReason = fmt.Sprintf("all_passed (iteration %d)", n)
 			break // nothing left to fix
 		}
 	}
 	out.Iterations[best].Best = true
 	out.Best, out.BestIter = out.Iterations[best].Description, out.Iterations[best].N
 	out.Improved = best != 0
+	out.fillSkillCreator()
 	return out, nil
 }
 
@@ -226,7 +342,8 @@ func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val []
 			if q.Pass {
 				sc.Passed++
 			}
-			it.Queries = append(it.Queries, IterQuery{Index: q.Index, Query: q.Query, Should: q.ShouldTrigger, Split: split, Rate: q.TriggerRate, Pass: q.Pass, Verdict: q.Verdict})
+			it.Queries = append(it.Queries, IterQuery{Index: q.Index, Query: q.Query, Should: q.ShouldTrigger, Split: split, Rate: q.TriggerRate,
+				Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass, Verdict: q.Verdict})
 		}
 	}
 	for _, sc := range []*SplitScore{&tr, &va} {
