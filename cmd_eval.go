@@ -674,6 +674,8 @@ type progressLine struct {
 	on      bool
 	shown   bool
 	workers int
+	// quietUntil holds off the next wait notice off a terminal.
+	quietUntil time.Time
 }
 
 func newProgressLine(w io.Writer, workers int) *progressLine {
@@ -688,6 +690,11 @@ func newProgressLine(w io.Writer, workers int) *progressLine {
 
 func (p *progressLine) show(pr eval.Progress) {
 	if !p.on {
+		// off a terminal only a long wait is told, once per wait
+		if pr.Waiting > 0 && time.Now().After(p.quietUntil) {
+			fmt.Fprintf(p.w, "skillet eval: rate-limited: the endpoint asked to wait %s before a retry\n", pr.Waiting.Round(time.Second))
+			p.quietUntil = time.Now().Add(pr.Waiting)
+		}
 		return
 	}
 	eta := "…"

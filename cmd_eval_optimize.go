@@ -45,6 +45,7 @@ func (f *evalFlags) runOptimize(dir string, m *eval.Manifest, w *wiring, stdout,
 	}
 	m.Queries = queries
 	m.Skills = []eval.SkillInfo{{Name: name, Description: sk.Description}}
+	warnPlan(stderr, m.Plan)
 	improver := firstOf(f.improveModel, w.name)
 
 	ctx, sigs := catchStops(context.Background())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"skillet/harness"
 )
@@ -57,6 +58,8 @@ type Result struct {
 	Tokens     int    `json:"tokens"`
 	Retries    int    `json:"retries,omitempty"`
 	StopReason string `json:"stop_reason"`
+	// Seconds is the run's wall time, first event to last.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Scored reports whether the run counts in the statistics: a run that
@@ -77,11 +80,18 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	var refusedLimit, lastError, stop string
 	var pastCap, sawEnd bool
 	var loadedFromEnd []string
+	var first, last time.Time
 	for _, e := range events {
 		// the eval's turn is the first; a run reopened later and continued
 		// by hand does not change what it measured
 		if harness.TurnOf(e) > 1 {
 			break
+		}
+		if t := e.Head().Time; !t.IsZero() {
+			if first.IsZero() {
+				first = t
+			}
+			last = t
 		}
 		switch x := e.(type) {
 		case *harness.ModelCall:
@@ -150,6 +160,9 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 		}
 	}
 	r.StopReason = stop
+	if !first.IsZero() {
+		r.Seconds = last.Sub(first).Seconds()
+	}
 	r.Triggered = slices.Contains(r.Loaded, skill)
 	failed := ""
 	switch {

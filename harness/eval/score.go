@@ -99,9 +99,11 @@ type QueryScore struct {
 	Outcomes map[string]int `json:"outcomes"`
 	// ExpectMet counts the runs meeting the row's expect, when it has one;
 	// ExpectFailure says how the first run that missed it did.
-	ExpectMet     *int        `json:"expect_met,omitempty"`
-	ExpectFailure string      `json:"expect_failure,omitempty"`
-	Cells         []RunResult `json:"run_results"`
+	ExpectMet     *int   `json:"expect_met,omitempty"`
+	ExpectFailure string `json:"expect_failure,omitempty"`
+	// Seconds is the wall time of all its runs, errored ones too.
+	Seconds float64     `json:"seconds"`
+	Cells   []RunResult `json:"run_results"`
 }
 
 // RunResult is one run of a query, as the grids show it.
@@ -245,6 +247,7 @@ func scoreQuery(plan Plan, qi int, q Query, runs []Run) QueryScore {
 	for _, r := range runs {
 		res := r.Result
 		qs.Outcomes[res.Outcome]++
+		qs.Seconds += res.Seconds
 		qs.Cells = append(qs.Cells, RunResult{N: r.N, Session: r.Session, Triggered: res.Triggered, Outcome: res.Outcome, Detail: detail(res), Rank: res.Rank, Loaded: res.Loaded})
 		if !res.Scored() {
 			qs.Errors++
