@@ -137,23 +137,26 @@ func simulate(rng *rand.Rand, p float64, evals int, interval func(k, n int) (flo
 // fail.
 func TestSequence_CoverageHoldsWhereverAutoStops(t *testing.T) {
 	const evals = 4000
-	auto := Plan{MinRuns: 3, MaxRuns: 10}
-	needs := func(k, n int) bool { return auto.Needs(n, auto.Verdict(k, n, true)) }
 	rng := rand.New(rand.NewPCG(22, 1))
-	t.Logf("rate  coverage  pass   fail   mean runs  (--runs auto, 3 to 10 runs, %d evals each)", evals)
-	for _, p := range []float64{0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9} {
-		cover, pass, fail, runs := simulate(rng, p, evals, Sequence, needs)
-		t.Logf("%.2f  %.3f     %.3f  %.3f  %.1f", p, cover, pass, fail, runs)
-		if cover < 0.95 {
-			t.Errorf("rate %.2f: the interval covered it in %.3f of evals, want ≥ 0.95", p, cover)
-		}
-		switch {
-		case p < Threshold && pass > 0.035:
-			t.Errorf("rate %.2f: passed in %.3f of evals, want ≤ 0.035", p, pass)
-		case p > Threshold && fail > 0.035:
-			t.Errorf("rate %.2f: failed in %.3f of evals, want ≤ 0.035", p, fail)
+	for _, most := range []int{10, 20} {
+		auto := Plan{MinRuns: 3, MaxRuns: most}
+		needs := func(k, n int) bool { return auto.Needs(n, auto.Verdict(k, n, true)) }
+		t.Logf("| rate | coverage | pass | fail | mean runs |  (--runs auto --max-runs %d, %d evals each)", most, evals)
+		for _, p := range []float64{0.1, 0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9} {
+			cover, pass, fail, runs := simulate(rng, p, evals, Sequence, needs)
+			t.Logf("| %.2f | %.3f | %.3f | %.3f | %.1f |", p, cover, pass, fail, runs)
+			if cover < 0.95 {
+				t.Errorf("max %d, rate %.2f: the interval covered it in %.3f of evals, want ≥ 0.95", most, p, cover)
+			}
+			switch {
+			case p < Threshold && pass > 0.035:
+				t.Errorf("max %d, rate %.2f: passed in %.3f of evals, want ≤ 0.035", most, p, pass)
+			case p > Threshold && fail > 0.035:
+				t.Errorf("max %d, rate %.2f: failed in %.3f of evals, want ≤ 0.035", most, p, fail)
+			}
 		}
 	}
+	auto := Plan{MinRuns: 3, MaxRuns: 10}
 	// a coin flip no longer passes from 4 of 4
 	if v := auto.Verdict(4, 4, true); v != VerdictUndetermined {
 		t.Errorf("4 of 4 under auto: %s", v)
