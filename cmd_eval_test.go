@@ -678,3 +678,32 @@ func TestEvalShowsWhyAnExpectFailed(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }
+
+// Under a profile the model activates a skill with the agent's own tool
+// (Claude Code's Skill, Codex reading SKILL.md through its shell): that
+// first call is the trigger, not another tool first.
+func TestEvalCountsAProfilesActivationAsTheTrigger(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	skillPath, _ := filepath.Abs(filepath.Join(lib, "alpha", "SKILL.md"))
+	for _, c := range []struct {
+		profile string
+		call    evaltest.Decision
+	}{
+		{"claude-code", evaltest.Call("Skill", `{"skill": "alpha"}`)},
+		{"codex", evaltest.Call("shell", fmt.Sprintf(`{"command": ["cat", %q]}`, skillPath))},
+	} {
+		srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {c.call}, "beta summary please": {evaltest.Call("Skill", `{"skill": "beta"}`)}})
+		qs := writeQueries(t, filepath.Join(tmp, c.profile+".json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+		out := filepath.Join(tmp, c.profile)
+		code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--profile", c.profile, "--runs", "4", "--out", out)
+		srv.Close()
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", c.profile, code, stdout, stderr)
+		}
+		row := readResults(t, out)["results"].([]any)[0].(map[string]any)
+		if row["triggers"].(float64) != 4 || row["outcomes"].(map[string]any)[eval.OutcomeTriggered] != float64(4) {
+			t.Errorf("%s: %v triggers, outcomes %v; want 4 triggered", c.profile, row["triggers"], row["outcomes"])
+		}
+	}
+}

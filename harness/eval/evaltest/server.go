@@ -21,15 +21,20 @@ import (
 type Decision struct {
 	// Kind is "load" (load Skill), "answer" (text, no tool), "tool" (call
 	// Tool, then answer), "tool-load" (call Tool, then load Skill),
-	// "load-load" (load Skill, then Skill2) or "error" (an HTTP error,
-	// Status or 400, with Message).
+	// "load-load" (load Skill, then Skill2), "call" (call Tool with Args,
+	// then answer: a profile's own activation tool) or "error" (an HTTP
+	// error, Status or 400, with Message).
 	Kind    string
 	Skill   string
 	Skill2  string
 	Tool    string
+	Args    string
 	Status  int
 	Message string
 }
+
+// Call calls tool with JSON args on the first call, then answers.
+func Call(tool, args string) Decision { return Decision{Kind: "call", Tool: tool, Args: args} }
 
 // Load, Answer, Tool, ToolLoad and Fail build decisions.
 func Load(skill string) Decision { return Decision{Kind: "load", Skill: skill} }
@@ -294,6 +299,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		reply(w, s.Tokens, "", []any{toolCall(id(), d.Tool, `{}`)})
 	case step == 1 && d.Kind == "tool-load":
 		reply(w, s.Tokens, "", load(d.Skill))
+	case step == 0 && d.Kind == "call":
+		reply(w, s.Tokens, "", []any{toolCall(id(), d.Tool, d.Args)})
 	default:
 		reply(w, s.Tokens, "done: "+d.Kind, nil)
 	}
