@@ -403,7 +403,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 		fmt.Fprintf(stderr, "skillet eval: stopped at the --budget of %d tokens (%d used); continue with: skillet eval --resume %s --budget N\n", f.budget, rep.Tokens, dir)
 		status = max(status, 1)
 	case eval.StoppedFailing:
-		fmt.Fprintf(stderr, "skillet eval: stopped: the endpoint failed every run so far (%d): %s; once it works, continue with: skillet eval --resume %s\n", len(out.Runs), out.Failure, dir)
+		fmt.Fprintf(stderr, "skillet eval: stopped: the endpoint failed the last %d runs: %s; once it works, continue with: skillet eval --resume %s\n", out.Failing, out.Failure, dir)
 		status = max(status, 1)
 	}
 	if err != nil {

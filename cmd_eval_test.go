@@ -172,7 +172,7 @@ func TestEvalFailingEndpointStopsWithItsMessageAndKeepsRuns(t *testing.T) {
 	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "x", "should_trigger": true}]`)
 	out := filepath.Join(tmp, "ev")
 	code, _, stderr := runCmd(t, "", "eval", "alpha", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "10", "--workers", "1", "--out", out)
-	if code != 1 || !strings.Contains(stderr, "the endpoint failed every run so far") || !strings.Contains(stderr, "scripted failure") || !strings.Contains(stderr, "--resume "+out) {
+	if code != 1 || !strings.Contains(stderr, "the endpoint failed the last") || !strings.Contains(stderr, "scripted failure") || !strings.Contains(stderr, "--resume "+out) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	runs, _ := eval.ReadRuns(out)

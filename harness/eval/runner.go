@@ -95,8 +95,10 @@ const longWait = 10 * time.Second
 type Outcome struct {
 	Runs    []Run
 	Stopped string
-	// Failure is the first run's error when the endpoint failed every run.
+	// Failure is the error of the failing streak that stopped the eval,
+	// and Failing how many runs in a row failed.
 	Failure string
+	Failing int
 }
 
 // key identifies a query within an arm.
@@ -148,9 +150,11 @@ type executor struct {
 	stopped string
 	failure string
 	fatal   error
-	// failedQueries are the queries of this execution's errored runs,
-	// while no run has scored.
-	failedQueries map[key]bool
+	// streak counts the errored runs since the last scored one (of them,
+	// streakEndpoint those naming the endpoint), failedQueries their
+	// queries; failing is the streak that stopped the eval.
+	streak, streakEndpoint, failing int
+	failedQueries                   map[key]bool
 
 	// limit is how many runs may go at once, active how many do; epoch
 	// counts the times a rate limit lowered limit, so a run started
@@ -239,7 +243,7 @@ func Execute(ctx context.Context, opts Options) (*Outcome, error) {
 	stopWake()
 	lerr := log.close()
 
-	out := &Outcome{Runs: e.all, Stopped: e.stopped, Failure: e.failure}
+	out := &Outcome{Runs: e.all, Stopped: e.stopped, Failure: e.failure, Failing: e.failing}
 	if ctx.Err() != nil && out.Stopped == "" {
 		out.Stopped = StoppedInterrupted
 	}
@@ -422,22 +426,32 @@ func (e *executor) finish(ctx context.Context, k key, n int, r *Run) {
 	e.all = append(e.all, *r)
 	e.tokens += r.Result.Tokens
 	e.fresh++
-	if !r.Result.Scored() {
+	if r.Result.Scored() {
+		// the streak of failures is broken: the endpoint works
+		e.streak, e.streakEndpoint = 0, 0
+		clear(e.failedQueries)
+	} else {
 		e.failed++
-		if e.failure == "" || EndpointFailure(r.Result.Error) {
+		e.streak++
+		if EndpointFailure(r.Result.Error) {
+			e.streakEndpoint++
+		}
+		if e.streak == 1 || EndpointFailure(r.Result.Error) {
 			e.failure = r.Result.Error
 		}
-		if e.failed == e.fresh {
-			e.failedQueries[k] = true
-		}
+		e.failedQueries[k] = true
 	}
 	e.settle(k)
-	if e.stopped == "" && !r.Result.Scored() && e.failed == e.fresh {
-		// nothing has worked yet: an endpoint that refuses every request
-		// stops the eval at once; other errors once they span the queries
+	if e.stopped == "" && e.streak > 0 {
+		// An endpoint that refuses every request (401, refused) stops the
+		// eval at its first run, or after a few once it had worked; other
+		// errors may be one query's own, and stop it only once a streak of
+		// them spans the queries.
 		spread := len(e.failedQueries) >= min(failFast, len(e.order))
-		if EndpointFailure(r.Result.Error) || (e.fresh >= 2*failFast && spread) {
+		refused := e.streakEndpoint > 0 && (e.failed == e.fresh || e.streakEndpoint >= failFast)
+		if refused || (e.streak >= 2*failFast && spread) {
 			e.stopped = StoppedFailing
+			e.failing = e.streak
 		}
 	}
 	if e.opts.Budget > 0 && e.tokens >= e.opts.Budget && e.stopped == "" {

@@ -609,3 +609,33 @@ func TestExecute_RateLimitsLowerTheWorkers(t *testing.T) {
 		t.Errorf("the workers never came back after successes: least %d", least)
 	}
 }
+
+// An endpoint that worked and then refuses every request stops the eval
+// after a few of its failures, not after every query's error cap.
+func TestExecute_AnEndpointGoneMidEvalStops(t *testing.T) {
+	srv := evaltest.New(nil)
+	defer srv.Close()
+	var mu sync.Mutex
+	served := 0
+	srv.Decide = func(query, system string) evaltest.Decision {
+		mu.Lock()
+		defer mu.Unlock()
+		if served++; served > 5 {
+			return evaltest.FailWith(401, "key revoked")
+		}
+		return evaltest.Answer()
+	}
+	open, names := harnessFor(t, library(t), srv.URL)
+	var qs []Query
+	for i := range 6 {
+		qs = append(qs, q("alpha", fmt.Sprintf("alpha: q%d", i), false))
+	}
+	m := manifest(names, Plan{Runs: 5, Arms: []string{""}}, qs...)
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 1, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stopped != StoppedFailing || out.Failing != failFast || len(out.Runs) != 5+failFast || !strings.Contains(out.Failure, "key revoked") {
+		t.Errorf("stopped %q after %d runs, failing %d, failure %q; want failing endpoint after %d", out.Stopped, len(out.Runs), out.Failing, out.Failure, 5+failFast)
+	}
+}
