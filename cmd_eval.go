@@ -508,7 +508,7 @@ func runEvalReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if missing := incomplete(rep.Plan, rep); len(missing) > 0 {
 		fmt.Fprintf(stderr, "skillet eval report: the eval is incomplete: %d queries lack their runs: %s; continue with: skillet eval --resume %s\n",
-			len(missing), strings.Join(missing, "; "), dir)
+			len(missing), listSome(missing, "; "), dir)
 		status = max(status, 1)
 	}
 	return status
@@ -616,7 +616,7 @@ func errorProblems(rep *eval.Report) []string {
 		}
 	}
 	if len(names) > 0 {
-		out = append(out, fmt.Sprintf("%d queries ended in error, their runs failing before the model decided: %s", len(names), strings.Join(names, ", ")))
+		out = append(out, fmt.Sprintf("%d queries ended in error, their runs failing before the model decided: %s", len(names), listSome(names, ", ")))
 	}
 	if tooManyErrors(rep) {
 		out = append(out, fmt.Sprintf("%d of %d runs errored (%.0f%%, over %.0f%%): the rates rest on fewer runs than asked", rep.Errors, rep.Runs, 100*float64(rep.Errors)/float64(rep.Runs), 100*errorShare))
@@ -717,6 +717,15 @@ func (p *progressLine) done() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+}
+
+// listSome joins the first ten items and says how many more there are.
+func listSome(items []string, sep string) string {
+	const most = 10
+	if len(items) <= most {
+		return strings.Join(items, sep)
+	}
+	return strings.Join(items[:most], sep) + fmt.Sprintf("%sand %d more", sep, len(items)-most)
 }
 
 // intervalName says which interval the plan's verdicts rest on.

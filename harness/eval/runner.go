@@ -77,10 +77,10 @@ const (
 	StoppedFailing     = "failing endpoint"
 )
 
-// failFast is how many first runs must all fail, over as many queries
-// (or all of them), before the eval decides the endpoint fails every run
-// and stops. An error that names the endpoint itself (refused, unknown,
-// unauthorized) stops it at once.
+// failFast sets when failing runs stop the eval: errors naming the
+// endpoint (refused, unknown, unauthorized) at the first run, or after
+// failFast in a row once it had worked; other errors after 2·failFast
+// in a row spread over failFast queries (or all of them).
 const failFast = 4
 
 // regainAfter is how many successful model calls give back one worker
@@ -161,8 +161,8 @@ type executor struct {
 	// before the last cut does not cut again for the same burst.
 	limit, active, epoch int
 	successes            int
-	waitUntil            time.Time
-	waitFor              time.Duration
+	// waitUntil is when the longest retry wait under way ends.
+	waitUntil time.Time
 }
 
 // Execute runs the eval in opts.Dir: the runs RunsFile does not hold yet,
@@ -395,7 +395,7 @@ func (e *executor) waiting(d time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if until := time.Now().Add(d); until.After(e.waitUntil) {
-		e.waitUntil, e.waitFor = until, d
+		e.waitUntil = until
 	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.progress())
