@@ -677,6 +677,10 @@ func TestEvalShowsWhyAnExpectFailed(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "expect met in 0/4 runs; run 1: loaded beta (must_not_include)") {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
+	row := readResults(t, filepath.Join(tmp, "ev"))["results"].([]any)[0].(map[string]any)
+	if row["expect_failure"] != "run 1: loaded beta (must_not_include)" || row["seconds"].(float64) <= 0 {
+		t.Errorf("results.json row: expect_failure %v, seconds %v", row["expect_failure"], row["seconds"])
+	}
 }
 
 // Under a profile the model activates a skill with the agent's own tool

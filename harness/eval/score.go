@@ -115,6 +115,7 @@ type RunResult struct {
 	Detail    string   `json:"detail,omitempty"`
 	Rank      int      `json:"offered_rank"`
 	Loaded    []string `json:"loaded"`
+	Seconds   float64  `json:"seconds"`
 }
 
 // Confusion counts, for each evaluated skill's should-trigger runs, which
@@ -248,7 +249,7 @@ func scoreQuery(plan Plan, qi int, q Query, runs []Run) QueryScore {
 		res := r.Result
 		qs.Outcomes[res.Outcome]++
 		qs.Seconds += res.Seconds
-		qs.Cells = append(qs.Cells, RunResult{N: r.N, Session: r.Session, Triggered: res.Triggered, Outcome: res.Outcome, Detail: detail(res), Rank: res.Rank, Loaded: res.Loaded})
+		qs.Cells = append(qs.Cells, RunResult{N: r.N, Session: r.Session, Triggered: res.Triggered, Outcome: res.Outcome, Detail: detail(res), Rank: res.Rank, Loaded: res.Loaded, Seconds: res.Seconds})
 		if !res.Scored() {
 			qs.Errors++
 			continue

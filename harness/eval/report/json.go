@@ -51,16 +51,18 @@ type Row struct {
 	Runs          int     `json:"runs"`
 	Pass          bool    `json:"pass"`
 
-	Skill        string           `json:"skill"`
-	Type         string           `json:"type,omitempty"`
-	Weight       float64          `json:"weight,omitempty"`
-	Verdict      string           `json:"verdict"`
-	Interval     [2]float64       `json:"interval"`
-	Errors       int              `json:"errors"`
-	Outcomes     map[string]int   `json:"outcomes"`
-	OfferedRanks []int            `json:"offered_ranks"`
-	ExpectMet    *int             `json:"expect_met,omitempty"`
-	RunResults   []eval.RunResult `json:"run_results"`
+	Skill         string           `json:"skill"`
+	Type          string           `json:"type,omitempty"`
+	Weight        float64          `json:"weight,omitempty"`
+	Verdict       string           `json:"verdict"`
+	Interval      [2]float64       `json:"interval"`
+	Errors        int              `json:"errors"`
+	Outcomes      map[string]int   `json:"outcomes"`
+	OfferedRanks  []int            `json:"offered_ranks"`
+	ExpectMet     *int             `json:"expect_met,omitempty"`
+	ExpectFailure string           `json:"expect_failure,omitempty"`
+	Seconds       float64          `json:"seconds"`
+	RunResults    []eval.RunResult `json:"run_results"`
 }
 
 // Summary is skill-creator's summary with verdict counts and totals.
@@ -134,7 +136,7 @@ func Build(rep *eval.Report) *Results {
 func rowOut(skill string, q eval.QueryScore) Row {
 	r := Row{Query: q.Query, ShouldTrigger: q.ShouldTrigger, TriggerRate: q.TriggerRate, Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass,
 		Skill: skill, Type: q.Type, Weight: q.Weight, Verdict: q.Verdict, Interval: [2]float64{q.Low, q.High}, Errors: q.Errors,
-		Outcomes: q.Outcomes, OfferedRanks: []int{}, ExpectMet: q.ExpectMet, RunResults: q.Cells}
+		Outcomes: q.Outcomes, OfferedRanks: []int{}, ExpectMet: q.ExpectMet, ExpectFailure: q.ExpectFailure, Seconds: q.Seconds, RunResults: q.Cells}
 	for _, c := range q.Cells {
 		r.OfferedRanks = append(r.OfferedRanks, c.Rank)
 	}
