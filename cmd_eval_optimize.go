@@ -167,12 +167,16 @@ func printOptimization(w io.Writer, o *eval.Optimization, dir string) {
 			fmt.Fprintf(w, "%s iteration %d: %s\n", mark, it.N, it.Note)
 			continue
 		}
-		fmt.Fprintf(w, "%s iteration %d: train %.2f [%.2f, %.2f] (%d/%d queries) · validation %.2f [%.2f, %.2f] (%d/%d queries)\n", mark, it.N,
+		paired := ""
+		if p := it.Paired; p != nil {
+			paired = fmt.Sprintf(" · against iteration %d, query by query: z %.2f, needs %.2f", p.Against, p.Z, p.Needed)
+		}
+		fmt.Fprintf(w, "%s iteration %d: train %.2f [%.2f, %.2f] (%d/%d queries) · validation %.2f [%.2f, %.2f] (%d/%d queries)%s\n", mark, it.N,
 			it.Train.Accuracy, it.Train.Low, it.Train.High, it.Train.Passed, it.Train.Queries,
-			it.Validation.Accuracy, it.Validation.Low, it.Validation.High, it.Validation.Passed, it.Validation.Queries)
+			it.Validation.Accuracy, it.Validation.Low, it.Validation.High, it.Validation.Passed, it.Validation.Queries, paired)
 	}
 	if !o.Improved {
-		fmt.Fprintln(w, "no description beat the original on validation beyond the intervals: the original stays")
+		fmt.Fprintln(w, "no description beat the original on validation, query by query beyond the noise: the original stays")
 	} else {
 		fmt.Fprintf(w, "--- %s description (original)\n+++ %s description (iteration %d)\n", o.Skill, o.Skill, o.BestIter)
 		for _, l := range strings.Split(o.Original, "\n") {

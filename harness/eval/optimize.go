@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -90,6 +91,25 @@ type Iteration struct {
 	// Note says why an iteration was not evaluated, or how it was asked.
 	Note string `json:"note,omitempty"`
 	Best bool   `json:"best"`
+	// Paired is its comparison with the best description before it.
+	Paired *Paired `json:"paired,omitempty"`
+}
+
+// Paired is a candidate's paired comparison with the incumbent on the
+// validation queries: each query is compared with itself, so a query
+// that is easy for both does not hide a loss on another.
+type Paired struct {
+	// Against is the incumbent's iteration.
+	Against int `json:"against"`
+	// Z is the one-sided Cochran–Mantel–Haenszel statistic over the
+	// queries, Needed the value it must reach: the 95 % normal quantile
+	// with the error split over every candidate the run may try.
+	Z      float64 `json:"z"`
+	Needed float64 `json:"needed"`
+	// Queries counts the queries that tell the two apart at all (runs of
+	// both outcomes).
+	Queries int  `json:"queries"`
+	Wins    bool `json:"wins"`
 }
 
 // Optimization is the outcome of --optimize: Skillet's fields, then
@@ -281,7 +301,9 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 		o.Log("iteration %d: train %d/%d runs, validation %d/%d runs", n, it.Train.Correct, it.Train.Runs, it.Validation.Correct, it.Validation.Runs)
 		inc := out.Iterations[best]
 		stuck = it.Train.Accuracy <= bestTrain(out.Iterations[:len(out.Iterations)-1])
-		if beats(it.Validation, inc.Validation) {
+		pt := compare(out.Iterations[len(out.Iterations)-1], inc, iters)
+		out.Iterations[len(out.Iterations)-1].Paired = &pt
+		if pt.Wins {
 			best = len(out.Iterations) - 1
 		}
 		if it.Train.Correct == it.Train.Runs && it.Validation.Correct == it.Validation.Runs {
@@ -296,14 +318,61 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 	return out, nil
 }
 
-// beats reports whether a validation score is better than the
-// incumbent's beyond the intervals: each rate lies outside the other's
-// 95 % interval, so a lucky streak does not replace a description.
-func beats(cand, inc SplitScore) bool {
-	if cand.Runs == 0 || inc.Runs == 0 {
-		return false
+// compare tests whether a candidate does better than the incumbent on
+// the validation queries, query by query: the Cochran–Mantel–Haenszel
+// test with each query a stratum (its runs are independent given the
+// query and the description; the queries are not alike). It wins when
+// the statistic clears the one-sided 95 % quantile with the error split
+// over the candidates (Bonferroni), so trying five descriptions does not
+// give five chances for noise to win.
+func compare(cand, inc Iteration, candidates int) Paired {
+	pt := Paired{Against: inc.N, Needed: normalQuantile(1 - 0.05/float64(max(candidates, 1)))}
+	var num, variance float64
+	for _, c := range cand.Queries {
+		if c.Split != SplitValidation {
+			continue
+		}
+		i := slices.IndexFunc(inc.Queries, func(q IterQuery) bool { return q.Index == c.Index })
+		if i < 0 {
+			continue
+		}
+		a, n := correct(c), float64(c.Runs)
+		b, m := correct(inc.Queries[i]), float64(inc.Queries[i].Runs)
+		t, k := n+m, a+b
+		if n == 0 || m == 0 || t < 2 || k == 0 || k == t {
+			continue // this query cannot tell them apart
+		}
+		pt.Queries++
+		num += a - n*k/t
+		variance += n * m * k * (t - k) / (t * t * (t - 1))
 	}
-	return cand.Accuracy > inc.High && inc.Accuracy < cand.Low
+	if variance > 0 {
+		pt.Z = num / math.Sqrt(variance)
+	}
+	pt.Wins = pt.Z >= pt.Needed
+	return pt
+}
+
+// correct is how many of a query's runs did what its row wants.
+func correct(q IterQuery) float64 {
+	if q.Should {
+		return float64(q.Triggers)
+	}
+	return float64(q.Runs - q.Triggers)
+}
+
+// normalQuantile is the standard normal's p quantile, by bisection.
+func normalQuantile(p float64) float64 {
+	lo, hi := -10.0, 10.0
+	for range 100 {
+		mid := (lo + hi) / 2
+		if 0.5*math.Erfc(-mid/math.Sqrt2) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }
 
 func bestTrain(its []Iteration) float64 {
