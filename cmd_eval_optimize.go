@@ -157,7 +157,7 @@ func writeDescription(sk *skills.Skill, desc string) error {
 // printOptimization writes each iteration's scores and the description
 // change as a diff.
 func printOptimization(w io.Writer, o *eval.Optimization, dir string) {
-	fmt.Fprintf(w, "optimize %s: %d train and %d validation queries\n", o.Skill, len(o.Train), len(o.Validation))
+	fmt.Fprintf(w, "optimize %s: %d train, %d validation and %d held-out queries\n", o.Skill, len(o.Train), len(o.Validation), len(o.HeldOut))
 	for _, it := range o.Iterations {
 		mark := " "
 		if it.Best {
@@ -185,6 +185,10 @@ func printOptimization(w io.Writer, o *eval.Optimization, dir string) {
 		for _, l := range strings.Split(o.Best, "\n") {
 			fmt.Fprintln(w, "+"+l)
 		}
+	}
+	if c := o.HeldOutCheck; c != nil {
+		fmt.Fprintf(w, "held-out check (%d queries neither the improver nor the selection saw): original %.2f (%d/%d queries pass), iteration %d %.2f (%d/%d)\n",
+			len(o.HeldOut), c.Original.Accuracy, c.Original.Passed, c.Original.Queries, o.BestIter, c.Best.Accuracy, c.Best.Passed, c.Best.Queries)
 	}
 	fmt.Fprintf(w, "iterations in %s: %s, %s\n", dir, optimizeJSON, optimizeHTML)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -731,5 +732,69 @@ func TestEvalCountsAProfilesActivationAsTheTrigger(t *testing.T) {
 		if row["triggers"].(float64) != 4 || row["outcomes"].(map[string]any)[eval.OutcomeTriggered] != float64(4) {
 			t.Errorf("%s: %v triggers, outcomes %v; want 4 triggered", c.profile, row["triggers"], row["outcomes"])
 		}
+	}
+}
+
+// With ten queries of each kind, a tenth of each is held out: scored in
+// every iteration, shown to neither the improver nor the selection, and
+// reported at the end.
+func TestEvalOptimizeKeepsAHeldOutCheck(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(nil)
+	defer srv.Close()
+	srv.Decide = func(query, system string) evaltest.Decision {
+		if strings.Contains(query, "near miss") || !strings.Contains(system, "GOOD alpha") {
+			return evaltest.Answer()
+		}
+		return evaltest.Load("alpha")
+	}
+	srv.Improve = func(string) string {
+		return "<new_description>GOOD alpha: rotate logs and check disks.</new_description>"
+	}
+	var rows []string
+	for i := range 10 {
+		rows = append(rows, fmt.Sprintf(`{"query": "alpha request %d", "should_trigger": true}`, i), fmt.Sprintf(`{"query": "near miss %d", "should_trigger": false}`, i))
+	}
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), "["+strings.Join(rows, ",")+"]")
+	out := filepath.Join(tmp, "opt")
+	code, stdout, stderr := runCmd(t, "", "eval", "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--optimize", "alpha", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var res eval.Optimization
+	b, _ := os.ReadFile(filepath.Join(out, "optimize.json"))
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.HeldOut) != 2 || len(res.Train)+len(res.Validation) != 18 || !res.Improved || res.HeldOutCheck == nil {
+		t.Fatalf("held out %v, %d train, %d validation, improved %v, check %+v", res.HeldOut, len(res.Train), len(res.Validation), res.Improved, res.HeldOutCheck)
+	}
+	if c := res.HeldOutCheck; c.Original.Passed != 1 || c.Best.Passed != 2 || c.Best.Queries != 2 {
+		t.Errorf("held-out check %+v", c)
+	}
+	held := map[string]bool{}
+	for _, q := range res.Iterations[0].Queries {
+		if slices.Contains(res.HeldOut, q.Index) {
+			held[q.Query] = true
+			if q.Split != eval.SplitHeldOut {
+				t.Errorf("held-out query %q is in split %s", q.Query, q.Split)
+			}
+		}
+	}
+	for _, p := range srv.Prompts() {
+		for q := range held {
+			if strings.Contains(p, fmt.Sprintf("%q", q)) {
+				t.Errorf("a held-out query reached the improver: %s", q)
+			}
+		}
+	}
+	for _, h := range res.History {
+		if len(h.TrainResults)+len(h.TestResults) != 18 {
+			t.Errorf("history %d holds %d+%d rows: held-out queries leaked into skill-creator's splits", h.Iteration, len(h.TrainResults), len(h.TestResults))
+		}
+	}
+	if !strings.Contains(stdout, "held-out check (2 queries neither the improver nor the selection saw): original 0.50 (1/2 queries pass), iteration 1 1.00 (2/2)") {
+		t.Errorf("no held-out line:\n%s", stdout)
 	}
 }

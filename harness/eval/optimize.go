@@ -17,7 +17,32 @@ const MaxIterations = 5
 const (
 	SplitTrain      = "train"
 	SplitValidation = "validation"
+	// SplitHeldOut are the queries of the final check, seen neither by
+	// the improver nor by the selection.
+	SplitHeldOut = "held_out"
 )
+
+// HoldOut picks the queries of the final held-out check: a tenth of each
+// kind, rounded down, once the kind has ten queries (none before: the
+// validation split needs them more), shuffled from seed.
+func HoldOut(queries []Query, seed int64) []int {
+	var should, shouldNot []int
+	for i, q := range queries {
+		if q.ShouldTrigger {
+			should = append(should, i)
+		} else {
+			shouldNot = append(shouldNot, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x401d))
+	var held []int
+	for _, group := range [][]int{should, shouldNot} {
+		rng.Shuffle(len(group), func(i, j int) { group[i], group[j] = group[j], group[i] })
+		held = append(held, group[:len(group)/10]...)
+	}
+	slices.Sort(held)
+	return held
+}
 
 // Split divides one skill's queries 60/40 into train and validation,
 // stratified by should_trigger and shuffled from seed, with at least one
@@ -85,6 +110,7 @@ type Iteration struct {
 	Description string      `json:"description"`
 	Train       SplitScore  `json:"train"`
 	Validation  SplitScore  `json:"validation"`
+	HeldOut     SplitScore  `json:"held_out"`
 	Queries     []IterQuery `json:"queries"`
 	// Dir is the iteration's eval folder.
 	Dir string `json:"dir"`
@@ -116,15 +142,19 @@ type Paired struct {
 // skill-creator's run_loop.py output beside them (original_description,
 // best_description, history, …), so its generate_report.py reads it.
 type Optimization struct {
-	Skill      string      `json:"skill"`
-	Original   string      `json:"original"`
-	Best       string      `json:"best"`
-	BestIter   int         `json:"best_iteration"`
-	Improved   bool        `json:"improved"`
-	Train      []int       `json:"train"`
-	Validation []int       `json:"validation"`
-	Iterations []Iteration `json:"iterations"`
-	Stopped    string      `json:"stopped,omitempty"`
+	Skill      string `json:"skill"`
+	Original   string `json:"original"`
+	Best       string `json:"best"`
+	BestIter   int    `json:"best_iteration"`
+	Improved   bool   `json:"improved"`
+	Train      []int  `json:"train"`
+	Validation []int  `json:"validation"`
+	// HeldOut are the queries of the final check, and HeldOutCheck how
+	// the original and the best did on them.
+	HeldOut      []int         `json:"held_out"`
+	HeldOutCheck *HeldOutCheck `json:"held_out_check,omitempty"`
+	Iterations   []Iteration   `json:"iterations"`
+	Stopped      string        `json:"stopped,omitempty"`
 
 	ExitReason          string    `json:"exit_reason"`
 	OriginalDescription string    `json:"original_description"`
@@ -138,6 +168,13 @@ type Optimization struct {
 	TrainSize           int       `json:"train_size"`
 	TestSize            int       `json:"test_size"`
 	History             []History `json:"history"`
+}
+
+// HeldOutCheck is the final check on queries neither the improver nor
+// the selection saw: whether the winner's gain holds beyond them.
+type HeldOutCheck struct {
+	Original SplitScore `json:"original"`
+	Best     SplitScore `json:"best"`
 }
 
 // History is one scored iteration as skill-creator's run_loop.py records
@@ -194,6 +231,9 @@ func (o *Optimization) fillSkillCreator() {
 				}
 				continue
 			}
+			if q.Split != SplitValidation {
+				continue // run_loop.py has no held-out split
+			}
 			test = append(test, row)
 			tt++
 			if q.Pass {
@@ -247,13 +287,28 @@ type Optimizer struct {
 
 // Run runs the loop.
 func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
-	train, val, err := Split(o.Queries, o.Seed)
+	held := HoldOut(o.Queries, o.Seed)
+	var rest []Query
+	var restIdx []int
+	for i, q := range o.Queries {
+		if !slices.Contains(held, i) {
+			rest, restIdx = append(rest, q), append(restIdx, i)
+		}
+	}
+	tr, va, err := Split(rest, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	out := &Optimization{Skill: o.Skill, Original: o.Original, Best: o.Original, Train: train, Validation: val}
+	var train, val []int
+	for _, i := range tr {
+		train = append(train, restIdx[i])
+	}
+	for _, i := range va {
+		val = append(val, restIdx[i])
+	}
+	out := &Optimization{Skill: o.Skill, Original: o.Original, Best: o.Original, Train: train, Validation: val, HeldOut: append([]int{}, held...)}
 	iters := min(max(o.Iterations, 1), MaxIterations)
-	first, err := o.score(ctx, 0, o.Original, train, val)
+	first, err := o.score(ctx, 0, o.Original, train, val, held)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +344,7 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 			stuck = true
 			continue
 		}
-		it, err := o.score(ctx, n, desc, train, val)
+		it, err := o.score(ctx, n, desc, train, val, held)
 		if err != nil {
 			return nil, err
 		}
@@ -314,6 +369,9 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 	out.Iterations[best].Best = true
 	out.Best, out.BestIter = out.Iterations[best].Description, out.Iterations[best].N
 	out.Improved = best != 0
+	if len(held) > 0 {
+		out.HeldOutCheck = &HeldOutCheck{Original: out.Iterations[0].HeldOut, Best: out.Iterations[best].HeldOut}
+	}
 	out.fillSkillCreator()
 	return out, nil
 }
@@ -385,21 +443,24 @@ func bestTrain(its []Iteration) float64 {
 	return b
 }
 
-func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val []int) (Iteration, error) {
+func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val, held []int) (Iteration, error) {
 	rep, dir, stopped, err := o.Evaluate(ctx, n, desc)
 	if err != nil {
 		return Iteration{}, err
 	}
 	it := Iteration{N: n, Description: desc, Dir: dir, Note: stopped}
-	var tr, va SplitScore
+	var tr, va, ho SplitScore
 	for _, s := range rep.Arms[0].Skills {
 		if s.Name != o.Skill {
 			continue
 		}
 		for _, q := range s.Queries {
 			split, sc := SplitTrain, &tr
-			if slices.Contains(val, q.Index) {
+			switch {
+			case slices.Contains(val, q.Index):
 				split, sc = SplitValidation, &va
+			case slices.Contains(held, q.Index):
+				split, sc = SplitHeldOut, &ho
 			}
 			correct := q.Triggers
 			if !q.ShouldTrigger {
@@ -415,11 +476,11 @@ func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val []
 				Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass, Verdict: q.Verdict})
 		}
 	}
-	for _, sc := range []*SplitScore{&tr, &va} {
+	for _, sc := range []*SplitScore{&tr, &va, &ho} {
 		sc.Accuracy = ratio(float64(sc.Correct), float64(sc.Runs))
 		sc.Low, sc.High = Wilson(sc.Correct, sc.Runs)
 	}
-	it.Train, it.Validation = tr, va
+	it.Train, it.Validation, it.HeldOut = tr, va, ho
 	return it, nil
 }
 
