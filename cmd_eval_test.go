@@ -798,3 +798,43 @@ func TestEvalOptimizeKeepsAHeldOutCheck(t *testing.T) {
 		t.Errorf("no held-out line:\n%s", stdout)
 	}
 }
+
+// A Retry-After over the old 30 s cut is honoured up to [model]
+// max_retry_wait, which bounds it.
+func TestEvalHonoursRetryAfterUpToMaxRetryWait(t *testing.T) {
+	tmp := isolate(t)
+	lib := evalLibrary(t, tmp)
+	srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {evaltest.Load("alpha")}})
+	defer srv.Close()
+	srv.ThrottleEvery, srv.ThrottleAfter = 1, "120"
+	cfg := filepath.Join(tmp, "skillet.toml")
+	os.WriteFile(cfg, []byte("[model]\nmax_retry_wait = \"1s\"\n"), 0o644)
+	qs := writeQueries(t, filepath.Join(tmp, "q.json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)
+	out := filepath.Join(tmp, "ev")
+	start := time.Now()
+	code, stdout, stderr := runCmd(t, "", "eval", "alpha", "--config", cfg, "--queries", qs, "--skills", lib, "--base-url", srv.URL, "--runs", "1", "--out", out)
+	if code != 0 || srv.Throttled() == 0 {
+		t.Fatalf("exit %d, %d throttled\n%s\n%s", code, srv.Throttled(), stdout, stderr)
+	}
+	if took := time.Since(start); took < time.Second || took > 20*time.Second {
+		t.Errorf("took %v: the 120 s Retry-After was not bounded at 1 s", took)
+	}
+	f, err := os.Open(eval.JournalPath(out, eval.RunID("", 0, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	events, _, _ := harness.ReadJournal(f)
+	waits := 0
+	for _, e := range events {
+		if r, ok := e.(*harness.Retry); ok {
+			waits++
+			if r.WaitMS != 1000 {
+				t.Errorf("retry waited %d ms, want the 1 s cap", r.WaitMS)
+			}
+		}
+	}
+	if waits == 0 {
+		t.Error("no retry in the journal")
+	}
+}

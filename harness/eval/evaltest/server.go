@@ -70,6 +70,9 @@ type Server struct {
 	throttled     int
 	throttledBody map[string]bool
 	ThrottleEvery int
+	// ThrottleAfter, when set, is the Retry-After (seconds) of those 429s
+	// instead of a Retry-After-Ms of 5.
+	ThrottleAfter string
 	// Delay is how long each answer takes.
 	Delay time.Duration
 	// Tokens is the usage each answer reports.
@@ -205,7 +208,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.throttledBody[string(body)] = true
 		s.throttled++
 		s.mu.Unlock()
-		w.Header().Set("Retry-After-Ms", "5")
+		if s.ThrottleAfter != "" {
+			w.Header().Set("Retry-After", s.ThrottleAfter)
+		} else {
+			w.Header().Set("Retry-After-Ms", "5")
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"rate limited, slow down"}}`)
