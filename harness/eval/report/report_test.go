@@ -309,3 +309,23 @@ func TestOptimizeHTML_RendersTheIterationGridInChromium(t *testing.T) {
 		t.Errorf("the screenshot shows %d green and %d red pixels: the grid did not render", green, red)
 	}
 }
+
+// A query left in error reads as such on the page, never as an undecided
+// 0/0.
+func TestHTML_ShowsErrorVerdicts(t *testing.T) {
+	m := &eval.Manifest{Plan: eval.Plan{Runs: 2, MaxErrors: 2, Arms: []string{""}}, Skills: []eval.SkillInfo{{Name: "gamma"}},
+		Queries: []eval.Query{{Query: "broken", ShouldTrigger: true, Skill: "gamma"}}}
+	failed := eval.Result{Outcome: eval.OutcomeError, Error: "model API said 500: down", Loaded: []string{}}
+	page, err := HTML(eval.Score(m, []eval.Run{{Query: 0, N: 1, Result: failed}, {Query: 0, N: 2, Result: failed}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<span class="badge error">error</span>`, "2 runs errored, 0 scored", `<span class="badge error">1 error</span>`, "Wilson intervals"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "0/0 = 0.00") {
+		t.Error("the errored query reads as 0/0 = 0.00")
+	}
+}
