@@ -167,7 +167,12 @@ func Closest(name string, names []string, n int) []string {
 	}
 	var cs []cand
 	lname := strings.ToLower(name)
+	seen := map[string]bool{}
 	for _, c := range names {
+		if seen[c] { // a name known twice is suggested once
+			continue
+		}
+		seen[c] = true
 		lc := strings.ToLower(c)
 		d := editDistance(lname, lc)
 		if lname != "" && (strings.Contains(lc, lname) || strings.Contains(lname, lc)) {
