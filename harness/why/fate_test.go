@@ -77,7 +77,9 @@ func TestExplainFollowsTheSkillThroughTheTurns(t *testing.T) {
 	if want := "evicted by the load of pdf on turn 2 (max_loaded_skills is 1); offered at rank 1 of 4 (score 4.50) on turn 2 and loaded by the model"; r.Verdict != want {
 		t.Errorf("verdict %q, want %q", r.Verdict, want)
 	}
-	if !slices.ContainsFunc(r.Status, func(s Status) bool { return s.Code == StatusEvicted && s.Detail == "evicted by the load of pdf on turn 2 (max_loaded_skills is 1)" }) {
+	if !slices.ContainsFunc(r.Status, func(s Status) bool {
+		return s.Code == StatusEvicted && s.Detail == "evicted by the load of pdf on turn 2 (max_loaded_skills is 1)"
+	}) {
 		t.Errorf("status lacks the eviction: %+v", r.Status)
 	}
 	if !reflect.DeepEqual(r.Tools, []ToolSpan{{Tool: "explain", Joined: 2, Left: 2, Why: "evicted by the load of pdf"}}) {
