@@ -134,7 +134,7 @@ func (f *frame) onDisk(sel *selection, ls *rulebook.Loaded) rulebook.Disk {
 		return rulebook.Disk{}
 	}
 	d := rulebook.Disk{Changed: true, Chars: utf8.RuneCountInString(skillText(cur)), Version: cur.Version, Body: bodyOf(cur)}
-	if d.Chars <= f.st.Settings.MaxSkillChars {
+	if len(rulebook.LoadLimits(f.st.Settings, rulebook.Usage{}, rulebook.PathEdit, ls.Name, d.Chars, 0)) == 0 {
 		d.Tokens = f.countNow(d.Body.Text, nil)
 		d.Tools, d.Removed, d.Added = f.toolsAfterEdit(ls, d.Body)
 	}

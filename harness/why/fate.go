@@ -457,10 +457,12 @@ func statuses(f Facts, set event.Settings, fate *Fate) []Status {
 	if f.ConfigNames && !f.Named {
 		out = append(out, Status{Code: StatusNotEnabled, Detail: "the config's [[skills]] names other skills, not this one"})
 	}
-	if set.MaxSkillChars > 0 && f.Chars > set.MaxSkillChars {
+	// the rule book's R12, asked whether any load could take the text
+	ever := rulebook.LoadLimits(set, rulebook.Usage{}, rulebook.PathEver, f.Name, f.Chars, f.Tokens)
+	if rulebook.Breaks(ever, rulebook.LimitChars) {
 		out = append(out, Status{Code: StatusTooLarge, Detail: fmt.Sprintf("%d characters, over max_skill_chars (%d): every load is refused", f.Chars, set.MaxSkillChars)})
 	}
-	if f.Tokens > set.LoadTokenBudget {
+	if rulebook.Breaks(ever, rulebook.LimitTokens) {
 		out = append(out, Status{Code: StatusOverBudget, Detail: fmt.Sprintf("%d tokens (%s), alone over load_token_budget (%d): every load is refused", f.Tokens, f.Tokenizer, set.LoadTokenBudget)})
 	}
 	for _, d := range f.Shadowed {
