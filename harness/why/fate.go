@@ -167,7 +167,7 @@ func (w *walker) step(e event.Event) {
 		}
 		w.addDelivered(e, "preload")
 		w.textTokens, w.delivery = e.Tokens, event.DeliveryContext
-		w.loadedTurn, w.loadedBy, w.gone = e.Turn, "preload", nil
+		w.loadedTurn, w.loadedBy, w.gone = e.Turn, string(event.ByPreload), nil
 		w.note(e, "preloaded as execution %s (%d tokens)", e.ExecutionID, e.Tokens)
 		for _, r := range e.Body.Tools {
 			w.join(strings.ReplaceAll(r.Name, "/", "__"), e.Turn)

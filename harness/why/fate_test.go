@@ -179,3 +179,39 @@ func TestClipMakesOneLineOfAtMostNCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A skill the user loaded, then removed from disk while the session was
+// closed: the reopened session's sync unloads it between turns, and the
+// verdict leads with that.
+func TestFateBetweenTurns(t *testing.T) {
+	events := []event.Event{
+		&event.SessionStart{Header: h(0), SessionID: "s2", Limits: event.DefaultSettings()},
+		&event.TurnStart{Header: h(1), Text: "hello"},
+		&event.SkillLoaded{Header: h(1), Skill: "csv", Tokens: 10, Delivery: event.DeliveryContext, By: event.ByUser},
+		&event.ModelCall{Header: h(1), Call: 1, Offered: []string{"csv", "pdf"}},
+		&event.Assistant{Header: h(1), Call: 1, Text: "hi"},
+		&event.TurnEnd{Header: h(1), Offered: []string{"csv", "pdf"}, Delivered: []string{"csv"}},
+		&event.SkillUnloaded{Header: h(1), Skill: "csv", Reason: event.UnloadRemoved},
+	}
+	r := Explain(Facts{Name: "csv", Found: true, Enabled: true}, events, event.DefaultSettings(), nil)
+	if f := r.Turns[0].Fate; f == nil || f.Kind != FateLoaded || f.By != "user" || f.Turn != 1 {
+		t.Errorf("turn 1 fate %+v", f)
+	}
+	if f := r.Fate; f == nil || f.Kind != FateUnloaded || !f.Between || f.Turn != 1 {
+		t.Errorf("fate %+v", f)
+	}
+	r.SetVerdict(0)
+	if want := "unloaded between turns (after turn 1): its folder was removed from disk or it is no longer enabled; "; !strings.HasPrefix(r.Verdict, want) {
+		t.Errorf("verdict %q, want it to begin %q", r.Verdict, want)
+	}
+	r.SetVerdict(1)
+	if want := "delivered on turn 1"; !strings.HasPrefix(r.Verdict, want) {
+		t.Errorf("turn 1 verdict %q, want it to begin %q", r.Verdict, want)
+	}
+	// pdf was offered and the model answered: nothing else decides
+	p := Explain(Facts{Name: "pdf", Found: true, Enabled: true}, events, event.DefaultSettings(), nil)
+	p.SetVerdict(0)
+	if f := p.Fate; f == nil || f.Kind != FateOffered || p.Verdict != "offered at rank 2 of 2 (all enabled skills fit the list, in config order) on turn 1; the model answered directly" {
+		t.Errorf("pdf: fate %+v, verdict %q", p.Fate, p.Verdict)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"skillet/harness/event"
 )
 
 // Find returns the record of a turn, or nil.
@@ -123,8 +125,11 @@ func FateWords(f *Fate) string {
 	}
 	switch f.Kind {
 	case FateLoaded:
-		if f.By == "preload" {
+		switch f.By {
+		case string(event.ByPreload):
 			return "preloaded" + on
+		case string(event.ByPaste):
+			return "pasted into the instructions" + on
 		}
 		return "loaded by the " + f.By + on
 	case FateEvicted:
