@@ -40,10 +40,11 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	for _, name := range []string{"skills", "config"} {
 		fs.Lookup(name).Usage = "with --md: " + fs.Lookup(name).Usage // the other files need no skills
 	}
-	if code, done := parseFlags(fs, args, exportUsage, stdout, stderr); done {
+	pos, code, done := parseInterleaved(fs, args, exportUsage, stdout, stderr)
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "skillet export: give one SESSION (an id, a session folder or a journal)")
 		printUsage(fs, stderr, exportUsage)
 		return 2
@@ -52,12 +53,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "skillet export: say what to write: --md FILE, --cast FILE or --html FILE (one or more)")
 		return 2
 	}
-	path, err := resumePath(fs.Arg(0), sessionsDir(c.sessionDir))
+	path, err := resumePath(pos[0], sessionsDir(c.sessionDir))
 	if err != nil {
 		fmt.Fprintln(stderr, "skillet export:", strings.TrimPrefix(err.Error(), "--resume: "))
 		return 2
 	}
-	code := 0
+	code = 0
 	// the cast and the page share one fold; the Markdown folds the journal
 	// with its skills, so --md alone never reads it for them
 	if cast != "" || page != "" {

@@ -102,6 +102,10 @@ func TestExportCastMarkdownAndHTMLOfASession(t *testing.T) {
 			t.Errorf("export --cast - %s: exit %d, %d bytes (want %d)\n%s", arg, code, len(stdout), len(b), stderr)
 		}
 	}
+	// flags after the session, as every command takes them
+	if code, stdout, stderr := runCmd(t, "", "export", dir, "--cast", "-"); code != 0 || stdout != string(b) {
+		t.Errorf("export DIR --cast -: exit %d, %d bytes (want %d)\n%s", code, len(stdout), len(b), stderr)
+	}
 }
 
 // chromium finds the browser, or skips.

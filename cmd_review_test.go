@@ -328,7 +328,9 @@ func TestToolFailureLeavesOutRefusalsAndCancels(t *testing.T) {
 	}{
 		{harness.ToolResult{Name: "boom", Content: "tool boom@1 failed: exit code 3\nstderr...", IsError: true}, "tool boom@1 failed: exit code 3"},
 		{harness.ToolResult{Name: "x", Content: "no such account", IsError: true}, "tool x failed: no such account"},
-		{harness.ToolResult{Name: "x", Content: "cancelled by user while x ran", IsError: true}, ""},
+		{harness.ToolResult{Name: "x", Content: "cancelled by user while x ran", IsError: true, Cancelled: true}, ""},
+		// the engine's mark, not the words, says a call was cancelled
+		{harness.ToolResult{Name: "x", Content: "cancelled by user, says the tool", IsError: true}, "tool x failed: cancelled by user, says the tool"},
 		{harness.ToolResult{Name: "x", Content: "denied by the user", IsError: true, Refused: true}, ""},
 		{harness.ToolResult{Name: "x", Content: "fine"}, ""},
 	} {

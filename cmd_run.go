@@ -231,7 +231,7 @@ func (e *eventWriter) write(ev harness.Event) {
 // the result is no failure: a refusal the model was told about, or a call
 // cut short because the user cancelled the turn.
 func toolFailure(r *harness.ToolResult) string {
-	if !r.IsError || r.Refused || strings.HasPrefix(r.Content, cancelledByUser) {
+	if !r.IsError || r.Refused || r.Cancelled {
 		return ""
 	}
 	line := firstLine(r.Content)
@@ -240,10 +240,6 @@ func toolFailure(r *harness.ToolResult) string {
 	}
 	return fmt.Sprintf("tool %s failed: %s", r.Name, line)
 }
-
-// cancelledByUser begins the result the engine gives a tool call stopped by
-// a cancelled turn (R25).
-const cancelledByUser = "cancelled by user"
 
 func (e *eventWriter) takeFailures() []string {
 	e.mu.Lock()

@@ -31,15 +31,16 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("skillet show", flag.ContinueOnError)
 	c.registerSession(fs)
 	asJSON := fs.Bool("json", false, "print the state as one JSON object (see the README)")
-	if code, done := parseFlags(fs, args, showUsage, stdout, stderr); done {
+	pos, code, done := parseInterleaved(fs, args, showUsage, stdout, stderr)
+	if done {
 		return code
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "skillet show: give one SESSION (an id, a session folder or a journal)")
 		printUsage(fs, stderr, showUsage)
 		return 2
 	}
-	c.resume = fs.Arg(0)
+	c.resume = pos[0]
 	s, w, problems, err := inspectSession(&c)
 	if w != nil {
 		printNotices(stderr, w)

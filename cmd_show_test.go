@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,6 +87,47 @@ func TestShowEqualsTheLiveRunsState(t *testing.T) {
 	code, out, _ := runBinary(t, "run", "--show-state", "-", "hello")
 	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "}") || !strings.Contains(out, `"session_id"`) {
 		t.Fatalf("--show-state -: exit %d\n%s", code, out)
+	}
+}
+
+// A list shorter than the catalog leaves skills off each turn (R10); the
+// journal keeps that list as its changes, and skillet show puts every
+// turn's back — with its flags after the session, as other commands take
+// them.
+func TestShowKeepsTheLeftOffLists(t *testing.T) {
+	tmp := isolate(t)
+	live := filepath.Join(tmp, "live.json")
+	code, _, errOut := runBinary(t, "run", "--set", "list_size=3", "--set", "max_loaded_skills=2", "--show-state", live,
+		"review account ACC-1042 for anomalies",
+		"run the release checks for v1.4.0",
+		"write an incident report for yesterday's outage")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	want, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Turns []struct {
+			LeftOff []string `json:"left_off"`
+		} `json:"turns"`
+	}
+	if err := json.Unmarshal(want, &v); err != nil || len(v.Turns) != 3 {
+		t.Fatalf("--show-state: %v, %d turns\n%s", err, len(v.Turns), want)
+	}
+	for i, turn := range v.Turns {
+		if len(turn.LeftOff) == 0 {
+			t.Fatalf("turn %d of the live run left nothing off with list_size=3:\n%s", i+1, want)
+		}
+	}
+	id := onlySession(t, tmp)
+	code, got, errOut := runBinary(t, "show", id, "--json")
+	if code != 0 {
+		t.Fatalf("show ID --json: exit %d\n%s", code, errOut)
+	}
+	if got != string(want) {
+		t.Fatalf("skillet show differs from the live run's --show-state:\nlive:\n%s\nshow:\n%s", want, got)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -248,12 +250,14 @@ func checkLoad(vs *validateSkill, s *skills.Skill, lim validateLimits) []skills.
 	}
 	vs.Load = loadOK
 	var warn []skills.Problem
-	if vs.Chars > lim.MaxSkillChars {
+	// the rule book's R12, asked whether any load could take the text
+	ever := rulebook.LoadLimits(event.Settings{MaxSkillChars: lim.MaxSkillChars, LoadTokenBudget: lim.LoadTokenBudget}, rulebook.Usage{}, rulebook.PathEver, s.Name, vs.Chars, vs.TokensEstimate)
+	if rulebook.Breaks(ever, rulebook.LimitChars) {
 		vs.Load = loadTooLarge
 		warn = append(warn, skills.Problem{Field: "load", Message: fmt.Sprintf(
 			"its text is %d characters, over max_skill_chars (%d): too large, can never load", vs.Chars, lim.MaxSkillChars)})
 	}
-	if vs.TokensEstimate > lim.LoadTokenBudget {
+	if rulebook.Breaks(ever, rulebook.LimitTokens) {
 		if vs.Load == loadOK {
 			vs.Load = loadOverBudget
 		}

@@ -105,8 +105,11 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	}
 	if known := why.Names(cat); !slices.Contains(known, name) && !inSession(events, name) {
 		msg := fmt.Sprintf("skillet why: no skill named %q", name)
-		if near := harness.Closest(name, append(known, sessionNames(events)...), 5); len(near) > 0 {
+		all := append(known, sessionNames(events)...)
+		if near := harness.Closest(name, all, 5); len(near) > 0 {
 			msg += "; the closest are: " + strings.Join(near, ", ")
+		} else {
+			msg += "; " + knownWords(all)
 		}
 		fmt.Fprintln(stderr, msg)
 		return 2
@@ -144,6 +147,19 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	}
 	why.Print(stdout, rec, *turn)
 	return code
+}
+
+// knownWords names the known skills, sorted, the first twenty of a long
+// list, for a name close to none of them.
+func knownWords(names []string) string {
+	names = slices.Compact(slices.Sorted(slices.Values(names)))
+	switch n := len(names); {
+	case n == 0:
+		return "no skill is known here (give --skills, or --session)"
+	case n > 20:
+		return fmt.Sprintf("the known skills are: %s and %d more (skillet validate lists them)", strings.Join(names[:20], ", "), n-20)
+	}
+	return "the known skills are: " + strings.Join(names, ", ")
 }
 
 // readJournal reads the events of a session (its folder or journal, which

@@ -143,7 +143,7 @@ func TestWhyTooLargeEveryLoadRefused(t *testing.T) {
 	if !strings.Contains(t1.Refused[0], "huge is "+chars+" characters") {
 		t.Errorf("status says %s characters, the engine's refusal %q", chars, t1.Refused[0])
 	}
-	if !strings.HasPrefix(r.Verdict, "too large to ever load: ") || !strings.Contains(r.Verdict, "offered at rank") || !strings.Contains(r.Verdict, "its load was refused: huge is") {
+	if !strings.HasPrefix(r.Verdict, "too large to ever load: ") || !strings.Contains(r.Verdict, "offered at rank") || !strings.Contains(r.Verdict, "its load was refused on turn 1: huge is") {
 		t.Errorf("verdict %q", r.Verdict)
 	}
 	// without a session, disk and config say as much
@@ -209,7 +209,7 @@ func TestWhyEvictedAndAnotherLoaded(t *testing.T) {
 	if !r.Turns[0].Loaded || r.Turns[1].EvictedBy != "beta" {
 		t.Fatalf("turns: %+v", r.Turns)
 	}
-	if want := "still loaded on turn 2 (loaded on turn 1); evicted by the load of beta"; r.Verdict != want {
+	if want := "evicted by the load of beta on turn 2 (max_loaded_skills is 1); still loaded at the start of turn 2 (loaded on turn 1)"; r.Verdict != want {
 		t.Errorf("verdict %q", r.Verdict)
 	}
 	if len(r.Tools) != 2 {
@@ -417,5 +417,85 @@ func TestWhyRanksUnderAProfile(t *testing.T) {
 	code, _, errOut = runCmd(t, "", "why", "account-review", "--message", "hi", "--profile", "nope")
 	if code == 0 || !strings.Contains(errOut, "known profiles are skillet, claude-code") {
 		t.Fatalf("unknown profile: exit %d\n%s", code, errOut)
+	}
+}
+
+// notesSkills writes alpha-notes, beta-notes and a gamma-notes too large
+// to load under max_skill_chars=2000.
+func notesSkills(t *testing.T, tmp string) string {
+	t.Helper()
+	root := filepath.Join(tmp, "skills")
+	writeWhySkill(t, root, "alpha-notes", "Notes about alpha topics.", "", "# Alpha\n\nWrite notes.")
+	writeWhySkill(t, root, "beta-notes", "Notes about beta topics.", "", "# Beta\n\nWrite notes.")
+	writeWhySkill(t, root, "gamma-notes", "Notes about gamma topics.", "", strings.Repeat("Write long notes. ", 150))
+	return root
+}
+
+// A skill evicted on turn 2 and offered on turn 3, when the model asked
+// for another skill and was refused: the verdict leads with the eviction,
+// names the refused load, and the JSON status and fate carry the eviction.
+func TestWhyLeadsWithTheEviction(t *testing.T) {
+	tmp := isolate(t)
+	root := notesSkills(t, tmp)
+	runTurns(t, "--skills", root, "--set", "max_loaded_skills=1", "--set", "max_skill_chars=2000",
+		"load alpha-notes", "load beta-notes", "load gamma-notes")
+	id := onlySession(t, tmp)
+
+	r, _ := whyJSON(t, "alpha-notes", "--session", id)
+	lead := "evicted by the load of beta-notes on turn 2 (max_loaded_skills is 1); "
+	if !strings.HasPrefix(r.Verdict, lead+"offered at rank 1 of 3 ") || !strings.Contains(r.Verdict, " on turn 3; the model asked to load gamma-notes instead, and was refused: gamma-notes is ") ||
+		strings.Contains(r.Verdict, "answered") {
+		t.Errorf("verdict %q", r.Verdict)
+	}
+	if f := r.Fate; f == nil || f.Kind != why.FateEvicted || f.Turn != 2 || f.By != "beta-notes" || f.MaxLoaded != 1 {
+		t.Errorf("fate %+v", r.Fate)
+	}
+	if r.Status[0].Code != why.StatusEvicted || r.Status[0].Detail != strings.TrimSuffix(lead, "; ") {
+		t.Errorf("status %+v", r.Status)
+	}
+	in := r.Turns[2].Instead
+	if in == nil || in.Kind != "refused" || !reflect.DeepEqual(in.Skills, []string{"gamma-notes"}) || !strings.Contains(in.Refused["gamma-notes"], "over max_skill_chars (2000)") {
+		t.Errorf("turn 3 instead: %+v", in)
+	}
+	// turn 2: the eviction, without saying it was still loaded on that turn
+	if v := whyFirstLine(whyText(t, "alpha-notes", "--session", id, "--turn", "2")); v != "alpha-notes: "+lead+"still loaded at the start of turn 2 (loaded on turn 1)" {
+		t.Errorf("--turn 2 verdict %q", v)
+	}
+	// turn 1, when it was loaded, says so
+	if v := whyFirstLine(whyText(t, "alpha-notes", "--session", id, "--turn", "1")); !strings.HasPrefix(v, "alpha-notes: offered at rank 1 of 3") || !strings.HasSuffix(v, "on turn 1 and loaded by the model") {
+		t.Errorf("--turn 1 verdict %q", v)
+	}
+	// beta-notes is loaded at the end: its fate and status say since when
+	b, _ := whyJSON(t, "beta-notes", "--session", id)
+	if b.Fate == nil || b.Fate.Kind != why.FateLoaded || b.Fate.Turn != 2 || b.Status[0].Code != why.StatusLoaded || b.Status[0].Detail != "loaded by the model on turn 2" {
+		t.Errorf("beta-notes: fate %+v, status %+v", b.Fate, b.Status)
+	}
+	if b.Verdict != "still loaded on turn 3 (loaded on turn 2)" {
+		t.Errorf("beta-notes verdict %q", b.Verdict)
+	}
+	// gamma-notes: its refused load decides
+	g, _ := whyJSON(t, "gamma-notes", "--session", id)
+	if g.Fate == nil || g.Fate.Kind != why.FateRefused || g.Fate.Turn != 3 || !strings.HasPrefix(g.Verdict, "too large to ever load: ") || !strings.Contains(g.Verdict, "; its load was refused on turn 3: gamma-notes is ") {
+		t.Errorf("gamma-notes: fate %+v, verdict %q", g.Fate, g.Verdict)
+	}
+}
+
+// An unknown name gets each close name once, or the known skills when none
+// is close.
+func TestWhySuggestsEachNameOnce(t *testing.T) {
+	tmp := isolate(t)
+	root := filepath.Join(tmp, "skills")
+	writeWhySkill(t, root, "release-notes", "Write release notes.", "", "# Notes")
+	writeWhySkill(t, root, "meeting-notes", "Write meeting notes.", "", "# Notes")
+	runTurns(t, "--skills", root, "load release-notes")
+	id := onlySession(t, tmp)
+	// the session and the disk both know release-notes
+	code, _, errOut := runCmd(t, "", "why", "relase-notes", "--session", id)
+	if code != 2 || !strings.Contains(errOut, `no skill named "relase-notes"; the closest are: `) || strings.Count(errOut, "release-notes") != 1 {
+		t.Errorf("relase-notes: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut = runCmd(t, "", "why", "nosuchskill", "--session", id)
+	if code != 2 || !strings.Contains(errOut, `no skill named "nosuchskill"; the known skills are: meeting-notes, release-notes`) {
+		t.Errorf("nosuchskill: exit %d\n%s", code, errOut)
 	}
 }

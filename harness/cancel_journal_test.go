@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,14 @@ func TestR25_CancelDuringToolRunAnswersEveryCall(t *testing.T) {
 	res := f.results()
 	if len(res) != 3 || !strings.Contains(res[1].Text, "cancelled by user") || res[2].Text != "cancelled by user" {
 		t.Fatalf("every call needs a result: %+v", res)
+	}
+	// the results the cancel gave say so by their mark
+	var cancelled []bool
+	for _, e := range f.rec.ofType(TypeToolResult) {
+		cancelled = append(cancelled, e.(*ToolResult).Cancelled)
+	}
+	if !slices.Equal(cancelled, []bool{false, true, true}) {
+		t.Fatalf("cancelled marks %v, want the two slow calls'", cancelled)
 	}
 	// the next turn composes a valid request
 	f.turn("again", say("ok"))

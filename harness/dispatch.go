@@ -114,7 +114,7 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 		args = mergeInput(args, b.agent.Input)
 	}
 	if denied := s.authorize(ctx, tc, b, manual); denied != "" {
-		return &ToolResult{Content: denied, IsError: true, Refused: true}
+		return &ToolResult{Content: denied, IsError: true, Refused: true, Cancelled: denied == cancelledResult}
 	}
 	call := tools.Call{ID: tc.ID, Def: b.def, Args: args, Dir: filepath.Dir(b.def.File)}
 	skill := ""
@@ -137,7 +137,7 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 	out := run(ctx, call)
 	res := &ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.def.Version, Skill: skill, ExecutionID: tc.ID}
 	if ctx.Err() != nil {
-		res.Content, res.IsError = cancelledResult+" while "+name+" ran", true
+		res.Content, res.IsError, res.Cancelled = cancelledResult+" while "+name+" ran", true, true
 	}
 	if b.owner != nil {
 		s.noteState(b.owner, call.StateFile, call.StoreFile)

@@ -72,6 +72,10 @@ type journalCodec struct {
 	// journal it appends to.
 	written     map[blobKey]struct{}
 	lastLeftOff []string
+	// inlineLeftOff is set once a model_call carries its left-off list
+	// whole, as journals written before left_off_delta did: there an
+	// absent list is an empty one, not the previous call's.
+	inlineLeftOff bool
 	// lastMsgs are the blob refs of the last request's messages.
 	lastMsgs []string
 	// raw holds, when lazy, the blob lines not decoded yet, by hash; when
@@ -335,9 +339,18 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 				}
 			}
 		}
-		if e.LeftOffDelta != nil {
+		switch {
+		case e.LeftOffDelta != nil:
 			e.LeftOff = e.LeftOffDelta.Apply(c.lastLeftOff)
 			e.LeftOffDelta = nil
+		case e.LeftOff != nil:
+			c.inlineLeftOff = true
+		case !c.inlineLeftOff:
+			// no delta: the writer found the list unchanged
+			e.LeftOff = slices.Clone(c.lastLeftOff)
+		}
+		if len(e.LeftOff) == 0 {
+			e.LeftOff = nil // as the live call has it: none left off
 		}
 		c.lastLeftOff = e.LeftOff
 	case *TurnEnd:

@@ -271,8 +271,8 @@ func (f *frame) userLoad(name string) ([]Event, *insertPlan, error) {
 	if sk == nil {
 		return nil, nil, fmt.Errorf("load %s: %s", name, strings.TrimPrefix(f.unknownSkill(name), "load_skill: "))
 	}
-	if n := utf8.RuneCountInString(skillText(sk)); n > f.st.Settings.MaxSkillChars {
-		return nil, nil, fmt.Errorf("load %s: %d characters, over max_skill_chars (%d)", name, n, f.st.Settings.MaxSkillChars)
+	if rs := rulebook.LoadLimits(f.st.Settings, rulebook.Usage{}, rulebook.PathUser, name, utf8.RuneCountInString(skillText(sk)), 0); len(rs) > 0 {
+		return nil, nil, fmt.Errorf("load %s: %s", name, rs[0].Why)
 	}
 	if err := f.pinConflict(sk, f.victims(nil)); err != nil {
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
@@ -309,8 +309,8 @@ func (f *frame) preloads() []Event {
 	for _, sk := range f.w.sel.preload {
 		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: f.st.Turn, ExecTurn: f.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
 		f.render(ls, sk, false) // preloads count against no limit (R16)
-		if n := utf8.RuneCountInString(ls.Body.Text); n > f.st.Settings.MaxSkillChars {
-			warns = append(warns, &Warning{Log: true, Message: fmt.Sprintf("preloaded skill %s is %d characters, over max_skill_chars (%d): not preloaded", sk.Name, n, f.st.Settings.MaxSkillChars)})
+		if rs := rulebook.LoadLimits(f.st.Settings, rulebook.Usage{}, rulebook.PathPreload, sk.Name, utf8.RuneCountInString(ls.Body.Text), ls.Tokens); len(rs) > 0 {
+			warns = append(warns, &Warning{Log: true, Message: fmt.Sprintf("preloaded skill %s left out: %s", sk.Name, rs[0].Why)})
 			continue
 		}
 		ls.ExecID = f.nextExecID()
@@ -358,12 +358,16 @@ func (f *frame) paste(text string) ([]*skills.Skill, []Event) {
 	var chosen []*skills.Skill
 	tokens := 0
 	for i, sk := range ranked {
-		if scores[i] <= 0 || len(chosen) >= set.MaxLoadsPerTurn || len(chosen) >= set.MaxLoadedSkills {
+		if scores[i] <= 0 || len(chosen) >= set.MaxLoadedSkills {
 			break
 		}
 		t := skillText(sk)
 		n := f.count(t)
-		if utf8.RuneCountInString(t) > set.MaxSkillChars || tokens+n > set.LoadTokenBudget || f.pinConflictWith(sk, chosen) != nil {
+		rs := rulebook.LoadLimits(set, rulebook.Usage{Loads: len(chosen), LoadTokens: tokens}, rulebook.PathPaste, sk.Name, utf8.RuneCountInString(t), n)
+		if rulebook.Breaks(rs, rulebook.LimitLoads) {
+			break
+		}
+		if len(rs) > 0 || f.pinConflictWith(sk, chosen) != nil {
 			continue
 		}
 		tokens += n

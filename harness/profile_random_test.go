@@ -18,10 +18,7 @@ import (
 // the lifecycle rules on, the LRU bound holds; and the reopened journal
 // must fold to the live session.
 func TestRandomProfileSessions(t *testing.T) {
-	sequences := 150
-	if testing.Short() {
-		sequences = 30
-	}
+	sequences := randomSeeds(t, 150, 30)
 	w := newWorkspace(t)
 	for _, name := range randomSkills {
 		writeRandomSkill(w, name)
@@ -36,6 +33,9 @@ func TestRandomProfileSessions(t *testing.T) {
 		cfg := fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\n", 1+rng.Intn(3), 3+rng.Intn(8))
 		if rng.Intn(2) == 0 {
 			cfg += "lifecycle = true\n"
+		}
+		if rng.Intn(3) == 0 {
+			cfg += fmt.Sprintf("list_size = %d\n", 1+rng.Intn(len(randomSkills)-1))
 		}
 		f := w.open(cfg, func(o *Options) { o.Profile = prof })
 		s := f.s

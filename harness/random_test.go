@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"skillet/harness/agenttools"
 	"skillet/harness/rulebook"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,10 +24,7 @@ import (
 // invariants hold. At the end of each, the journal is reopened and its fold
 // must be the live session: the same state, snapshot and transcript.
 func TestRandomSequencesKeepTheInvariants(t *testing.T) {
-	sequences := 2000
-	if testing.Short() {
-		sequences = 200
-	}
+	sequences := randomSeeds(t, 2000, 200)
 	// one workspace for all sequences: each puts back the skills it edits
 	w := newWorkspace(t)
 	for _, name := range randomSkills {
@@ -45,12 +43,30 @@ func TestRandomSequencesKeepTheInvariants(t *testing.T) {
 	}
 	// the sequences must have exercised what they claim to
 	for _, what := range []string{TypeSkillLoaded, "unload:lru", "unload:user", "unload:invalid", TypeSkillActivated, "unknown-tool", "bad-args", "cancelled", TypeSkillChanged, TypeStateChanged, "refused-load",
-		TypeSkillPreload, TypePromptFrozen, TypeApproval, TypeSettingChanged, "manual", "replayed"} {
+		TypeSkillPreload, TypePromptFrozen, TypeApproval, TypeSettingChanged, "manual", "replayed", "left-off"} {
 		if seen[what] == 0 {
 			t.Errorf("no sequence produced %s", what)
 		}
 	}
 	t.Logf("events seen: %v", seen)
+}
+
+// randomSeeds is how many random sessions a test drives: n, or short
+// under -short, or SKILLET_RANDOM_SEEDS when set (a longer search than CI
+// runs, say 20000).
+func randomSeeds(t *testing.T, n, short int) int {
+	t.Helper()
+	if v := os.Getenv("SKILLET_RANDOM_SEEDS"); v != "" {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 1 {
+			t.Fatalf("SKILLET_RANDOM_SEEDS=%q: want a positive number of seeds", v)
+		}
+		return k
+	}
+	if testing.Short() {
+		return short
+	}
+	return n
 }
 
 var randomSkills = []string{"alpha", "beta", "gamma", "delta"}
@@ -72,6 +88,10 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 		cfg += "[approval]\nbeta_tool = \"ask\"\ngamma_tool = \"always-deny\"\n"
 	}
 	cfg += fmt.Sprintf("[session]\nmax_loaded_skills = %d\nmax_transcript_messages = %d\nmax_tool_calls = 6\nmax_loads_per_turn = %d\n", 1+rng.Intn(3), 3+rng.Intn(8), 1+rng.Intn(3))
+	if rng.Intn(3) == 0 {
+		// a list shorter than the catalog: turns leave skills off (R10)
+		cfg += fmt.Sprintf("list_size = %d\n", 1+rng.Intn(len(randomSkills)-1))
+	}
 	// the modes of the rule book, now and then
 	switch rng.Intn(8) {
 	case 0:
@@ -174,6 +194,9 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 		case *TurnEnd:
 			if e.StopReason == StopCancelled {
 				seen["cancelled"]++
+			}
+			if len(e.LeftOff) > 0 {
+				seen["left-off"]++
 			}
 		}
 	}
@@ -283,8 +306,18 @@ func checkReplay(t *testing.T, w *workspace, f *fixture, approveAll bool) bool {
 		return false
 	}
 	want := foldedView(t, f.s)
+	wantShown := shownState(t, f.s)
 	dir := f.s.Dir()
 	f.s.Close() // the journal is locked while a session has it open
+	// skillet show folds the journal read-only: it prints what the live
+	// session's --show-state did, every field of it
+	if in, _, err := Inspect(dir, Options{Config: f.cfg, Catalog: w.catalog(), Model: &scripted{}, ApproveAll: approveAll}); err == nil {
+		got := shownState(t, in)
+		in.Close()
+		if !sameLines(t, "skillet show --json", wantShown, got) {
+			return false
+		}
+	}
 	re, err := Open(dir, Options{Config: f.cfg, Catalog: w.catalog(), Model: &scripted{}, ApproveAll: approveAll})
 	if err != nil {
 		// R19: a config whose named skills no longer select refuses to
@@ -295,20 +328,36 @@ func checkReplay(t *testing.T, w *workspace, f *fixture, approveAll bool) bool {
 		return false
 	}
 	defer re.Close()
-	got := foldedView(t, re)
-	if want != got {
-		wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-		for i := 0; i < len(wl) && i < len(gl); i++ {
-			if wl[i] != gl[i] {
-				from := max(0, i-12)
-				t.Errorf("the reopened session differs from the live one at line %d:\n live:     %s\n reopened: %s\ncontext (live):\n%s", i+1, wl[i], gl[i], strings.Join(wl[from:min(len(wl), i+6)], "\n"))
-				return false
-			}
-		}
-		t.Errorf("the reopened session differs from the live one: %d lines live, %d reopened", len(wl), len(gl))
-		return false
+	return sameLines(t, "the state", want, foldedView(t, re)) && sameLines(t, "the reopened state view", wantShown, shownState(t, re))
+}
+
+// sameLines reports where a reopened session's text first differs from
+// the live one's.
+func sameLines(t *testing.T, what, want, got string) bool {
+	t.Helper()
+	if want == got {
+		return true
 	}
-	return true
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) && i < len(gl); i++ {
+		if wl[i] != gl[i] {
+			from := max(0, i-12)
+			t.Errorf("%s of the reopened session differs from the live one at line %d:\n live:     %s\n reopened: %s\ncontext (live):\n%s", what, i+1, wl[i], gl[i], strings.Join(wl[from:min(len(wl), i+6)], "\n"))
+			return false
+		}
+	}
+	t.Errorf("%s of the reopened session differs from the live one: %d lines live, %d reopened", what, len(wl), len(gl))
+	return false
+}
+
+// shownState is what skillet show --json (and run --show-state) prints.
+func shownState(t *testing.T, s *Session) string {
+	t.Helper()
+	b, err := json.MarshalIndent(s.State(), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // foldedView is everything a session is, as text: its whole rule-book

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"fmt"
 	"skillet/harness/rulebook"
 	"slices"
 	"sort"
@@ -67,16 +66,17 @@ func (f *frame) snapLocked() snapLocked {
 // snapCopy is what a snapshot needs of the state besides the composition,
 // copied under the lock for the work done after it.
 type snapCopy struct {
-	sel      *selection
-	loaded   map[string]bool
-	maxChars int
-	unsent   string
+	sel    *selection
+	loaded map[string]bool
+	// set are the limits a skill that can never load is judged by (R12).
+	set    Settings
+	unsent string
 	// reported is the last call whose usage the endpoint reported.
 	reported *rulebook.CallRecord
 }
 
 func (f *frame) snapCopy() snapCopy {
-	sc := snapCopy{sel: f.w.sel, loaded: map[string]bool{}, maxChars: f.st.Settings.MaxSkillChars, unsent: strings.Join(f.st.Unsent, "\n")}
+	sc := snapCopy{sel: f.w.sel, loaded: map[string]bool{}, set: f.st.Settings, unsent: strings.Join(f.st.Unsent, "\n")}
 	for _, ls := range f.st.Loaded {
 		sc.loaded[ls.Name] = true
 	}
@@ -197,8 +197,8 @@ func skillStatuses(o *Options, sc snapCopy, tok *counter) []SkillStatus {
 			if extra := sc.sel.problems[sk.Name]; len(extra) > 0 {
 				st.Problems = append(append([]skills.Problem{}, st.Problems...), extra...)
 			}
-			if n := tok.skillChars(sk); len(st.Problems) == 0 && n > sc.maxChars {
-				st.CannotLoad = fmt.Sprintf("%d characters, over max_skill_chars (%d)", n, sc.maxChars)
+			if rs := rulebook.LoadLimits(sc.set, rulebook.Usage{}, rulebook.PathUser, sk.Name, tok.skillChars(sk), 0); len(st.Problems) == 0 && len(rs) > 0 {
+				st.CannotLoad = rs[0].Why
 			}
 		}
 		out = append(out, st)

@@ -134,7 +134,7 @@ func (f *frame) onDisk(sel *selection, ls *rulebook.Loaded) rulebook.Disk {
 		return rulebook.Disk{}
 	}
 	d := rulebook.Disk{Changed: true, Chars: utf8.RuneCountInString(skillText(cur)), Version: cur.Version, Body: bodyOf(cur)}
-	if d.Chars <= f.st.Settings.MaxSkillChars {
+	if len(rulebook.LoadLimits(f.st.Settings, rulebook.Usage{}, rulebook.PathEdit, ls.Name, d.Chars, 0)) == 0 {
 		d.Tokens = f.countNow(d.Body.Text, nil)
 		d.Tools, d.Removed, d.Added = f.toolsAfterEdit(ls, d.Body)
 	}
@@ -167,7 +167,12 @@ func Closest(name string, names []string, n int) []string {
 	}
 	var cs []cand
 	lname := strings.ToLower(name)
+	seen := map[string]bool{}
 	for _, c := range names {
+		if seen[c] { // a name known twice is suggested once
+			continue
+		}
+		seen[c] = true
 		lc := strings.ToLower(c)
 		d := editDistance(lname, lc)
 		if lname != "" && (strings.Contains(lc, lname) || strings.Contains(lname, lc)) {

@@ -202,7 +202,7 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 	for _, tc := range calls {
 		switch {
 		case ctx.Err() != nil:
-			s.refuse(tc, cancelledResult, false, false)
+			s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Function.Name, Content: cancelledResult, Refused: true, Cancelled: true})
 			stop = StopCancelled
 			continue
 		case stop == StopMaxToolCalls:

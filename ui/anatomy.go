@@ -9,6 +9,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/chat"
 	"skillet/harness/llm"
+	"skillet/harness/reqdelta"
 )
 
 // The inspector's default view takes a request apart: the instructions
@@ -81,7 +82,7 @@ func requestAnatomy(body, prev json.RawMessage) string {
 	tok := func(s string) string { return fmt.Sprintf("~%s tok", thousands(harness.CountEstimate(s))) }
 	fmt.Fprintf(&b, "model %s · %d messages · %d tools · %s in all (estimate)\n", req.Model, len(req.Messages), len(req.Tools), tok(string(body)))
 	if prev != nil {
-		if d := requestDiff(prev, req); d != "" {
+		if d := requestDiff(prev, body); d != "" {
 			b.WriteString("\nSince the call before\n" + d)
 		}
 	}
@@ -127,85 +128,68 @@ func toolNamesOf(r chat.Request) []string {
 	return out
 }
 
-// requestDiff says what changed from prev to req: skills in and out of
-// <current_context>, tools, list entries, messages trimmed and new.
-func requestDiff(prevBody json.RawMessage, req chat.Request) string {
-	var prev chat.Request
-	if json.Unmarshal(prevBody, &prev) != nil {
+// requestDiff says what changed from prev to this body, from the delta
+// `skillet replay diff` reads too: skills in and out of <current_context>,
+// list entries and their descriptions, tools, messages trimmed, edited
+// and new.
+func requestDiff(prevBody, body json.RawMessage) string {
+	a, errA := reqdelta.Parse(prevBody)
+	b, errB := reqdelta.Parse(body)
+	if errA != nil || errB != nil {
 		return ""
 	}
-	sysOf := func(r chat.Request) string {
-		if len(r.Messages) > 0 && r.Messages[0].Role == "system" {
-			return r.Messages[0].Content
+	d := reqdelta.Between(a, b)
+	var out strings.Builder
+	change := func(what string, c reqdelta.Changes, changed string) {
+		if len(c.Added) > 0 {
+			fmt.Fprintf(&out, "  + %s: %s\n", what, strings.Join(c.Added, ", "))
 		}
-		return ""
-	}
-	names := func(re *regexp.Regexp, s string) []string {
-		var out []string
-		for _, m := range re.FindAllStringSubmatch(s, -1) {
-			out = append(out, m[1])
+		if len(c.Removed) > 0 {
+			fmt.Fprintf(&out, "  − %s: %s\n", what, strings.Join(c.Removed, ", "))
 		}
-		return out
-	}
-	ctxOf := func(s string) string {
-		if i := strings.Index(s, "<current_context>"); i >= 0 {
-			return s[i:]
-		}
-		return ""
-	}
-	var b strings.Builder
-	change := func(what string, before, after []string) {
-		in, out := setDiff(after, before), setDiff(before, after)
-		if len(in) > 0 {
-			fmt.Fprintf(&b, "  + %s: %s\n", what, strings.Join(in, ", "))
-		}
-		if len(out) > 0 {
-			fmt.Fprintf(&b, "  − %s: %s\n", what, strings.Join(out, ", "))
+		if len(c.Changed) > 0 {
+			fmt.Fprintf(&out, "  ~ %s: %s %s\n", what, strings.Join(c.Changed, ", "), changed)
 		}
 	}
-	ps, cs := sysOf(prev), sysOf(req)
-	change("<current_context>", names(skillElemRE, ctxOf(ps)), names(skillElemRE, ctxOf(cs)))
-	change("list", names(listNameRE, ps), names(listNameRE, cs))
-	change("tools", toolNamesOf(prev), toolNamesOf(req))
-	key := func(m chat.Message) string { return m.Role + "\x00" + m.ToolCallID + "\x00" + m.Content }
-	seen := map[string]bool{}
-	for _, m := range req.Messages {
-		seen[key(m)] = true
+	if a.Model != b.Model {
+		fmt.Fprintf(&out, "  ~ model: %s, was %s\n", b.Model, a.Model)
 	}
-	trimmed, had := 0, map[string]bool{}
-	for _, m := range prev.Messages {
-		had[key(m)] = true
-		if m.Role != "system" && !seen[key(m)] {
-			trimmed++
+	change("<current_context>", d.Context, "rendered anew")
+	change("list", d.List, "<description> edited")
+	change("tools", d.Tools, "description or parameters edited")
+	if d.Reordered {
+		out.WriteString("  ~ tools reordered\n")
+	}
+	if n := d.Count(reqdelta.Gone); n > 0 {
+		fmt.Fprintf(&out, "  − %d message(s) left the window\n", n)
+	}
+	var edited []string
+	for _, s := range d.Messages {
+		switch {
+		case s.Kind != reqdelta.Changed:
+		case b.Messages[s.B].Role == "system":
+			// the lines above tell what the instructions' change is made of
+			if d.Context.Empty() && d.List.Empty() {
+				out.WriteString("  ~ instructions edited\n")
+			}
+		default:
+			n := s.B + 1 // numbered as the Messages below number them
+			if b.Messages[0].Role == "system" {
+				n--
+			}
+			edited = append(edited, fmt.Sprintf("%d (%s)", n, b.Messages[s.B].Role))
 		}
 	}
-	added := 0
-	for _, m := range req.Messages {
-		if m.Role != "system" && !had[key(m)] {
-			added++
-		}
+	if len(edited) > 0 {
+		fmt.Fprintf(&out, "  ~ %d message(s) edited: %s\n", len(edited), strings.Join(edited, ", "))
 	}
-	if trimmed > 0 {
-		fmt.Fprintf(&b, "  − %d message(s) left the window (or changed)\n", trimmed)
+	if n := d.Count(reqdelta.New); n > 0 {
+		fmt.Fprintf(&out, "  + %d new message(s)\n", n)
 	}
-	if added > 0 {
-		fmt.Fprintf(&b, "  + %d new message(s)\n", added)
+	if len(d.Fields) > 0 {
+		fmt.Fprintf(&out, "  ~ fields: %s\n", strings.Join(d.Fields, ", "))
 	}
-	return b.String()
-}
-
-func setDiff(a, b []string) []string {
-	in := map[string]bool{}
-	for _, x := range b {
-		in[x] = true
-	}
-	var out []string
-	for _, x := range a {
-		if !in[x] {
-			out = append(out, x)
-		}
-	}
-	return out
+	return out.String()
 }
 
 // replyAnatomy assembles a raw chat-completions stream (or a JSON reply)

@@ -499,3 +499,28 @@ func TestReplyAnatomyAssemblesTheStream(t *testing.T) {
 		}
 	}
 }
+
+// Descriptions edited on disk between two turns change two <description>
+// lines of the list: the inspector names them, as skillet replay diff
+// does, beside the new messages.
+func TestInspectorNamesEditedDescriptions(t *testing.T) {
+	w, older := sampleWorkspace(t)
+	sink := NewEventSink()
+	s, _ := openSession(t, w, sink, harnesstest.New(harnesstest.Say("first answer"), harnesstest.Say("second answer")), nil, older)
+	d := driveEngine(t, s, sink, 160, 60)
+	d.send("hello there")
+	w.Skill("pdf-tools", "Fill, read and merge PDF forms.", "# PDF tools\nUse the form fields as given.", "metadata:\n  version: \"3\"\n")
+	w.Skill("data-cleanup", "Normalise and dedupe CSV exports before analysis.", "# Data cleanup\nTrim, dedupe, then sort.", "metadata:\n  version: \"1\"\n")
+	d.send("and again")
+	d.key("ctrl+o")
+	d.settle()
+	s2 := d.screen()
+	for _, want := range []string{"call 2 of 2", "Since the call before", "~ list: pdf-tools, data-cleanup <description> edited", "+ 2 new message(s)"} {
+		if !strings.Contains(s2, want) {
+			t.Fatalf("the anatomy lacks %q:\n%s", want, s2)
+		}
+	}
+	if strings.Contains(s2, "instructions edited") || strings.Contains(s2, "left the window") {
+		t.Errorf("the diff says more than changed:\n%s", s2)
+	}
+}

@@ -1,16 +1,14 @@
 package cassette
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
-	"skillet/harness/chat"
-	"slices"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"skillet/harness/reqdelta"
 )
 
 // maxDiffLines bounds the diff lines shown for one text.
@@ -18,147 +16,57 @@ const maxDiffLines = 24
 
 // Canonical is the JSON text with keys sorted and no spaces, numbers
 // kept as written; two requests are the same when their canonical forms are.
-func Canonical(b []byte) ([]byte, error) {
-	v, err := decode(b)
-	if err != nil {
-		return nil, err
-	}
-	return chat.MarshalPlain(v)
-}
-
-func decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
-	}
-	return v, nil
-}
+func Canonical(b []byte) ([]byte, error) { return reqdelta.Canonical(b) }
 
 // Same reports whether two request bodies are equal as JSON.
-func Same(recorded, now []byte) bool {
-	if bytes.Equal(recorded, now) {
-		return true
-	}
-	a, err1 := Canonical(recorded)
-	b, err2 := Canonical(now)
-	return err1 == nil && err2 == nil && bytes.Equal(a, b)
-}
-
-// wireRequest is the part of a chat-completions body a delta names.
-type wireRequest struct {
-	Model    string        `json:"model"`
-	Messages []wireMessage `json:"messages"`
-	Tools    []wireTool    `json:"tools"`
-	raw      map[string]any
-}
-
-type wireMessage struct {
-	Role       string         `json:"role"`
-	Content    *string        `json:"content"`
-	ToolCalls  []wireToolCall `json:"tool_calls"`
-	ToolCallID string         `json:"tool_call_id"`
-}
-
-type wireToolCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type wireTool struct {
-	Function struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Parameters  any    `json:"parameters"`
-	} `json:"function"`
-}
-
-// parseRequest reads a body in one pass: the fields a delta names into
-// their types, every other field as plain JSON values.
-func parseRequest(b []byte) (*wireRequest, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return nil, err
-	}
-	r := &wireRequest{raw: map[string]any{}}
-	for k, v := range fields {
-		var err error
-		switch k {
-		case "model":
-			err = json.Unmarshal(v, &r.Model)
-		case "messages":
-			err = json.Unmarshal(v, &r.Messages)
-		case "tools":
-			err = json.Unmarshal(v, &r.Tools)
-		default:
-			var x any
-			err = json.Unmarshal(v, &x)
-			r.raw[k] = x
-		}
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", k, err)
-		}
-	}
-	return r, nil
-}
+func Same(recorded, now []byte) bool { return reqdelta.Same(recorded, now) }
 
 // Delta says what changed between a recorded request body and today's, one
-// finding per line: the model, each message (a system or user text as diff
-// lines, a tool call, a tool result), each tool added, removed or changed,
-// any other field. Nil when they are the same as JSON.
+// finding per line: the model, the skill list's entries, each message (a
+// system or user text as diff lines, a tool call, a tool result), each
+// tool added, removed or changed, any other field. Nil when they are the
+// same as JSON.
 func Delta(recorded, now []byte) []string {
 	if Same(recorded, now) {
 		return nil
 	}
-	a, errA := parseRequest(recorded)
-	b, errB := parseRequest(now)
+	a, errA := reqdelta.Parse(recorded)
+	b, errB := reqdelta.Parse(now)
 	return parsedDelta(a, errA, b, errB)
 }
 
 // parsedDelta is Delta of two bodies already found to differ, as
-// parseRequest read them.
-func parsedDelta(a *wireRequest, errA error, b *wireRequest, errB error) []string {
+// reqdelta.Parse read them.
+func parsedDelta(a *reqdelta.Request, errA error, b *reqdelta.Request, errB error) []string {
 	if errA != nil {
 		return []string{fmt.Sprintf("the recorded request is not a chat-completions body (%v)", errA)}
 	}
 	if errB != nil {
 		return []string{fmt.Sprintf("the request is not a chat-completions body (%v)", errB)}
 	}
+	d := reqdelta.Between(a, b)
 	var out []string
 	if a.Model != b.Model {
 		out = append(out, fmt.Sprintf("model: recorded %q, now %q", a.Model, b.Model))
 	}
-	out = append(out, messagesDelta(a.Messages, b.Messages)...)
-	out = append(out, toolsDelta(a.Tools, b.Tools)...)
-	for _, k := range slices.Sorted(mapKeys(a.raw, b.raw)) {
-		if !reflect.DeepEqual(a.raw[k], b.raw[k]) {
-			out = append(out, fmt.Sprintf("field %s: recorded %s, now %s", k, short(a.raw[k]), short(b.raw[k])))
-		}
+	for _, n := range d.List.Removed {
+		out = append(out, "skill list: entry removed: "+n)
+	}
+	for _, n := range d.List.Changed {
+		out = append(out, "skill list: the description of "+n+" changed")
+	}
+	for _, n := range d.List.Added {
+		out = append(out, "skill list: entry added: "+n)
+	}
+	out = append(out, messagesDelta(d)...)
+	out = append(out, toolsDelta(d)...)
+	for _, k := range d.Fields {
+		out = append(out, fmt.Sprintf("field %s: recorded %s, now %s", k, short(a.Other[k]), short(b.Other[k])))
 	}
 	if len(out) == 0 {
 		out = append(out, "the bodies differ in a way no field shows (key order or number formatting only)")
 	}
 	return out
-}
-
-func mapKeys(ms ...map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		seen := map[string]bool{}
-		for _, m := range ms {
-			for k := range m {
-				if !seen[k] {
-					seen[k] = true
-					if !yield(k) {
-						return
-					}
-				}
-			}
-		}
-	}
 }
 
 func short(v any) string {
@@ -173,42 +81,37 @@ func short(v any) string {
 	return s
 }
 
-func messagesDelta(a, b []wireMessage) []string {
+func messagesDelta(d *reqdelta.Delta) []string {
+	a, b := d.A.Messages, d.B.Messages
 	var out []string
 	if len(a) != len(b) {
 		out = append(out, fmt.Sprintf("messages: recorded %d, now %d", len(a), len(b)))
 	}
-	for i := range min(len(a), len(b)) {
-		out = append(out, messageDelta(i, a[i], b[i])...)
-	}
-	for i := len(b); i < len(a); i++ {
-		out = append(out, fmt.Sprintf("message %d (%s) is gone: %s", i, a[i].Role, gist(a[i])))
-	}
-	for i := len(a); i < len(b); i++ {
-		out = append(out, fmt.Sprintf("message %d (%s) is new: %s", i, b[i].Role, gist(b[i])))
+	for _, s := range d.Messages {
+		switch s.Kind {
+		case reqdelta.Changed:
+			out = append(out, messageDelta(s, a[s.A], b[s.B])...)
+		case reqdelta.Gone:
+			out = append(out, fmt.Sprintf("message %d (%s) is gone: %s", s.A, a[s.A].Role, gist(a[s.A])))
+		case reqdelta.New:
+			out = append(out, fmt.Sprintf("message %d (%s) is new: %s", s.B, b[s.B].Role, gist(b[s.B])))
+		}
 	}
 	return out
 }
 
-func gist(m wireMessage) string {
+func gist(m reqdelta.Message) string {
 	if len(m.ToolCalls) > 0 {
 		return "calls " + callList(m.ToolCalls)
 	}
-	s := strings.ReplaceAll(text(m.Content), "\n", " ")
+	s := strings.ReplaceAll(m.Text(), "\n", " ")
 	if len(s) > 100 {
 		s = s[:97] + "..."
 	}
 	return fmt.Sprintf("%q", s)
 }
 
-func text(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-func callList(calls []wireToolCall) string {
+func callList(calls []reqdelta.ToolCall) string {
 	var parts []string
 	for _, c := range calls {
 		parts = append(parts, c.Function.Name+" "+c.Function.Arguments)
@@ -216,14 +119,15 @@ func callList(calls []wireToolCall) string {
 	return strings.Join(parts, ", ")
 }
 
-func messageDelta(i int, a, b wireMessage) []string {
-	at := fmt.Sprintf("message %d (%s)", i, a.Role)
-	var out []string
-	if a.Role != b.Role {
-		return []string{fmt.Sprintf("message %d: recorded a %s message, now a %s message: %s", i, a.Role, b.Role, gist(b))}
+// messageDelta is what differs in one message at place s, the role the
+// same: its text as diff lines, its tool calls, the call it answers.
+func messageDelta(s reqdelta.Step, a, b reqdelta.Message) []string {
+	at := fmt.Sprintf("message %d (%s)", s.B, a.Role)
+	if s.A != s.B {
+		at = fmt.Sprintf("message %d (%s, recorded as message %d)", s.B, a.Role, s.A)
 	}
-	if ta, tb := text(a.Content), text(b.Content); ta != tb {
-		out = append(out, listDelta(ta, tb)...)
+	var out []string
+	if ta, tb := a.Text(), b.Text(); ta != tb {
 		out = append(out, at+" text:")
 		out = append(out, lineDiff(ta, tb)...)
 	}
@@ -247,42 +151,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// listEntry is one skill of a composed list: <name> then <description>.
-var listEntry = regexp.MustCompile(`<name>([^<]*)</name>\s*<description>([^<]*)</description>`)
-
-// listDelta names the skill-list entries two texts differ in: added,
-// removed, or with another description.
-func listDelta(a, b string) []string {
-	entries := func(s string) (map[string]string, []string) {
-		m := map[string]string{}
-		var order []string
-		for _, e := range listEntry.FindAllStringSubmatch(s, -1) {
-			if _, dup := m[e[1]]; !dup {
-				order = append(order, e[1])
-			}
-			m[e[1]] = e[2]
-		}
-		return m, order
-	}
-	was, wasOrder := entries(a)
-	is, isOrder := entries(b)
-	var out []string
-	for _, n := range wasOrder {
-		switch d, ok := is[n]; {
-		case !ok:
-			out = append(out, "skill list: entry removed: "+n)
-		case d != was[n]:
-			out = append(out, "skill list: the description of "+n+" changed")
-		}
-	}
-	for _, n := range isOrder {
-		if _, ok := was[n]; !ok {
-			out = append(out, "skill list: entry added: "+n)
-		}
-	}
-	return out
 }
 
 // lineDiff is the changed lines of two texts with one line of context,
@@ -312,25 +180,21 @@ func lineDiff(a, b string) []string {
 	return out
 }
 
-func toolsDelta(a, b []wireTool) []string {
-	was := map[string]wireTool{}
-	var order []string
-	for _, t := range a {
+func toolsDelta(d *reqdelta.Delta) []string {
+	was := map[string]reqdelta.Tool{}
+	for _, t := range d.A.Tools {
 		was[t.Function.Name] = t
-		order = append(order, t.Function.Name)
 	}
-	is := map[string]wireTool{}
-	for _, t := range b {
+	is := map[string]reqdelta.Tool{}
+	for _, t := range d.B.Tools {
 		is[t.Function.Name] = t
 	}
 	var out []string
-	for _, name := range order {
-		n, ok := is[name]
-		if !ok {
-			out = append(out, "tool removed: "+name)
-			continue
-		}
-		o := was[name]
+	for _, name := range d.Tools.Removed {
+		out = append(out, "tool removed: "+name)
+	}
+	for _, name := range d.Tools.Changed {
+		o, n := was[name], is[name]
 		if o.Function.Description != n.Function.Description {
 			out = append(out, fmt.Sprintf("tool %s description:", name))
 			out = append(out, lineDiff(o.Function.Description, n.Function.Description)...)
@@ -339,18 +203,16 @@ func toolsDelta(a, b []wireTool) []string {
 			out = append(out, fmt.Sprintf("tool %s parameters: recorded %s, now %s", name, short(o.Function.Parameters), short(n.Function.Parameters)))
 		}
 	}
-	for _, t := range b {
-		if _, ok := was[t.Function.Name]; !ok {
-			out = append(out, "tool added: "+t.Function.Name)
-		}
+	for _, name := range d.Tools.Added {
+		out = append(out, "tool added: "+name)
 	}
-	if len(out) == 0 && !reflect.DeepEqual(names(a), names(b)) {
-		out = append(out, fmt.Sprintf("tools reordered: recorded %s, now %s", strings.Join(names(a), ", "), strings.Join(names(b), ", ")))
+	if d.Reordered {
+		out = append(out, fmt.Sprintf("tools reordered: recorded %s, now %s", strings.Join(names(d.A.Tools), ", "), strings.Join(names(d.B.Tools), ", ")))
 	}
 	return out
 }
 
-func names(ts []wireTool) []string {
+func names(ts []reqdelta.Tool) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Function.Name)
@@ -361,23 +223,9 @@ func names(ts []wireTool) []string {
 // ToolSequence is the tool calls a request's transcript holds, in order, as
 // NAME ARGUMENTS; lenient replay wants it unchanged.
 func ToolSequence(body []byte) ([]string, error) {
-	r, err := parseRequest(body)
+	r, err := reqdelta.Parse(body)
 	if err != nil {
 		return nil, err
 	}
-	return r.toolSequence(), nil
-}
-
-func (r *wireRequest) toolSequence() []string {
-	var out []string
-	for _, m := range r.Messages {
-		for _, c := range m.ToolCalls {
-			args := c.Function.Arguments
-			if canon, err := Canonical([]byte(args)); err == nil {
-				args = string(canon)
-			}
-			out = append(out, c.Function.Name+" "+args)
-		}
-	}
-	return out
+	return r.ToolSequence(), nil
 }

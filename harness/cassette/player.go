@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"skillet/harness/reqdelta"
 )
 
 // Mismatch is a request that differs from the one recorded at its place.
@@ -184,8 +186,8 @@ func (p *Player) check(rec *Call, body []byte) *Mismatch {
 		return nil
 	}
 	// each body is read once for the delta and the tool calls both
-	was, errWas := parseRequest(recorded)
-	is, errIs := parseRequest(body)
+	was, errWas := reqdelta.Parse(recorded)
+	is, errIs := reqdelta.Parse(body)
 	m := &Mismatch{Call: rec.N, Lines: parsedDelta(was, errWas, is, errIs)}
 	if p.opts.Decision != nil {
 		if k, now := p.opts.Decision(); k >= 1 && k <= len(p.c.Decisions) {
@@ -199,10 +201,10 @@ func (p *Player) check(rec *Call, body []byte) *Mismatch {
 	}
 	var wasCalls, isCalls []string
 	if errWas == nil {
-		wasCalls = was.toolSequence()
+		wasCalls = was.ToolSequence()
 	}
 	if errIs == nil {
-		isCalls = is.toolSequence()
+		isCalls = is.ToolSequence()
 	}
 	if errWas != nil || errIs != nil || strings.Join(wasCalls, "\n") != strings.Join(isCalls, "\n") {
 		m.Fatal = true

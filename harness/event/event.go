@@ -223,6 +223,9 @@ type ToolResult struct {
 	// OverLimit marks a call refused because the turn reached
 	// max_tool_calls (R24); it does not count as one of them.
 	OverLimit bool `json:"over_limit,omitempty"`
+	// Cancelled marks a call the user's cancel stopped (R25): not run,
+	// cut short while it ran, or left waiting for an approval.
+	Cancelled bool `json:"cancelled,omitempty"`
 	// Manual marks the result of a call the user made by hand.
 	Manual     bool  `json:"manual,omitempty"`
 	DurationMS int64 `json:"duration_ms"`

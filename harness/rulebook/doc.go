@@ -19,7 +19,7 @@
 //	R9  window .................... window.go (ComputeWindow), compose.go
 //	R10 the list .................. compose.go (ListBlock; the shell ranks what fits)
 //	R11 tool-result delivery ...... compose.go (Delivered while the result is in the window)
-//	R12 load limits ............... load.go (OverLimit)
+//	R12 load limits ............... limits.go (LoadLimits, for every load path: the model's, paste, user, preload, an edit, and whether any load could take a skill, as why, validate and the snapshot ask), load.go (OverLimit)
 //	R13 load identity ............. apply.go (noteLoaded, TurnState.Execs), load.go (ReadThisTurn)
 //	R15 approvals ................. apply.go (Approval: Approved, Approvals)
 //	R16 preload ................... apply.go (SkillPreload), compose.go (Preloaded)

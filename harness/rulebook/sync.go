@@ -62,7 +62,7 @@ func Sync(st *State, disk func(*Loaded) Disk) []event.Event {
 				warn = fmt.Sprintf("skill %s is now invalid and left out (%s): unloaded; the others keep working", ls.Name, d.Problems)
 			}
 			unload(ls.Name, reason, warn, fmt.Sprintf("contextChanged: unloaded %s (%s): its instructions and tools left", ls.Name, reason))
-		case d.Changed && d.Chars > max:
+		case d.Changed && Breaks(LoadLimits(st.Settings, Usage{}, PathEdit, ls.Name, d.Chars, 0), LimitChars):
 			unload(ls.Name, event.UnloadTooLong,
 				fmt.Sprintf("skill %s grew past max_skill_chars (%d) on disk: unloaded, since a skill arrives whole or not at all", ls.Name, max),
 				fmt.Sprintf("contextChanged: unloaded %s (its new text is over max_skill_chars): its instructions and tools left", ls.Name))

@@ -31,11 +31,18 @@ func Explain(f Facts, events []event.Event, limits event.Settings, count Counter
 	w.endTurn(nil)
 	r := w.rec
 	r.Limits = st.Settings
+	if r.Session != "" {
+		var last *Turn
+		if n := len(r.Turns); n > 0 {
+			last = &r.Turns[n-1]
+		}
+		r.Fate = w.fate(last)
+	}
 	if w.textTokens > 0 {
 		// the session counted the text it loaded: a better measure than ours
 		f.Tokens, f.Tokenizer = w.textTokens, "the session's count"
 	}
-	r.Status = statuses(f, r.Limits)
+	r.Status = statuses(f, r.Limits, r.Fate)
 	c := &r.Cost
 	c.Tokenizer = count.Name()
 	c.ListEntry, c.Text = f.ListEntry, f.Tokens
@@ -70,9 +77,51 @@ type walker struct {
 	delivery   event.Delivery
 	loaded     bool
 	loadedTurn int
-	// what the model did this turn besides this skill
+	loadedBy   string
+	// gone is the last eviction, unload or refusal of the skill since it
+	// was last loaded: with the fold's loaded set, what decides its fate.
+	gone *Fate
+	// what the model did this turn besides this skill: the loads of other
+	// skills it made, and those refused (why, by skill)
 	otherLoads, otherTools []string
+	otherRefused           []string
+	refusedWhy             map[string]string
 	answered               bool
+}
+
+// fate is what decides the skill's fate now, from the rule book's state
+// after the event just read: loaded, else the last eviction, unload or
+// refusal, else what the list of turn t did with it.
+func (w *walker) fate(t *Turn) *Fate {
+	for _, ls := range append(slices.Clone(w.st.Loaded), w.st.Preloads...) {
+		if ls.Name == w.name {
+			by := w.loadedBy
+			if by == "" {
+				by = string(ls.By)
+			}
+			return &Fate{Kind: FateLoaded, Turn: w.loadedTurn, By: by}
+		}
+	}
+	if w.gone != nil {
+		f := *w.gone
+		return &f
+	}
+	switch {
+	case t == nil:
+		return nil
+	case t.LeftOff != nil:
+		return &Fate{Kind: FateLeftOff, Turn: t.Turn, LeftOff: t.LeftOff}
+	case t.Offered != nil:
+		return &Fate{Kind: FateOffered, Turn: t.Turn, Offered: t.Offered}
+	}
+	return &Fate{Kind: FateNotListed, Turn: t.Turn}
+}
+
+// left records that the skill left the loaded set, or that a load of it
+// was refused.
+func (w *walker) left(e event.Event, f Fate) {
+	f.Turn, f.Between = e.Head().Turn, w.cur == nil
+	w.gone = &f
 }
 
 // at returns the record of the turn an event belongs to: the running
@@ -101,7 +150,7 @@ func (w *walker) note(e event.Event, format string, args ...any) {
 func (w *walker) startTurn(e *event.TurnStart) {
 	w.rec.Turns = append(w.rec.Turns, Turn{Turn: e.Turn, Message: Clip(e.Text, 80), Timeline: []Step{}})
 	w.cur = &w.rec.Turns[len(w.rec.Turns)-1]
-	w.otherLoads, w.otherTools, w.answered = nil, nil, false
+	w.otherLoads, w.otherTools, w.otherRefused, w.refusedWhy, w.answered = nil, nil, nil, map[string]string{}, false
 }
 
 func (w *walker) step(e event.Event) {
@@ -118,6 +167,7 @@ func (w *walker) step(e event.Event) {
 		}
 		w.addDelivered(e, "preload")
 		w.textTokens, w.delivery = e.Tokens, event.DeliveryContext
+		w.loadedTurn, w.loadedBy, w.gone = e.Turn, string(event.ByPreload), nil
 		w.note(e, "preloaded as execution %s (%d tokens)", e.ExecutionID, e.Tokens)
 		for _, r := range e.Body.Tools {
 			w.join(strings.ReplaceAll(r.Name, "/", "__"), e.Turn)
@@ -127,6 +177,7 @@ func (w *walker) step(e event.Event) {
 	case *event.SkillActivated:
 		if e.Skill == w.name {
 			w.note(e, "read again by the %s and made the active skill (execution %s)", e.By, e.ExecutionID)
+			w.gone = nil
 		} else if e.By == event.ByModel {
 			w.otherLoads = appendNew(w.otherLoads, e.Skill)
 		}
@@ -157,6 +208,7 @@ func (w *walker) step(e event.Event) {
 		t.Unloaded = append(t.Unloaded, why)
 		w.note(e, "unloaded: %s", why)
 		w.unload(e.Turn, "unloaded: "+why)
+		w.left(e, Fate{Kind: FateUnloaded, Why: why})
 	case *event.Warning:
 		w.warning(e)
 	case *event.ContextChanged:
@@ -183,15 +235,23 @@ func (w *walker) step(e event.Event) {
 			w.answered = true
 		}
 	case *event.ToolResult:
-		if e.Name != rulebook.ToolLoadSkill || w.calls[e.ToolCallID] != w.name {
+		if e.Name != rulebook.ToolLoadSkill {
+			return
+		}
+		if other := w.calls[e.ToolCallID]; other != w.name {
+			if e.Refused && w.cur != nil && other != "" {
+				w.otherRefused = appendNew(w.otherRefused, other)
+				w.refusedWhy[other] = refusal(e.Content)
+			}
 			return
 		}
 		switch {
 		case e.Refused:
-			why := strings.TrimPrefix(strings.TrimPrefix(e.Content, "load refused: "), "load_skill: ")
+			why := refusal(e.Content)
 			t := w.at(e)
 			t.Refused = append(t.Refused, why)
 			w.note(e, "load refused: %s", why)
+			w.left(e, Fate{Kind: FateRefused, Why: why})
 		case w.loaded && w.delivery == event.DeliveryToolResult:
 			w.rec.Cost.ResultCopies++
 			w.rec.Cost.ResultTokens += w.count.Count(e.Content)
@@ -199,6 +259,11 @@ func (w *walker) step(e event.Event) {
 	case *event.TurnEnd:
 		w.endTurn(e)
 	}
+}
+
+// refusal is a refused load_skill result without its prefix: the limit.
+func refusal(content string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(content, "load refused: "), "load_skill: ")
 }
 
 func (w *walker) modelCall(e *event.ModelCall) {
@@ -244,6 +309,7 @@ func (w *walker) skillLoaded(e *event.SkillLoaded) {
 			w.at(e).EvictedBy = e.Skill
 			w.note(e, "evicted by the load of %s (max_loaded_skills is %d)", e.Skill, w.st.Settings.MaxLoadedSkills)
 			w.unload(e.Turn, "evicted by the load of "+e.Skill)
+			w.left(e, Fate{Kind: FateEvicted, By: e.Skill, MaxLoaded: w.st.Settings.MaxLoadedSkills})
 		}
 		if e.By == event.ByModel {
 			w.otherLoads = appendNew(w.otherLoads, e.Skill)
@@ -255,7 +321,7 @@ func (w *walker) skillLoaded(e *event.SkillLoaded) {
 		how = "paste"
 	}
 	w.addDelivered(e, how)
-	w.loaded, w.loadedTurn = true, e.Turn
+	w.loaded, w.loadedTurn, w.loadedBy, w.gone = true, e.Turn, string(e.By), nil
 	w.textTokens, w.delivery = e.Tokens, e.Delivery
 	repeat := ""
 	if e.Repeat {
@@ -287,6 +353,7 @@ func (w *walker) warning(e *event.Warning) {
 	if strings.HasPrefix(e.Message, "preloaded skill "+w.name+" ") {
 		t := w.at(e)
 		t.Refused = append(t.Refused, e.Message)
+		w.left(e, Fate{Kind: FateRefused, Why: e.Message})
 	}
 	w.note(e, "harness.log: %s", e.Message)
 }
@@ -305,15 +372,22 @@ func (w *walker) endTurn(e *event.TurnEnd) {
 		t.Offered = &Rank{Rank: slices.Index(e.Offered, w.name) + 1, Of: len(e.Offered) + len(e.LeftOff), Ranked: len(e.LeftOff) > 0}
 	}
 	if t.Offered != nil && !t.Loaded && !delivered {
+		var refused map[string]string
+		if len(w.otherRefused) > 0 {
+			refused = w.refusedWhy
+		}
 		switch {
 		case len(w.otherLoads) > 0:
-			t.Instead = &Instead{Kind: "loaded", Skills: w.otherLoads}
+			t.Instead = &Instead{Kind: "loaded", Skills: w.otherLoads, Refused: refused}
+		case len(w.otherRefused) > 0:
+			t.Instead = &Instead{Kind: "refused", Skills: w.otherRefused, Refused: refused}
 		case len(w.otherTools) > 0:
 			t.Instead = &Instead{Kind: "tool", Tools: w.otherTools}
-		default:
+		case w.answered:
 			t.Instead = &Instead{Kind: "answered"}
 		}
 	}
+	t.Fate = w.fate(t)
 	w.cur = nil
 }
 
@@ -367,8 +441,9 @@ func unloadWhy(r event.UnloadReason) string {
 	return string(r)
 }
 
-// statuses are the facts' statuses under the limits, most telling first.
-func statuses(f Facts, set event.Settings) []Status {
+// statuses are the facts' statuses under the limits, most telling first,
+// with what the session did to the skill last before its config status.
+func statuses(f Facts, set event.Settings, fate *Fate) []Status {
 	var out []Status
 	if !f.Found {
 		return []Status{{Code: StatusUnknown, Detail: "no folder of that name is in the skills folders"}}
@@ -382,14 +457,22 @@ func statuses(f Facts, set event.Settings) []Status {
 	if f.ConfigNames && !f.Named {
 		out = append(out, Status{Code: StatusNotEnabled, Detail: "the config's [[skills]] names other skills, not this one"})
 	}
-	if set.MaxSkillChars > 0 && f.Chars > set.MaxSkillChars {
+	// the rule book's R12, asked whether any load could take the text
+	ever := rulebook.LoadLimits(set, rulebook.Usage{}, rulebook.PathEver, f.Name, f.Chars, f.Tokens)
+	if rulebook.Breaks(ever, rulebook.LimitChars) {
 		out = append(out, Status{Code: StatusTooLarge, Detail: fmt.Sprintf("%d characters, over max_skill_chars (%d): every load is refused", f.Chars, set.MaxSkillChars)})
 	}
-	if f.Tokens > set.LoadTokenBudget {
+	if rulebook.Breaks(ever, rulebook.LimitTokens) {
 		out = append(out, Status{Code: StatusOverBudget, Detail: fmt.Sprintf("%d tokens (%s), alone over load_token_budget (%d): every load is refused", f.Tokens, f.Tokenizer, set.LoadTokenBudget)})
 	}
 	for _, d := range f.Shadowed {
 		out = append(out, Status{Code: StatusShadowed, Detail: fmt.Sprintf("the copy in %s is shadowed by %s", d, f.ShadowedBy)})
+	}
+	if fate != nil {
+		switch fate.Kind {
+		case FateLoaded, FateEvicted, FateUnloaded, FateRefused:
+			out = append(out, Status{Code: fate.Kind, Detail: FateWords(fate)})
+		}
 	}
 	switch {
 	case f.Enabled && f.Preload:

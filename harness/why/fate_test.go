@@ -2,6 +2,7 @@ package why
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,8 +62,25 @@ func TestExplainFollowsTheSkillThroughTheTurns(t *testing.T) {
 	if t2.Offered == nil || t2.Offered.Rank != 1 || t2.Offered.Score == nil || *t2.Offered.Score != 4.5 || !t2.Loaded || t2.EvictedBy != "pdf" {
 		t.Errorf("turn 2: %+v", t2)
 	}
-	if want := "offered at rank 1 of 4 (score 4.50) on turn 2 and loaded by the model; evicted by the load of pdf"; TurnWords(&t2) != want {
+	if want := "offered at rank 1 of 4 (score 4.50) on turn 2 and loaded by the model; then evicted by the load of pdf"; TurnWords(&t2) != want {
 		t.Errorf("words %q, want %q", TurnWords(&t2), want)
+	}
+	// the verdict leads with what decides its fate now, read off the fold,
+	// and the JSON status carries it
+	if want := (&Fate{Kind: FateEvicted, Turn: 2, By: "pdf", MaxLoaded: 1}); !reflect.DeepEqual(r.Fate, want) || !reflect.DeepEqual(t2.Fate, want) {
+		t.Errorf("fate %+v (turn 2: %+v), want %+v", r.Fate, t2.Fate, want)
+	}
+	if t1.Fate == nil || t1.Fate.Kind != FateLeftOff {
+		t.Errorf("turn 1 fate: %+v", t1.Fate)
+	}
+	r.SetVerdict(0)
+	if want := "evicted by the load of pdf on turn 2 (max_loaded_skills is 1); offered at rank 1 of 4 (score 4.50) on turn 2 and loaded by the model"; r.Verdict != want {
+		t.Errorf("verdict %q, want %q", r.Verdict, want)
+	}
+	if !slices.ContainsFunc(r.Status, func(s Status) bool {
+		return s.Code == StatusEvicted && s.Detail == "evicted by the load of pdf on turn 2 (max_loaded_skills is 1)"
+	}) {
+		t.Errorf("status lacks the eviction: %+v", r.Status)
 	}
 	if !reflect.DeepEqual(r.Tools, []ToolSpan{{Tool: "explain", Joined: 2, Left: 2, Why: "evicted by the load of pdf"}}) {
 		t.Errorf("tools: %+v", r.Tools)
@@ -84,7 +102,7 @@ func TestExplainFollowsTheSkillThroughTheTurns(t *testing.T) {
 		t.Errorf("csv turn 2: %+v", c2.Turns[1])
 	}
 	c2.SetVerdict(0)
-	if want := "offered at rank 2 of 4 (score 0.50) on turn 2; the model loaded sql, pdf instead; evicted by the load of sql"; c2.Verdict != want {
+	if want := "evicted by the load of sql on turn 2 (max_loaded_skills is 1); offered at rank 2 of 4 (score 0.50) on turn 2; the model loaded sql, pdf instead"; c2.Verdict != want {
 		t.Errorf("verdict %q, want %q", c2.Verdict, want)
 	}
 }
@@ -94,7 +112,7 @@ func TestStatusesUnderTheLimits(t *testing.T) {
 	f := Facts{Name: "big", Found: true, Problems: []string{"name: must match the folder"}, ConfigNames: true, Chars: set.MaxSkillChars + 1,
 		Tokens: set.LoadTokenBudget + 1, PinProblem: `the config pins version "2"; found version "1" in /a`, Shadowed: []string{"/b/big"}, ShadowedBy: "/a/big"}
 	var codes []string
-	for _, s := range statuses(f, set) {
+	for _, s := range statuses(f, set, nil) {
 		codes = append(codes, s.Code)
 	}
 	want := []string{StatusInvalid, StatusPinMismatch, StatusNotEnabled, StatusTooLarge, StatusOverBudget, StatusShadowed}
@@ -106,7 +124,7 @@ func TestStatusesUnderTheLimits(t *testing.T) {
 	if !strings.HasPrefix(r.Verdict, "invalid (name: must match the folder), so it is left out; pin mismatch: ") {
 		t.Errorf("verdict %q", r.Verdict)
 	}
-	if s := statuses(Facts{Name: "gone"}, set); s[0].Code != StatusUnknown {
+	if s := statuses(Facts{Name: "gone"}, set, nil); s[0].Code != StatusUnknown {
 		t.Errorf("a skill not on disk: %+v", s)
 	}
 }
@@ -159,5 +177,41 @@ func TestClipMakesOneLineOfAtMostNCharacters(t *testing.T) {
 		if got := Clip(c.in, c.n); got != c.want || len([]rune(got)) > c.n {
 			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
+	}
+}
+
+// A skill the user loaded, then removed from disk while the session was
+// closed: the reopened session's sync unloads it between turns, and the
+// verdict leads with that.
+func TestFateBetweenTurns(t *testing.T) {
+	events := []event.Event{
+		&event.SessionStart{Header: h(0), SessionID: "s2", Limits: event.DefaultSettings()},
+		&event.TurnStart{Header: h(1), Text: "hello"},
+		&event.SkillLoaded{Header: h(1), Skill: "csv", Tokens: 10, Delivery: event.DeliveryContext, By: event.ByUser},
+		&event.ModelCall{Header: h(1), Call: 1, Offered: []string{"csv", "pdf"}},
+		&event.Assistant{Header: h(1), Call: 1, Text: "hi"},
+		&event.TurnEnd{Header: h(1), Offered: []string{"csv", "pdf"}, Delivered: []string{"csv"}},
+		&event.SkillUnloaded{Header: h(1), Skill: "csv", Reason: event.UnloadRemoved},
+	}
+	r := Explain(Facts{Name: "csv", Found: true, Enabled: true}, events, event.DefaultSettings(), nil)
+	if f := r.Turns[0].Fate; f == nil || f.Kind != FateLoaded || f.By != "user" || f.Turn != 1 {
+		t.Errorf("turn 1 fate %+v", f)
+	}
+	if f := r.Fate; f == nil || f.Kind != FateUnloaded || !f.Between || f.Turn != 1 {
+		t.Errorf("fate %+v", f)
+	}
+	r.SetVerdict(0)
+	if want := "unloaded between turns (after turn 1): its folder was removed from disk or it is no longer enabled; "; !strings.HasPrefix(r.Verdict, want) {
+		t.Errorf("verdict %q, want it to begin %q", r.Verdict, want)
+	}
+	r.SetVerdict(1)
+	if want := "delivered on turn 1"; !strings.HasPrefix(r.Verdict, want) {
+		t.Errorf("turn 1 verdict %q, want it to begin %q", r.Verdict, want)
+	}
+	// pdf was offered and the model answered: nothing else decides
+	p := Explain(Facts{Name: "pdf", Found: true, Enabled: true}, events, event.DefaultSettings(), nil)
+	p.SetVerdict(0)
+	if f := p.Fate; f == nil || f.Kind != FateOffered || p.Verdict != "offered at rank 2 of 2 (all enabled skills fit the list, in config order) on turn 1; the model answered directly" {
+		t.Errorf("pdf: fate %+v, verdict %q", p.Fate, p.Verdict)
 	}
 }

@@ -22,6 +22,26 @@ const (
 	StatusUnknown     = "not_on_disk"
 )
 
+// Status codes of what a session did to the skill last, the fact that
+// decides its fate at the session's end (see Fate).
+const (
+	StatusLoaded   = "loaded"
+	StatusEvicted  = "evicted"
+	StatusUnloaded = "unloaded"
+	StatusRefused  = "refused"
+)
+
+// Kinds of Fate.
+const (
+	FateLoaded    = "loaded"
+	FateEvicted   = "evicted"
+	FateUnloaded  = "unloaded"
+	FateRefused   = "refused"
+	FateLeftOff   = "left_off"
+	FateOffered   = "offered"
+	FateNotListed = "not_listed"
+)
+
 // Record is everything known of one skill's fate.
 type Record struct {
 	Skill string `json:"skill"`
@@ -38,6 +58,9 @@ type Record struct {
 	// Tools are the spans of the skill's tools in the requests.
 	Tools []ToolSpan `json:"tools"`
 	Cost  Cost       `json:"cost"`
+	// Fate is what decides the skill's fate at the session's end, absent
+	// without a session.
+	Fate *Fate `json:"fate,omitempty"`
 	// Would is the rank the skill would have for a message, when asked
 	// without a session.
 	Would *Would `json:"would,omitempty"`
@@ -79,6 +102,9 @@ type Turn struct {
 	TextOutOfWindow bool `json:"text_out_of_window"`
 	// Instead is what the model did when it was offered and not loaded.
 	Instead *Instead `json:"instead,omitempty"`
+	// Fate is what decides the skill's fate at the end of the turn, read
+	// off the rule book's state then.
+	Fate *Fate `json:"fate,omitempty"`
 	// Timeline is what happened to the skill this turn, in order.
 	Timeline []Step `json:"timeline"`
 }
@@ -104,11 +130,32 @@ type LeftOff struct {
 }
 
 // Instead is what the model did in a turn the skill was offered and not
-// loaded: "loaded" other skills, called a "tool", or "answered" directly.
+// loaded: "loaded" other skills, asked to load others and was "refused"
+// (Refused names why, by skill), called a "tool", or "answered" directly.
 type Instead struct {
-	Kind   string   `json:"kind"`
-	Skills []string `json:"skills,omitempty"`
-	Tools  []string `json:"tools,omitempty"`
+	Kind    string            `json:"kind"`
+	Skills  []string          `json:"skills,omitempty"`
+	Refused map[string]string `json:"refused,omitempty"`
+	Tools   []string          `json:"tools,omitempty"`
+}
+
+// Fate is the fact that decides a skill's fate at a point of the session:
+// the last thing the session did to it — loaded (By the model, user,
+// paste or preload), evicted (By the skill whose load did it, under
+// MaxLoaded), unloaded or refused (Why says why) — on Turn; else, when
+// nothing was, whether that turn's list left it off, offered it or did not
+// list it.
+type Fate struct {
+	Kind      string   `json:"kind"`
+	Turn      int      `json:"turn"`
+	By        string   `json:"by,omitempty"`
+	MaxLoaded int      `json:"max_loaded_skills,omitempty"`
+	Why       string   `json:"why,omitempty"`
+	LeftOff   *LeftOff `json:"left_off,omitempty"`
+	Offered   *Rank    `json:"offered,omitempty"`
+	// Between is set when it happened between turns (a reopened session
+	// syncing with disk).
+	Between bool `json:"between_turns,omitempty"`
 }
 
 // Step is one event of the skill's timeline.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"skillet/harness/event"
 )
 
 // Find returns the record of a turn, or nil.
@@ -43,12 +45,17 @@ func (r *Record) SetVerdict(turn int) {
 		}
 	}
 	t := r.Find(turn)
-	if t == nil && turn == 0 && len(r.Turns) > 0 {
+	fate := r.Fate // the session's end decides when no turn is asked
+	if t != nil {
+		fate = t.Fate
+	} else if turn == 0 && len(r.Turns) > 0 {
 		t = &r.Turns[len(r.Turns)-1]
 	}
 	switch {
 	case t != nil:
-		parts = append(parts, TurnWords(t))
+		parts = append(parts, VerdictWords(t, fate))
+	case turn == 0 && fate != nil:
+		parts = append(parts, FateWords(fate))
 	case turn > 0:
 		parts = append(parts, fmt.Sprintf("the session has no turn %d", turn))
 	case r.Would != nil:
@@ -88,15 +95,74 @@ func rankWords(r *Rank) string {
 	return s
 }
 
+// VerdictWords leads with the fact that decides the skill's fate (an
+// eviction, an unload, a refused load, a load on an earlier turn), then
+// says what became of it on turn t and what the model did instead.
+func VerdictWords(t *Turn, f *Fate) string {
+	if f == nil {
+		return TurnWords(t)
+	}
+	same := f.Turn == t.Turn && !f.Between
+	switch f.Kind {
+	case FateEvicted, FateUnloaded, FateRefused:
+		if same {
+			return FateWords(f) + "; " + turnWords(t, f.Kind)
+		}
+		return FateWords(f) + "; " + TurnWords(t)
+	case FateLoaded:
+		if !same && t.LoadedOn == 0 {
+			return FateWords(f) + "; " + TurnWords(t)
+		}
+	}
+	return TurnWords(t)
+}
+
+// FateWords says what decides the skill's fate, in plain words.
+func FateWords(f *Fate) string {
+	on := fmt.Sprintf(" on turn %d", f.Turn)
+	if f.Between {
+		on = fmt.Sprintf(" between turns (after turn %d)", f.Turn)
+	}
+	switch f.Kind {
+	case FateLoaded:
+		switch f.By {
+		case string(event.ByPreload):
+			return "preloaded" + on
+		case string(event.ByPaste):
+			return "pasted into the instructions" + on
+		}
+		return "loaded by the " + f.By + on
+	case FateEvicted:
+		return fmt.Sprintf("evicted by the load of %s%s (max_loaded_skills is %d)", f.By, on, f.MaxLoaded)
+	case FateUnloaded:
+		return "unloaded" + on + ": " + f.Why
+	case FateRefused:
+		return "its load was refused" + on + ": " + f.Why
+	case FateLeftOff:
+		return fmt.Sprintf("left off the list%s: list_size is %d, and %s", on, f.LeftOff.ListSize, aboveCount(len(f.LeftOff.Above), f.LeftOff.Of))
+	case FateOffered:
+		return "offered at " + rankWords(f.Offered) + on
+	}
+	return "not on the list" + on
+}
+
 // TurnWords says in plain words what became of the skill in one turn.
-func TurnWords(t *Turn) string {
+func TurnWords(t *Turn) string { return turnWords(t, "") }
+
+// turnWords is TurnWords without the fact of kind told, which the
+// verdict has said first.
+func turnWords(t *Turn, told string) string {
 	on := fmt.Sprintf(" on turn %d", t.Turn)
+	gone := t.EvictedBy != "" || len(t.Unloaded) > 0
 	var s string
 	switch {
 	case t.Loaded && t.Offered != nil:
 		s = "offered at " + rankWords(t.Offered) + on + " and loaded by the model"
 	case t.Loaded:
 		s = "loaded by the model" + on
+	case t.LoadedOn > 0 && gone:
+		// delivered while it stayed, until it left during the turn
+		s = fmt.Sprintf("still loaded at the start of turn %d (loaded on turn %d)", t.Turn, t.LoadedOn)
 	case t.LoadedOn > 0:
 		s = fmt.Sprintf("still loaded%s (loaded on turn %d)", on, t.LoadedOn)
 	case has(t.Delivered, "preload"):
@@ -112,24 +178,38 @@ func TurnWords(t *Turn) string {
 	default:
 		s = "not on the list" + on
 	}
-	for _, r := range t.Refused {
-		s += "; its load was refused: " + r
+	if told != FateRefused {
+		for _, r := range t.Refused {
+			s += "; its load was refused: " + r
+		}
 	}
-	if t.Instead != nil && len(t.Refused) == 0 {
-		switch t.Instead.Kind {
+	if in := t.Instead; in != nil && len(t.Refused) == 0 {
+		switch in.Kind {
 		case "loaded":
-			s += "; the model loaded " + strings.Join(t.Instead.Skills, ", ") + " instead"
+			s += "; the model loaded " + strings.Join(in.Skills, ", ") + " instead"
+			if len(in.Refused) > 0 {
+				s += " (" + refusedWords(in) + ")"
+			}
+		case "refused":
+			s += "; the model asked to load " + strings.Join(in.Skills, ", ") + " instead"
+			if len(in.Skills) == 1 {
+				s += ", and was refused: " + in.Refused[in.Skills[0]]
+			} else {
+				s += ", and was refused (" + refusedWords(in) + ")"
+			}
 		case "tool":
-			s += "; the model called " + strings.Join(t.Instead.Tools, ", ") + " instead"
+			s += "; the model called " + strings.Join(in.Tools, ", ") + " instead"
 		default:
 			s += "; the model answered directly"
 		}
 	}
-	if t.EvictedBy != "" {
-		s += "; evicted by the load of " + t.EvictedBy
+	if t.EvictedBy != "" && told != FateEvicted {
+		s += "; then evicted by the load of " + t.EvictedBy
 	}
-	for _, u := range t.Unloaded {
-		s += "; unloaded: " + u
+	if told != FateUnloaded {
+		for _, u := range t.Unloaded {
+			s += "; unloaded: " + u
+		}
 	}
 	if t.TextOutOfWindow {
 		s += "; its text left the window"
@@ -199,6 +279,20 @@ func Print(w io.Writer, r *Record, turn int) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "\nskipped: %s\n", s)
 	}
+}
+
+// refusedWords names the refused loads of other skills and their limits.
+func refusedWords(in *Instead) string {
+	var names []string
+	for name := range in.Refused {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, "the load of "+name+" was refused: "+in.Refused[name])
+	}
+	return strings.Join(parts, "; ")
 }
 
 func aboveWords(lo *LeftOff) string { return strings.Join(lo.Above, ", ") }
