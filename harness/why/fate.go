@@ -235,6 +235,15 @@ func (w *walker) step(e event.Event) {
 			w.answered = true
 		}
 	case *event.ToolResult:
+		if sh := e.Shell; sh != nil && w.loaded && !e.Manual {
+			// a command the model ran while the skill was loaded: what its
+			// load led to
+			cmd := clipCommand(sh.Command)
+			t := w.at(e)
+			t.Commands = append(t.Commands, Command{Command: cmd, ExitCode: sh.ExitCode, ToolCallID: e.ToolCallID})
+			w.note(e, "while loaded, the model ran %s (exit %d)", cmd, sh.ExitCode)
+			return
+		}
 		if e.Name != rulebook.ToolLoadSkill {
 			return
 		}
@@ -516,4 +525,13 @@ func orNone(v string) string {
 		return "(none)"
 	}
 	return v
+}
+
+// clipCommand is a command on one line, cut for a card.
+func clipCommand(c string) string {
+	c = strings.Join(strings.Fields(c), " ")
+	if r := []rune(c); len(r) > 120 {
+		return string(r[:119]) + "…"
+	}
+	return c
 }

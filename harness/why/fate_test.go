@@ -215,3 +215,26 @@ func TestFateBetweenTurns(t *testing.T) {
 		t.Errorf("pdf: fate %+v, verdict %q", p.Fate, p.Verdict)
 	}
 }
+
+// TestExplainNamesTheCommandsALoadLedTo: the shell commands the model ran
+// while the skill was loaded are on its turn, and not once it left.
+func TestExplainNamesTheCommandsALoadLedTo(t *testing.T) {
+	evs := []event.Event{
+		&event.SessionStart{Header: h(0), SessionID: "s1", Limits: event.DefaultSettings()},
+		&event.TurnStart{Header: h(1), Text: "audit the repo"},
+		&event.ModelCall{Header: h(1), Call: 1, Offered: []string{"audit"}},
+		&event.Assistant{Header: h(1), Call: 1, ToolCalls: []event.ToolCallRecord{{ID: "c1", Name: "load_skill", Arguments: `{"name":"audit"}`}}},
+		&event.SkillLoaded{Header: h(1), Skill: "audit", Tokens: 10, Delivery: event.DeliveryContext, By: event.ByModel},
+		&event.ToolResult{Header: h(1), ToolCallID: "c1", Name: "load_skill", Content: "ok"},
+		&event.Assistant{Header: h(1), Call: 2, ToolCalls: []event.ToolCallRecord{{ID: "c2", Name: "shell", Arguments: `{}`}}},
+		&event.ToolResult{Header: h(1), ToolCallID: "c2", Name: "shell", Content: "4 findings", Shell: &event.ShellRun{Command: "python3 /s/audit/scripts/scan.py\n  repo", ExitCode: 2}},
+		&event.SkillUnloaded{Header: h(1), Skill: "audit", Reason: event.UnloadUser},
+		&event.ToolResult{Header: h(1), ToolCallID: "c3", Name: "shell", Content: "", Shell: &event.ShellRun{Command: "ls", ExitCode: 0}},
+		&event.TurnEnd{Header: h(1), Offered: []string{"audit"}, Delivered: []string{"audit"}, Loaded: []string{"audit"}},
+	}
+	r := Explain(Facts{Name: "audit", Found: true, Enabled: true}, evs, event.DefaultSettings(), nil)
+	got := r.Turns[0].Commands
+	if len(got) != 1 || got[0].Command != "python3 /s/audit/scripts/scan.py repo" || got[0].ExitCode != 2 {
+		t.Fatalf("commands: %+v", got)
+	}
+}

@@ -102,11 +102,21 @@ type Turn struct {
 	TextOutOfWindow bool `json:"text_out_of_window"`
 	// Instead is what the model did when it was offered and not loaded.
 	Instead *Instead `json:"instead,omitempty"`
+	// Commands are the shell commands the model ran this turn while the
+	// skill was loaded: what its load led to.
+	Commands []Command `json:"commands,omitempty"`
 	// Fate is what decides the skill's fate at the end of the turn, read
 	// off the rule book's state then.
 	Fate *Fate `json:"fate,omitempty"`
 	// Timeline is what happened to the skill this turn, in order.
 	Timeline []Step `json:"timeline"`
+}
+
+// Command is a shell command an agent tool ran, and how it ended.
+type Command struct {
+	Command    string `json:"command"`
+	ExitCode   int    `json:"exit_code"`
+	ToolCallID string `json:"tool_call_id"`
 }
 
 // Rank is a skill's place on a list.
