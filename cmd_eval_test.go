@@ -718,7 +718,7 @@ func TestEvalCountsAProfilesActivationAsTheTrigger(t *testing.T) {
 		call    evaltest.Decision
 	}{
 		{"claude-code", evaltest.Call("Skill", `{"skill": "alpha"}`)},
-		{"codex", evaltest.Call("shell", fmt.Sprintf(`{"command": ["cat", %q]}`, skillPath))},
+		{"codex", evaltest.Call("exec_command", fmt.Sprintf(`{"cmd": "cat %s"}`, skillPath))},
 	} {
 		srv := evaltest.New(map[string][]evaltest.Decision{"rotate the alpha logs": {c.call}, "beta summary please": {evaltest.Call("Skill", `{"skill": "beta"}`)}})
 		qs := writeQueries(t, filepath.Join(tmp, c.profile+".json"), `[{"query": "rotate the alpha logs", "should_trigger": true}]`)

@@ -149,7 +149,31 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 // the read-only skill folders.
 func agentEnv() []string {
 	env := tools.AllowedEnv(os.Environ())
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			env[i] = "PATH=" + sandboxPath(v)
+		}
+	}
 	return append(env, "PYTHONDONTWRITEBYTECODE=1")
+}
+
+// sandboxPath keeps the entries of PATH a sandboxed command can see: the
+// system folders (a home folder's shims and version managers are not
+// there), or the sandbox's default when none is left.
+func sandboxPath(path string) string {
+	var keep []string
+	for _, d := range filepath.SplitList(path) {
+		for _, sys := range []string{"/usr/", "/bin", "/sbin", "/opt/"} {
+			if strings.HasPrefix(d, sys) {
+				keep = append(keep, d)
+				break
+			}
+		}
+	}
+	if len(keep) == 0 {
+		return sandbox.DefaultPath
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }
 
 // Resolve and Root make the workspace the file tools' resolver.

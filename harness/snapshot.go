@@ -78,6 +78,8 @@ type Snapshot struct {
 	Demo bool `json:"demo"`
 	// Turn is the number of the running or last turn.
 	Turn int `json:"turn"`
+	// Workspace is where the agent tools work, nil without them.
+	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
 	// Call is, in a snapshot of History, the model call it shows; 0 for
 	// the live session.
 	Call    int      `json:"call,omitempty"`

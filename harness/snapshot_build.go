@@ -95,8 +95,9 @@ func (f *frame) snapState(c *composition) *Snapshot {
 		SessionID: f.st.ID, Model: f.st.Model, BaseURL: f.opts.BaseURL, Demo: f.opts.Demo,
 		Turn: f.st.Turn, Running: f.st.Running, Limits: f.st.Settings,
 		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: f.st.Last,
-		Notices: append([]string(nil), f.w.notices...),
-		Profile: f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.catalogue,
+		Notices:   append([]string(nil), f.w.notices...),
+		Workspace: f.st.Workspace,
+		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.catalogue,
 	}
 	for i, ls := range f.st.Loaded {
 		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.win))

@@ -385,6 +385,9 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 			// the first screen says what was found and what cannot work
 			m.tr.addMark(mark{kind: markInfo, after: 0, text: sum})
 		}
+		if ws := msg.snap.Workspace; ws != nil && msg.entries.Len() == 0 {
+			m.tr.addMark(mark{kind: markInfo, after: 0, text: workspaceLine(ws)})
+		}
 	}
 	if m.pendingSeq > 0 && msg.seq >= m.pendingSeq {
 		m.tr.setPending("")
@@ -523,4 +526,21 @@ func (m *model) openInspector(turn int) tea.Cmd {
 	in, cmd := newInspector(m.th, m.eng, m.opts.ExportDir, turn)
 	m.overlay = in
 	return cmd
+}
+
+// workspaceLine says on the first screen where the agent tools work and
+// how their commands are confined.
+func workspaceLine(ws *harness.WorkspaceInfo) string {
+	where := "an empty folder, " + ws.Root
+	switch ws.Mode {
+	case harness.WorkspaceCopy:
+		where = fmt.Sprintf("a copy of %s (%d files)", ws.Source, ws.Files)
+	case harness.WorkspaceInPlace:
+		where = ws.Root + " ITSELF (in place: changes are real)"
+	}
+	box := ws.Sandbox
+	if box == "" {
+		box = "refused: no sandbox can start (--no-sandbox runs them unconfined)"
+	}
+	return fmt.Sprintf("agent tools work in %s · commands: %s · /files lists what they change", where, box)
 }
