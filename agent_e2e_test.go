@@ -147,8 +147,12 @@ func TestRealSkillsRunEndToEndInTheSandbox(t *testing.T) {
 	if _, err := os.Stat(runnableDir); err != nil {
 		t.Skipf("the runnable skills are not here (%s): %v", runnableDir, err)
 	}
-	skillsRoot, _ := filepath.Abs(filepath.Join(runnableDir, "skills"))
-	tasksRoot, _ := filepath.Abs(filepath.Join(runnableDir, "tasks"))
+	// real paths: a script that compares its own path with argv (as
+	// validate.mjs does) does nothing when run through a link
+	skillsRoot, _ := filepath.EvalSymlinks(filepath.Join(runnableDir, "skills"))
+	tasksRoot, _ := filepath.EvalSymlinks(filepath.Join(runnableDir, "tasks"))
+	skillsRoot, _ = filepath.Abs(skillsRoot)
+	tasksRoot, _ = filepath.Abs(tasksRoot)
 	bin := skilletBinary(t)
 	names, _ := os.ReadDir(tasksRoot)
 	for _, prof := range []string{"skillet", "claude-code", "codex"} {
@@ -204,6 +208,10 @@ func runTask(t *testing.T, bin, prof string, task runnableTask, taskDir, skillDi
 			t.Fatalf("copy fixtures: %v\n%s", err, out)
 		}
 	}
+	// the fixtures come from a read-only tree; a user's files are theirs
+	if out, err := exec.Command("chmod", "-R", "u+w", src).CombinedOutput(); err != nil {
+		t.Fatalf("chmod: %v\n%s", err, out)
+	}
 	if task.Setup != "" {
 		cmd := exec.Command("bash", "-c", task.Setup)
 		cmd.Dir, cmd.Env = src, judgeEnv
@@ -254,7 +262,8 @@ func runTask(t *testing.T, bin, prof string, task runnableTask, taskDir, skillDi
 		t.Fatalf("%s was never loaded\n%s", task.Skill, out)
 	}
 	if shellOut.Len() == 0 {
-		t.Fatalf("no shell call ran\n%s", out)
+		raw, _ := os.ReadFile(filepath.Join(tmp, "events.jsonl"))
+		t.Fatalf("no shell call ran\n%s\n%s", out, raw)
 	}
 	// the source folder is never touched
 	if task.Fixtures != "" {

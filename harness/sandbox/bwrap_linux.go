@@ -308,6 +308,7 @@ func (s *Sandbox) bwrapArgs(p *prepared) ([]string, error) {
 			a = append(a, m.kind, m.path, m.path)
 		}
 	}
+	a = append(a, aliasLinks(p, mounts)...)
 	a = append(a, "--remount-ro", "/", "--chdir", p.dir)
 	return a, nil
 }
@@ -441,4 +442,26 @@ func closeOnExec() {
 			syscall.CloseOnExec(fd)
 		}
 	}
+}
+
+// aliasLinks makes each read-only folder given through a symbolic link
+// reachable by the path it was given as, as a link in the sandbox's own
+// root — never inside a folder bound from the machine, where the link
+// would be written to disk.
+func aliasLinks(p *prepared, mounts []mount) []string {
+	var a []string
+	for _, al := range p.aliases {
+		given, real := al[0], al[1]
+		covered := false
+		for _, m := range mounts {
+			covered = covered || within(given, m.path)
+		}
+		for _, d := range append(append([]string{}, systemDirs...), "/tmp", "/var/tmp", "/dev", "/proc") {
+			covered = covered || within(given, d)
+		}
+		if !covered {
+			a = append(a, "--symlink", real, given)
+		}
+	}
+	return a
 }

@@ -214,8 +214,12 @@ type prepared struct {
 	workspace string
 	dir       string
 	readOnly  []string
-	env       []string
-	home      string // HOME inside, "" when Env has none (unconfined)
+	// aliases are read-only folders given by a path through a symbolic
+	// link: [given, real]. The folder is bound at its real path, and the
+	// given path is made a link to it, so a command can use either.
+	aliases [][2]string
+	env     []string
+	home    string // HOME inside, "" when Env has none (unconfined)
 }
 
 // prepare validates spec and resolves its folders to real paths.
@@ -262,6 +266,9 @@ func (s *Sandbox) prepare(spec Spec) (*prepared, error) {
 			return nil, errors.New("sandbox: a read-only folder cannot be the root folder /")
 		}
 		p.readOnly = append(p.readOnly, r)
+		if abs, err := filepath.Abs(ro); err == nil && filepath.Clean(abs) != r {
+			p.aliases = append(p.aliases, [2]string{filepath.Clean(abs), r})
+		}
 	}
 	p.env = make([]string, 0, len(spec.Env)+1)
 	for _, kv := range spec.Env {
