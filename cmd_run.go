@@ -103,8 +103,10 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 
 	ev := &eventWriter{w: events, stderr: stderr}
 	opts := harness.Options{OnEvent: ev.write, ApproveAll: f.approveAll, Approve: f.approve}
-	if cas := w.tape.cassette; cas != nil && !f.approveAll && len(f.approve) == 0 {
-		opts.Approver = cas.Approver() // approve what the recording approved
+	if cas := w.tape.cassette; cas != nil && f.tape.tools && !f.approveAll && len(f.approve) == 0 {
+		// no tool runs: the recorded answer only picks the recorded
+		// result; a replay whose tools run is approved as a live run is
+		opts.Approver = cas.ServedApprover()
 	}
 	w.tape.reportTo(func(m *cassette.Mismatch) { fmt.Fprintln(stderr, "skillet: warning:", m.Error()) })
 	s, err := openSession(&f.common, w, opts)

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"sync"
 )
@@ -194,6 +195,10 @@ func readLines(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *jou
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
 			e, derr := codec.decode(b)
 			switch {
+			case event.IsBadValue(derr):
+				// not damage to skip past: a journal made to write
+				// elsewhere or run out of range is refused whole
+				return events, problems, codec, fmt.Errorf("line %d: %w", line, derr)
 			case derr != nil:
 				problems = append(problems, fmt.Sprintf("line %d: %v", line, derr))
 			case e != nil:
@@ -283,7 +288,9 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	}
 	s.mu.Unlock()
 	if !readOnly {
-		s.materialize()
+		for _, why := range s.materialize() {
+			s.warn(why)
+		}
 	}
 	for _, p := range problems {
 		s.warn("journal " + p + " was skipped")
