@@ -130,8 +130,9 @@ func writeFile(who, file string, perm os.FileMode, stdout, stderr io.Writer, wri
 	return true
 }
 
-// writeExport writes one of export's files, readable by others as any
-// file made to be shared.
+// writeExport writes one of export's files, readable by its owner only as
+// the journal is: an export holds the whole conversation and its tool
+// output, and the owner decides whom to share it with.
 func writeExport(file string, stdout, stderr io.Writer, write func(io.Writer) error) bool {
-	return writeFile("skillet export", file, 0o666, stdout, stderr, write)
+	return writeFile("skillet export", file, 0o600, stdout, stderr, write)
 }

@@ -92,7 +92,8 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		// lines, exactly as journaled
 		events, answers = rawStdout, stderr
 	default:
-		file, err := os.Create(f.events)
+		// the events hold the conversation: the owner's only, as the journal
+		file, err := os.OpenFile(f.events, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			fmt.Fprintln(stderr, "skillet run:", err)
 			return 2

@@ -45,7 +45,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("model base URL %q: want http:// or https:// and a host, such as %s", cfg.BaseURL, DefaultBaseURL)
 	}
 	cfg.BaseURL = base
-	c := &Client{cfg: cfg, key: cfg.APIKey, secrets: secretsOf(cfg.APIKey, u), completions: base + "/chat/completions", http: cfg.HTTPClient, sleep: sleepCtx}
+	c := &Client{cfg: cfg, key: cfg.APIKey, secrets: secretsOf(cfg.APIKey, u), completions: endpointURL(u, "chat/completions"), http: cfg.HTTPClient, sleep: sleepCtx}
 	if c.http == nil {
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
@@ -60,7 +60,18 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// BaseURL is the API root the client talks to (never holding a key).
+// endpointURL is an API path under the base URL, its query kept where it
+// belongs: https://h/v1?api-key=K gives https://h/v1/chat/completions?api-key=K.
+func endpointURL(base *url.URL, path string) string {
+	u := *base
+	u.Path = strings.TrimRight(u.Path, "/") + "/" + path
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + "/" + path
+	}
+	return u.String()
+}
+
+// BaseURL is the API root the client talks to, as it was given.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 
 // Complete sends req and returns the model's reply, reading it as a stream
@@ -265,7 +276,7 @@ func (c *Client) rawString(r *rawText) string {
 	if r.dropped > 0 {
 		s += fmt.Sprintf("\n[raw reply cut at %d bytes; %d more bytes not kept]", maxRaw, r.dropped)
 	}
-	return hideAll(s, c.secrets)
+	return hideAll(ScrubStream(s, c.secrets), c.secrets)
 }
 
 func isEventStream(contentType string) bool {

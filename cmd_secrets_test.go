@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// echoServer streams back, split across server-sent events, every
+// credential the request came with, and notes where requests went.
+type echoServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	paths []string
+}
+
+func newEchoServer(t *testing.T, pieces func(auth, query string) []string) *echoServer {
+	t.Helper()
+	es := &echoServer{}
+	es.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		es.mu.Lock()
+		es.paths = append(es.paths, r.URL.Path+"?"+r.URL.RawQuery)
+		es.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n")
+		for _, p := range pieces(r.Header.Get("Authorization"), r.URL.RawQuery) {
+			b, _ := json.Marshal(p)
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%s}}]}\n\n", b)
+			fl.Flush()
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(es.Close)
+	return es
+}
+
+// contentOf joins the delta contents of a stream's events.
+func contentOf(stream string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(stream, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(data), &ev) == nil && len(ev.Choices) > 0 {
+			b.WriteString(ev.Choices[0].Delta.Content)
+		}
+	}
+	return b.String()
+}
+
+// split cuts s into pieces of about n bytes.
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}
+
+// A server that echoes the key, the base URL's password, the Basic
+// Authorization value and a query-string key, each split across stream
+// events and in several encodings, leaves none of them in the cassette,
+// the journal or the output; and the request goes to
+// /v1/chat/completions with the base URL's query after it.
+func TestSecretsSplitAcrossEventsNeverReachTheCassette(t *testing.T) {
+	tmp := isolate(t)
+	const key, pw, qkey = "sk-live-0123456789abcdef", "hunter2-pass-word", "q-secret-9876543210"
+	basic := base64.StdEncoding.EncodeToString([]byte("bob:" + pw))
+	srv := newEchoServer(t, func(auth, query string) []string {
+		var out []string
+		out = append(out, "you sent ")
+		out = append(out, split(strings.TrimPrefix(auth, "Bearer "), 5)...)
+		out = append(out, " and ")
+		out = append(out, split(basic, 4)...)
+		out = append(out, " and ")
+		out = append(out, split(url.QueryEscape(pw), 3)...)
+		out = append(out, " query ")
+		out = append(out, split(query, 6)...)
+		out = append(out, " b64 ")
+		out = append(out, split(base64.URLEncoding.EncodeToString([]byte(key)), 7)...)
+		out = append(out, " end")
+		return out
+	})
+	t.Setenv("OPENAI_API_KEY", key)
+	base := strings.Replace(srv.URL, "http://", "http://bob:"+pw+"@", 1) + "/v1?api-key=" + qkey
+	writeSkill(t, filepath.Join(tmp, "skills"), "alpha", "")
+	rec := filepath.Join(tmp, "rec.jsonl")
+	code, out, errOut := runBinary(t, "run", "--skills", filepath.Join(tmp, "skills"), "--base-url", base, "--model", "echo-1", "--record", rec, "hello")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if len(srv.paths) == 0 || srv.paths[0] != "/v1/chat/completions?api-key="+qkey {
+		t.Fatalf("the request went to %v, want /v1/chat/completions?api-key=…", srv.paths)
+	}
+	if !strings.Contains(out, "you sent ") || !strings.Contains(out, " end") {
+		t.Fatalf("the answer did not come through:\n%s", out)
+	}
+	secrets := map[string]string{"key": key, "password": pw, "basic": basic, "query key": qkey,
+		"url-encoded password": url.QueryEscape(pw), "url-safe base64 key": base64.URLEncoding.EncodeToString([]byte(key))}
+	journals, _ := filepath.Glob(filepath.Join(tmp, "state", "skillet", "sessions", "*", "journal.jsonl"))
+	if len(journals) != 1 {
+		t.Fatalf("want one journal, found %v", journals)
+	}
+	// what the recorded stream says, its events put together
+	var said strings.Builder
+	for _, c := range openCassette(t, rec).Calls {
+		for _, ch := range c.Chunks {
+			said.WriteString(contentOf(string(ch.Bytes())))
+		}
+	}
+	if !strings.Contains(said.String(), "you sent ") {
+		t.Fatalf("the cassette's stream says %q", said.String())
+	}
+	jr := readText(t, journals[0])
+	for _, line := range strings.Split(jr, "\n") {
+		var a struct {
+			Type string `json:"type"`
+			Raw  string `json:"raw"`
+		}
+		if json.Unmarshal([]byte(line), &a) == nil && a.Type == "assistant" {
+			said.WriteString(contentOf(a.Raw))
+		}
+	}
+	for what, s := range secrets {
+		for name, text := range map[string]string{"cassette": readText(t, rec), "journal": jr, "streams put together": said.String()} {
+			if strings.Contains(text, s) {
+				t.Errorf("the %s holds the %s", name, what)
+			}
+		}
+	}
+	if !strings.Contains(readText(t, rec), "[redacted API key]") {
+		t.Error("the cassette should show where the echoed key was cut")
+	}
+	for what, s := range secrets {
+		if strings.Contains(out, s) || strings.Contains(errOut, s) {
+			t.Errorf("the output holds the %s", what)
+		}
+	}
+}
