@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -151,6 +152,55 @@ func TestSecretsSplitAcrossEventsNeverReachTheCassette(t *testing.T) {
 	for what, s := range secrets {
 		if strings.Contains(out, s) || strings.Contains(errOut, s) {
 			t.Errorf("the output holds the %s", what)
+		}
+	}
+}
+
+// Credentials in --base-url work, with a warning that the process list
+// shows them; the resume line never prints them; the events file and
+// exports are the owner's only.
+func TestBaseURLCredentialsWarnAndFilesArePrivate(t *testing.T) {
+	tmp := isolate(t)
+	const pw = "hunter2-pass-word"
+	srv := newEchoServer(t, func(string, string) []string { return []string{"fine"} })
+	base := strings.Replace(srv.URL, "http://", "http://bob:"+pw+"@", 1) + "/v1"
+	events := filepath.Join(tmp, "events.jsonl")
+	code, out, errOut := runBinary(t, "run", "--base-url", base, "--model", "echo-1", "--events", events, "hello")
+	if code != 0 || !strings.Contains(out, "fine") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "--base-url holds credentials") || !strings.Contains(errOut, "OPENAI_BASE_URL") {
+		t.Errorf("no warning about credentials on the command line:\n%s", errOut)
+	}
+	if strings.Contains(out+errOut, pw) {
+		t.Errorf("the password was printed:\n%s\n%s", out, errOut)
+	}
+	// from the environment: no warning
+	t.Setenv("OPENAI_BASE_URL", base)
+	if _, _, errOut := runBinary(t, "run", "--model", "echo-1", "hello"); strings.Contains(errOut, "holds credentials") || strings.Contains(errOut, pw) {
+		t.Errorf("credentials from the environment: %s", errOut)
+	}
+	if got := resumeCommand(&common{baseURL: base}, "abc", "/x/abc"); strings.Contains(got, pw) || !strings.Contains(got, "OPENAI_BASE_URL=") {
+		t.Errorf("resume line %s", got)
+	}
+	journals, _ := filepath.Glob(filepath.Join(tmp, "state", "skillet", "sessions", "*"))
+	if len(journals) == 0 {
+		t.Fatal("no session")
+	}
+	md, cast := filepath.Join(tmp, "s.md"), filepath.Join(tmp, "s.cast")
+	if code, _, errOut := runBinary(t, "export", "--md", md, "--cast", cast, journals[0]); code != 0 {
+		t.Fatalf("export: exit %d %s", code, errOut)
+	}
+	for _, f := range []string{events, md, cast} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s is %v, want -rw-------", filepath.Base(f), fi.Mode().Perm())
+		}
+		if strings.Contains(readText(t, f), pw) {
+			t.Errorf("%s holds the password", filepath.Base(f))
 		}
 	}
 }

@@ -145,6 +145,10 @@ func wire(c *common) (*wiring, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hasCredentials(c.baseURL) {
+		w.notice("warning: --base-url holds credentials, which other local users can read in the process list; " +
+			"set them in $OPENAI_BASE_URL or skillet.toml [model] base_url instead")
+	}
 	if err := w.createRecorder(c); err != nil {
 		return nil, err
 	}
@@ -288,6 +292,13 @@ func setPair(s *harness.Settings, kv string) error {
 		return usageError{fmt.Sprintf("--set %s: %s", kv, msg)}
 	}
 	return nil
+}
+
+// hasCredentials reports whether a base URL holds a password or a
+// credential query parameter (llm.URLSecrets).
+func hasCredentials(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && len(llm.URLSecrets(u)) > 0
 }
 
 // checkBaseURL refuses a --base-url that is not an http(s) URL.
