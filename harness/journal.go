@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -113,7 +112,7 @@ func (j *journal) close() error {
 
 // ReadJournal decodes a journal. A line that does not decode (a torn last
 // line after a crash, say) is skipped and named in the returned problems;
-// everything else is kept. Lines have no length limit.
+// everything else is kept. A line longer than MaxLine is an error.
 func ReadJournal(r io.Reader) ([]Event, []string, error) {
 	events, problems, _, err := readJournal(r, false, nil)
 	return events, problems, err
@@ -186,10 +185,14 @@ func readLines(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *jou
 	var problems []string
 	codec := newJournalCodec()
 	codec.lazy, codec.src = lazy, src
-	br := bufio.NewReaderSize(r, 1<<20)
+	lr := NewLineReader(r, 0)
 	var at int64
 	for line := 1; ; line++ {
-		raw, err := br.ReadBytes('\n')
+		raw, err := lr.Next()
+		var tooLong *LineTooLongError
+		if errors.As(err, &tooLong) {
+			return events, problems, codec, err
+		}
 		codec.at = at
 		at += int64(len(raw))
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
@@ -236,7 +239,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
@@ -348,12 +351,16 @@ func PeekSession(path string) (*SessionStart, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", path, err)
 	}
 	defer f.Close()
-	first, err := bufio.NewReader(f).ReadBytes('\n')
+	first, err := NewLineReader(f, 0).Next()
+	var tooLong *LineTooLongError
+	if errors.As(err, &tooLong) {
+		return nil, fmt.Errorf("read session %s: %w", path, err)
+	}
 	if len(bytes.TrimSpace(first)) == 0 {
 		return nil, fmt.Errorf("read session %s: the journal is empty", path)
 	}

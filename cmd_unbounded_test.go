@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runBounded runs the binary with a deadline, and says how much memory it
+// took at most (its peak resident size, in bytes).
+func runBounded(t *testing.T, limit time.Duration, env []string, args ...string) (code int, out, errOut string, peak int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, skilletBinary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("skillet %s did not end within %s\n%s", strings.Join(args, " "), limit, e.String())
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run skillet: %v", err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peak = ru.Maxrss * 1024
+	}
+	return code, o.String(), e.String(), peak
+}
+
+// A journal that is a named pipe or a device is refused at once, naming
+// what it is, by every command that reads one; none waits on the pipe or
+// reads the device for ever.
+func TestJournalThatIsNoFileIsRefused(t *testing.T) {
+	tmp := isolate(t)
+	fifo := filepath.Join(tmp, "fifo", "journal.jsonl")
+	os.MkdirAll(filepath.Dir(fifo), 0o700)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	zero := filepath.Join(tmp, "zero", "journal.jsonl")
+	os.MkdirAll(filepath.Dir(zero), 0o700)
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, kind string }{{fifo, "a named pipe"}, {zero, "a character device"}} {
+		for _, args := range [][]string{
+			{"show", c.path},
+			{"why", "--session", c.path, "alpha"},
+			{"export", "--md", "-", c.path},
+			{"run", "--offline", "--resume", filepath.Dir(c.path), "hi"},
+			{"run", "--offline", "--replay", c.path, "hi"},
+		} {
+			code, _, errOut, _ := runBounded(t, 20*time.Second, nil, args...)
+			if code == 0 || !strings.Contains(errOut, c.kind) {
+				t.Errorf("skillet %s: exit %d, stderr should say it is %s:\n%s", strings.Join(args, " "), code, c.kind, errOut)
+			}
+		}
+	}
+}
+
+// A journal line past the bound is an error naming the file and the line,
+// and reading stops there: memory stays near the bound, not the file.
+func TestJournalLineHasABound(t *testing.T) {
+	tmp := isolate(t)
+	code, out, errOut := runCmd(t, "", "run", "--offline", "--events", "-", "hello")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	id := sessionStart(t, out)["session_id"].(string)
+	journal := filepath.Join(tmp, "state", "skillet", "sessions", id, "journal.jsonl")
+	lines := strings.Count(readText(t, journal), "\n")
+	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 64 MiB with no newline: a line of any size would be read whole
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for i := 0; i < 1024; i++ {
+		f.Write(chunk)
+	}
+	f.Close()
+	env := []string{"SKILLET_MAX_LINE=4MiB"}
+	for _, args := range [][]string{{"show", journal}, {"export", "--md", "-", journal}, {"why", "--session", journal, "alpha"}, {"run", "--offline", "--resume", id, "hi"}} {
+		code, _, errOut, peak := runBounded(t, 30*time.Second, env, args...)
+		want := fmt.Sprintf("line %d is longer than 4 MiB", lines+1)
+		if code == 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "SKILLET_MAX_LINE") {
+			t.Errorf("skillet %s: exit %d, stderr should say %q:\n%s", args[0], code, want, errOut)
+		}
+		if !strings.Contains(errOut, journal) && !strings.Contains(errOut, id) {
+			t.Errorf("skillet %s: stderr does not name the journal:\n%s", args[0], errOut)
+		}
+		if peak > 60<<20 {
+			t.Errorf("skillet %s took %d MiB reading a 64 MiB line", args[0], peak>>20)
+		}
+	}
+}
