@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,5 +105,47 @@ func TestJournalLineHasABound(t *testing.T) {
 		if peak > 60<<20 {
 			t.Errorf("skillet %s took %d MiB reading a 64 MiB line", args[0], peak>>20)
 		}
+	}
+}
+
+// A stream that sends a piece of data every 100 ms never trips the idle
+// timeout; the reply timeout ends it, from the flag or from [model]
+// reply_timeout, with a message naming both.
+func TestReplyTimeoutEndsATricklingStream(t *testing.T) {
+	tmp := isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n")
+		for i := 0; i < 600; i++ {
+			if _, err := fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"la \"}}]}\n\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	cfg := filepath.Join(tmp, "skillet.toml")
+	os.WriteFile(cfg, []byte("[model]\nreply_timeout = \"1500ms\"\n"), 0o600)
+	for _, args := range [][]string{
+		{"run", "--base-url", srv.URL + "/v1", "--reply-timeout", "1s", "hello"},
+		{"run", "--base-url", srv.URL + "/v1", "--config", cfg, "hello"},
+	} {
+		start := time.Now()
+		code, _, errOut, _ := runBounded(t, 30*time.Second, nil, args...)
+		took := time.Since(start)
+		if code == 0 || !strings.Contains(errOut, "reply timeout") || !strings.Contains(errOut, "--reply-timeout") {
+			t.Errorf("%v: exit %d\n%s", args, code, errOut)
+		}
+		if took > 10*time.Second {
+			t.Errorf("%v: took %s", args, took)
+		}
+	}
+	if code, _, errOut, _ := runBounded(t, 10*time.Second, nil, "run", "--offline", "--reply-timeout", "-1s", "hi"); code != 2 || !strings.Contains(errOut, "--reply-timeout") {
+		t.Errorf("a negative --reply-timeout: exit %d %s", code, errOut)
 	}
 }

@@ -42,6 +42,9 @@ type common struct {
 	tape       tapeFlags
 	profile    string
 	window     positiveInt
+	// replyTimeout bounds a whole model reply; 0 is the config's or the
+	// default
+	replyTimeout time.Duration
 	// noScan leaves the catalog unread, for a caller that reads only the
 	// skills it needs.
 	noScan bool
@@ -63,6 +66,8 @@ func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL`; the first set of this flag, skillet.toml [model] base_url,\n"+
 		"$OPENAI_BASE_URL, else https://api.openai.com/v1. With no OPENAI_API_KEY and none of\n"+
 		"these set, the offline demo model answers")
+	fs.DurationVar(&c.replyTimeout, "reply-timeout", 0, "the longest one model reply may take, however steadily it streams, such as 90s or 20m\n"+
+		"(default: skillet.toml [model] reply_timeout, else 10m)")
 	fs.BoolVar(&c.offline, "offline", false, "use the built-in offline demo model (not an LLM), even with a key set")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable): "+strings.Join(harness.SettingKeys(), ", "))
 	fs.StringVar(&c.profile, "profile", "", "how skills reach the model: the `NAME` of a profile ("+strings.Join(profile.Names(), ", ")+");\n"+
@@ -140,6 +145,9 @@ func printNotices(stderr io.Writer, w *wiring) {
 func wire(c *common) (*wiring, error) {
 	if err := checkBaseURL(c.baseURL); err != nil {
 		return nil, err
+	}
+	if c.replyTimeout < 0 {
+		return nil, usageError{fmt.Sprintf("--reply-timeout %s: want a length of time above 0, such as 90s or 20m", c.replyTimeout)}
 	}
 	w, err := wireSkills(c)
 	if err != nil {
@@ -488,6 +496,7 @@ func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
 	lc.ConnectTimeout = orDuration(cfg.Model.ConnectTimeout.Duration, lc.ConnectTimeout)
 	lc.FirstByteTimeout = orDuration(cfg.Model.FirstByteTimeout.Duration, lc.FirstByteTimeout)
 	lc.IdleTimeout = orDuration(cfg.Model.IdleTimeout.Duration, lc.IdleTimeout)
+	lc.ReplyTimeout = orDuration(c.replyTimeout, orDuration(cfg.Model.ReplyTimeout.Duration, lc.ReplyTimeout))
 	lc.HTTPClient = w.tape.httpClient(lc.ConnectTimeout)
 	client, err := llm.New(lc)
 	if err != nil {

@@ -48,6 +48,8 @@ type ModelConfig struct {
 	ConnectTimeout   Duration `toml:"connect_timeout"`
 	FirstByteTimeout Duration `toml:"first_byte_timeout"`
 	IdleTimeout      Duration `toml:"idle_timeout"`
+	// ReplyTimeout bounds a whole reply, however steadily it streams.
+	ReplyTimeout Duration `toml:"reply_timeout"`
 }
 
 // AgentConfig is the [agent] table: the prompt and the agent's own tools.

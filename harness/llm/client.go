@@ -118,7 +118,15 @@ func (c *Client) Complete(ctx context.Context, req *chat.Request, on func(chat.S
 // attempt sends body once. A non-nil retry says the failure is worth
 // another try and how long the server asked to wait.
 func (c *Client) attempt(parent context.Context, body []byte, stream bool, on func(chat.StreamEvent)) (*chat.Reply, *retryHint, error) {
-	ctx, dog := watch(parent, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	whole := parent
+	if d := c.cfg.ReplyTimeout; d > 0 {
+		// the overall deadline: a stream that trickles data keeps the idle
+		// clock happy for ever
+		var cancel context.CancelFunc
+		whole, cancel = context.WithTimeoutCause(parent, d, &TimeoutError{Which: TimeoutReply, After: d})
+		defer cancel()
+	}
+	ctx, dog := watch(whole, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	defer dog.stop()
 
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.completions, bytes.NewReader(body))
