@@ -220,32 +220,35 @@ func oneLine(s string, n int) string {
 }
 
 // wrap breaks text into lines of at most width runes, at spaces where it
-// can.
+// can. It walks each paragraph once, so a paragraph of megabytes costs
+// about its length.
 func wrap(text string, width int) []string {
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
 		r := []rune(para)
 		// continuation lines keep the paragraph's indent
-		indent := []rune(para[:len(para)-len(strings.TrimLeft(para, " "))])
+		indent := string(para[:len(para)-len(strings.TrimLeft(para, " "))])
 		if len(indent) > width/2 {
-			indent = nil
+			indent = ""
 		}
-		for len(r) > width {
-			cut := width
-			for i := width; i > width/2; i-- {
+		lead := ""    // the indent of a continuation line
+		room := width // runes of r the line can take after lead
+		for len(r) > room {
+			cut := room
+			for i := room; i > room-width/2 && i > 0; i-- {
 				if r[i] == ' ' {
 					cut = i
 					break
 				}
 			}
-			out = append(out, string(r[:cut]))
+			out = append(out, lead+string(r[:cut]))
 			r = r[cut:]
 			if len(r) > 0 && r[0] == ' ' {
 				r = r[1:]
 			}
-			r = append(append([]rune{}, indent...), r...)
+			lead, room = indent, width-len(indent)
 		}
-		out = append(out, string(r))
+		out = append(out, lead+string(r))
 	}
 	return out
 }
