@@ -131,6 +131,11 @@ func replayDiff(rf *replayFlags, file string, stdout, stderr io.Writer) int {
 		}
 	}
 	status = d.report(w.tape.player, cas, status)
+	if cas.Truncated {
+		// what came before the damage was compared, but not the recording
+		fmt.Fprintf(stdout, "the cassette is damaged, so the replay cannot be whole: %s\n", cas.Problem)
+		status = 1
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "skillet replay diff:", sigs.cancelled())
 		return sigs.exitCode(1)
@@ -218,9 +223,9 @@ func (d *differ) report(p *cassette.Player, cas *cassette.Cassette, status int) 
 	if len(ms) > 0 || changed > 0 {
 		status = 1
 	}
-	if status == 0 {
+	if status == 0 && !cas.Truncated {
 		fmt.Fprintf(d.out, "all %d requests are as recorded\n", p.Served())
-	} else {
+	} else if status != 0 {
 		fmt.Fprintf(d.out, "%d of %d requests differ from the recording\n", len(ms), p.Served())
 	}
 	return status

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,44 @@ func readText(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A cassette damaged right after its header is an error for replay diff,
+// never "all 0 requests are as recorded".
+func TestReplayDiffOfADamagedCassetteFails(t *testing.T) {
+	tmp := isolate(t)
+	_, rec := recordTwoSkills(t, tmp)
+	lines := strings.SplitN(readText(t, rec), "\n", 2)
+	damaged := filepath.Join(tmp, "damaged.jsonl")
+	os.WriteFile(damaged, []byte(lines[0]+"\n{\"kind\":\"call\",garbage\n"+lines[1]), 0o600)
+	code, out, errOut := runBinary(t, "replay", "diff", damaged)
+	if code != 1 || strings.Contains(out, "are as recorded") || !strings.Contains(out, "the cassette is damaged") || !strings.Contains(out, "line 2") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// --config given to replay diff is not ignored: its skills_dirs are the
+// folders replayed against, and a config that lists none says the
+// recorded folders are used.
+func TestReplayDiffTakesTheConfigsFolders(t *testing.T) {
+	tmp := isolate(t)
+	_, rec := recordTwoSkills(t, tmp)
+	other := filepath.Join(tmp, "other")
+	writeSkill(t, other, "alpha", "")
+	writeSkill(t, other, "beta", "")
+	p := filepath.Join(other, "beta", "SKILL.md")
+	os.WriteFile(p, []byte(strings.Replace(readText(t, p), "The beta skill.", "A changed beta skill.", 1)), 0o600)
+	cfg := filepath.Join(tmp, "cfgdir", "skillet.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte(fmt.Sprintf("skills_dirs = [%q]\n", other)), 0o600)
+	code, out, errOut := runBinary(t, "replay", "diff", rec, "--config", cfg)
+	if code != 1 || !strings.Contains(out, "the description of beta changed") {
+		t.Fatalf("--config with other folders: exit %d\n%s\n%s", code, out, errOut)
+	}
+	bare := filepath.Join(tmp, "bare.toml")
+	os.WriteFile(bare, []byte("[session]\n"), 0o600)
+	code, out, errOut = runBinary(t, "replay", "diff", rec, "--config", bare)
+	if !strings.Contains(out+errOut, "lists no skills_dirs: the recorded skill folders are used") {
+		t.Fatalf("--config without folders: exit %d\n%s\n%s", code, out, errOut)
+	}
 }

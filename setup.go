@@ -221,7 +221,13 @@ func wireSkills(c *common) (*wiring, error) {
 	}
 
 	var roots []skills.Root
-	if len(c.skills) == 0 && start != nil && len(start.Roots) > 0 {
+	// --config names the skill folders to use instead of the recorded
+	// ones, when it lists any
+	ownDirs := c.config != "" && len(cfg.SkillsDirs) > 0
+	if c.config != "" && !ownDirs && len(c.skills) == 0 && start != nil && len(start.Roots) > 0 {
+		w.notice("--config %s lists no skills_dirs: the recorded skill folders are used (--skills DIR chooses others)", c.config)
+	}
+	if len(c.skills) == 0 && !ownDirs && start != nil && len(start.Roots) > 0 {
 		if roots, err = w.sessionRoots(start.Roots, builtin); err != nil {
 			return nil, err
 		}
@@ -254,7 +260,10 @@ func wireSkills(c *common) (*wiring, error) {
 		}
 		w.notice("no skills folder found: using the built-in sample skills (%s)", root.Dir)
 	}
-	w.tapeSettings(&cfg.Session)
+	if c.config == "" {
+		// the recorded settings, unless a config was asked for
+		w.tapeSettings(&cfg.Session)
+	}
 	for _, kv := range c.sets {
 		if err := setPair(&cfg.Session, kv); err != nil {
 			return nil, err
