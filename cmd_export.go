@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"skillet/harness"
@@ -57,6 +58,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "skillet export:", strings.TrimPrefix(err.Error(), "--resume: "))
 		return 2
 	}
+	if err := checkOutputs(path, [][2]string{{"--md", md}, {"--cast", cast}, {"--html", page}}); err != nil {
+		fmt.Fprintln(stderr, "skillet export:", err)
+		return 2
+	}
 	code := 0
 	// the cast and the page share one fold; the Markdown folds the journal
 	// with its skills, so --md alone never reads it for them
@@ -80,6 +85,39 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		code = 1
 	}
 	return code
+}
+
+// checkOutputs refuses an output file that is the journal being read (by
+// any path, a symlink too) or that two flags name: either would leave one
+// of the files lost.
+func checkOutputs(session string, outs [][2]string) error {
+	journal := session
+	if fi, err := os.Stat(journal); err == nil && fi.IsDir() {
+		journal = filepath.Join(journal, harness.JournalFile)
+	}
+	jfi, jerr := os.Stat(journal)
+	same := func(a, b string) bool {
+		if filepath.Clean(a) == filepath.Clean(b) {
+			return true
+		}
+		fa, err1 := os.Stat(a)
+		fb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+	}
+	for i, o := range outs {
+		if o[1] == "" || o[1] == "-" {
+			continue
+		}
+		if fi, err := os.Stat(o[1]); jerr == nil && err == nil && os.SameFile(fi, jfi) {
+			return usageError{fmt.Sprintf("%s %s is the session's journal: export never writes over what it reads", o[0], o[1])}
+		}
+		for _, p := range outs[:i] {
+			if p[1] != "" && p[1] != "-" && same(p[1], o[1]) {
+				return usageError{fmt.Sprintf("%s and %s both name %s: give each its own file", p[0], o[0], o[1])}
+			}
+		}
+	}
+	return nil
 }
 
 // exportMarkdown writes /export's Markdown of the session at path, folded

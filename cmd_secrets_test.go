@@ -204,3 +204,36 @@ func TestBaseURLCredentialsWarnAndFilesArePrivate(t *testing.T) {
 		}
 	}
 }
+
+// export never writes over the journal it reads, by its path or through
+// a symlink, and refuses two outputs naming one file.
+func TestExportRefusesToOverwriteItsJournal(t *testing.T) {
+	tmp := isolate(t)
+	code, out, errOut := runCmd(t, "", "run", "--offline", "--events", "-", "hello")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	id := sessionStart(t, out)["session_id"].(string)
+	dir := filepath.Join(tmp, "state", "skillet", "sessions", id)
+	journal := filepath.Join(dir, "journal.jsonl")
+	before := readText(t, journal)
+	link := filepath.Join(tmp, "link.md")
+	os.Symlink(journal, link)
+	for _, args := range [][]string{
+		{"export", "--md", journal, dir},
+		{"export", "--cast", link, id},
+		{"export", "--html", journal, journal},
+	} {
+		code, _, errOut := runBinary(t, args...)
+		if code != 2 || !strings.Contains(errOut, "is the session's journal") {
+			t.Errorf("%v: exit %d\n%s", args, code, errOut)
+		}
+	}
+	if readText(t, journal) != before {
+		t.Fatal("the journal was written over")
+	}
+	x := filepath.Join(tmp, "x.out")
+	if code, _, errOut := runBinary(t, "export", "--md", x, "--cast", x, id); code != 2 || !strings.Contains(errOut, "--md and --cast both name") {
+		t.Errorf("--md X --cast X: exit %d\n%s", code, errOut)
+	}
+}
