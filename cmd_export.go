@@ -136,7 +136,8 @@ func exportMarkdown(c *common, path, file string, nameSkipped bool, stdout, stde
 			fmt.Fprintf(stderr, "skillet export: %s: %s was skipped\n", path, p)
 		}
 	}
-	return writeExport(file, stdout, stderr, s.ExportMarkdown)
+	// Markdown is text: nothing in it may drive the terminal it is read in
+	return writeExport(file, stdout, stderr, func(w io.Writer) error { return s.ExportMarkdown(plainWriter{w}) })
 }
 
 // writeFile writes one file (stdout for -) with perm, and says what went

@@ -237,3 +237,41 @@ func TestExportRefusesToOverwriteItsJournal(t *testing.T) {
 		t.Errorf("--md X --cast X: exit %d\n%s", code, errOut)
 	}
 }
+
+// Fields of a journal or a cassette (a model name, a tool name) holding
+// escape sequences reach no terminal: show, why, replay diff and
+// export --md print them plain, and the asciicast's first line too.
+func TestEscapesInRecordedFieldsArePrintedPlain(t *testing.T) {
+	tmp := isolate(t)
+	skills, rec := recordTwoSkills(t, tmp)
+	const hostile = `evil\u001b]0;owned\u0007\u001b[2J\u009b31m`
+	id := onlySession(t, tmp)
+	journal := filepath.Join(tmp, "state", "skillet", "sessions", id, "journal.jsonl")
+	text := readText(t, journal)
+	first, rest, _ := strings.Cut(text, "\n")
+	first = strings.Replace(first, `"model":"`, `"model":"`+hostile, 1)
+	rest = strings.ReplaceAll(rest, `"name":"load_skill"`, `"name":"load_skill`+hostile+`"`)
+	os.WriteFile(journal, []byte(first+"\n"+rest), 0o600)
+	cas := readText(t, rec)
+	os.WriteFile(rec, []byte(strings.Replace(cas, `"model":"`, `"model":"`+hostile, 1)), 0o600)
+	bad := func(s string) bool { return strings.ContainsAny(s, "\x1b\x07\u009b") }
+	for _, args := range [][]string{
+		{"show", id},
+		{"why", "--session", id, "--skills", skills, "alpha"},
+		{"export", "--md", "-", id},
+		{"replay", "diff", rec},
+	} {
+		_, out, errOut := runBinary(t, args...)
+		if bad(out) || bad(errOut) {
+			t.Errorf("skillet %s printed an escape sequence:\n%q\n%q", strings.Join(args, " "), out, errOut)
+		}
+		if !strings.Contains(out+errOut, "evil") && args[0] != "why" {
+			t.Errorf("skillet %s does not show the field at all:\n%s", args[0], out)
+		}
+	}
+	_, out, _ := runBinary(t, "export", "--cast", "-", id)
+	lines := strings.SplitN(out, "\n", 3)
+	if len(lines) < 2 || strings.Contains(lines[0]+lines[1], "owned") || strings.Contains(lines[0]+lines[1], `\u001b]`) {
+		t.Errorf("the asciicast's first lines carry the sequence:\n%s", strings.Join(lines[:2], "\n"))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"skillet/harness/event"
+	"skillet/harness/termtext"
 )
 
 // CastWidth and CastHeight are the terminal size an asciicast declares;
@@ -47,7 +48,7 @@ type castHeader struct {
 // message).
 func WriteCast(w io.Writer, s *Session) error {
 	bw := bufio.NewWriter(w)
-	h := castHeader{Version: 2, Width: CastWidth, Height: CastHeight, Title: "Skillet session " + s.ID,
+	h := castHeader{Version: 2, Width: CastWidth, Height: CastHeight, Title: "Skillet session " + oneLine(s.ID, 80),
 		Env: map[string]string{"TERM": "xterm-256color", "SHELL": "/bin/sh"}}
 	if !s.Start.IsZero() {
 		h.Timestamp = s.Start.Unix()
@@ -75,7 +76,7 @@ func WriteCast(w io.Writer, s *Session) error {
 	if s.Demo {
 		label += " (offline demo model)"
 	}
-	if err := emit(s.Start, style(dim, "Skillet session "+s.ID+" · "+label)+"\r\n", 0); err != nil {
+	if err := emit(s.Start, style(dim, "Skillet session "+oneLine(s.ID, 80)+" · "+oneLine(label, 120))+"\r\n", 0); err != nil {
 		return err
 	}
 	for _, e := range s.Events {
@@ -197,6 +198,7 @@ func orNone(names []string) string {
 // newlines and tabs (tabs become spaces), so a reply cannot drive the
 // player's terminal.
 func clean(s string) string {
+	// termtext.Plain first, so a sequence goes whole, not just its ESC
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
@@ -207,7 +209,7 @@ func clean(s string) string {
 			return -1
 		}
 		return r
-	}, strings.ReplaceAll(s, "\r\n", "\n"))
+	}, termtext.Plain(strings.ReplaceAll(s, "\r\n", "\n")))
 }
 
 // oneLine is s on one line, cut to n runes.
