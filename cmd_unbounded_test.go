@@ -16,12 +16,21 @@ import (
 )
 
 // runBounded runs the binary with a deadline, and says how much memory it
-// took at most (its peak resident size, in bytes).
+// took at most (its peak resident size, in bytes; 0 when unknown). The
+// peak is measured by GNU time when it is installed: the rusage of a child
+// the test starts itself includes the test process's own size, as the
+// child shares its memory until it executes.
 func runBounded(t *testing.T, limit time.Duration, env []string, args ...string) (code int, out, errOut string, peak int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, skilletBinary(t), args...)
+	name, argv := skilletBinary(t), args
+	report := filepath.Join(t.TempDir(), "rss")
+	timed := false
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		name, argv, timed = "/usr/bin/time", append([]string{"-o", report, "-f", "%M", skilletBinary(t)}, args...), true
+	}
+	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Env = append(os.Environ(), env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -34,8 +43,13 @@ func runBounded(t *testing.T, limit time.Duration, env []string, args ...string)
 	} else if err != nil {
 		t.Fatalf("run skillet: %v", err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peak = ru.Maxrss * 1024
+	if timed {
+		if b, err := os.ReadFile(report); err == nil {
+			// after "Command exited with non-zero status N", when it did
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			fmt.Sscan(lines[len(lines)-1], &peak)
+			peak *= 1024
+		}
 	}
 	return code, o.String(), e.String(), peak
 }
@@ -102,7 +116,10 @@ func TestJournalLineHasABound(t *testing.T) {
 		if !strings.Contains(errOut, journal) && !strings.Contains(errOut, id) {
 			t.Errorf("skillet %s: stderr does not name the journal:\n%s", args[0], errOut)
 		}
-		if peak > 60<<20 {
+		t.Logf("skillet %s: peak %d MiB", args[0], peak>>20)
+		if peak == 0 {
+			t.Log("no GNU time here: the peak is not checked")
+		} else if peak > 60<<20 {
 			t.Errorf("skillet %s took %d MiB reading a 64 MiB line", args[0], peak>>20)
 		}
 	}
