@@ -49,9 +49,15 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 		f.Close()
 		return nil, err
 	}
-	// a crash can leave a torn last line: start the next event on a line
-	// of its own
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+	// a crash can leave a torn last line that does not read: it is cut
+	// off, said once by the reopening that found it rather than at every
+	// reopening after; a last line that read but lacks its newline gets one
+	if codec.torn > 0 {
+		if err := f.Truncate(codec.torn); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open journal: cut its torn last line: %w", err)
+		}
+	} else if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
 			if _, err := f.Write([]byte("\n")); err != nil {
@@ -204,6 +210,10 @@ func readLines(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *jou
 				return events, problems, codec, fmt.Errorf("line %d: %w", line, derr)
 			case derr != nil:
 				problems = append(problems, fmt.Sprintf("line %d: %v", line, derr))
+				if err == io.EOF && !bytes.HasSuffix(raw, []byte("\n")) {
+					// torn by a crash mid-write: appending cuts it off
+					codec.torn = codec.at
+				}
 			case e != nil:
 				events = append(events, e)
 			}
