@@ -166,3 +166,22 @@ func TestReplyTimeoutEndsATricklingStream(t *testing.T) {
 		t.Errorf("a negative --reply-timeout: exit %d %s", code, errOut)
 	}
 }
+
+// validate names a SKILL.md that is a named pipe or a device, at once,
+// rather than finding no skill in the folder.
+func TestValidateNamesASkillFileThatIsNoFile(t *testing.T) {
+	tmp := isolate(t)
+	root := filepath.Join(tmp, "skills")
+	os.MkdirAll(filepath.Join(root, "piped"), 0o700)
+	os.MkdirAll(filepath.Join(root, "zeroed"), 0o700)
+	if err := syscall.Mkfifo(filepath.Join(root, "piped", "SKILL.md"), 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(root, "zeroed", "SKILL.md"))
+	code, out, errOut, _ := runBounded(t, 20*time.Second, nil, "validate", root)
+	text := out + errOut
+	if code != 1 || strings.Contains(text, "no subfolder holds a SKILL.md") ||
+		!strings.Contains(text, "is a named pipe, not a regular file") || !strings.Contains(text, "is a character device, not a regular file") {
+		t.Fatalf("exit %d\n%s", code, text)
+	}
+}
