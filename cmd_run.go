@@ -115,6 +115,11 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		return reportError(stderr, "skillet", err)
 	}
 	defer s.Close()
+	// what reopening repaired (a tool a crash interrupted) belongs to the
+	// earlier run: said, but not this run's failure
+	for _, failure := range ev.takeFailures() {
+		fmt.Fprintln(stderr, "skillet: warning: before this run,", failure)
+	}
 	limitMemory()
 	snap := s.Snapshot()
 	for _, n := range snap.Notices {

@@ -275,3 +275,31 @@ func TestEscapesInRecordedFieldsArePrintedPlain(t *testing.T) {
 		t.Errorf("the asciicast's first lines carry the sequence:\n%s", strings.Join(lines[:2], "\n"))
 	}
 }
+
+// The first --resume after a crash during a tool succeeds when its own
+// turn does: the interrupted tool of the earlier run is said, not counted.
+func TestResumeAfterACrashDuringAToolExitsZero(t *testing.T) {
+	tmp := isolate(t)
+	skillsDir := filepath.Join(tmp, "skills")
+	boomSkills(t, skillsDir, "echo ok")
+	code, out, errOut := runCmd(t, "", "run", "--offline", "--skills", skillsDir, "--approve", "boom", "--events", "-", "load boomer", "call boom {}")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	id := sessionStart(t, out)["session_id"].(string)
+	journal := filepath.Join(tmp, "state", "skillet", "sessions", id, "journal.jsonl")
+	text := readText(t, journal)
+	i := strings.LastIndex(text, `{"type":"tool_started"`)
+	if i < 0 {
+		t.Fatal("no tool_started line")
+	}
+	end := i + strings.Index(text[i:], "\n") + 1
+	os.WriteFile(journal, []byte(text[:end]), 0o600) // killed while boom ran
+	code, _, errOut = runBinary(t, "run", "--offline", "--skills", skillsDir, "--resume", id, "hello again")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "before this run, tool boom") {
+		t.Errorf("the interrupted tool is not said:\n%s", errOut)
+	}
+}
