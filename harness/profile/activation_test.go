@@ -57,11 +57,11 @@ func TestOpencodeSamplesTenFiles(t *testing.T) {
 }
 
 func TestActivationTools(t *testing.T) {
-	in := Input{Skills: []Skill{sk("one", "d"), sk("two", "d")}}
+	in := Input{Skills: []Skill{sk("one", "d"), sk("two", "d")}, NoBundled: true}
 	if tl := (geminiCLI{}).Tool(in); !strings.Contains(string(tl.Parameters), `"enum":["one","two"]`) || !strings.Contains(tl.Description, "(Available: 'one', 'two')") {
 		t.Errorf("gemini tool %s: %s", tl.Description, tl.Parameters)
 	}
-	if tl := (geminiCLI{}).Tool(Input{}); strings.Contains(string(tl.Parameters), "enum") {
+	if tl := (geminiCLI{}).Tool(Input{NoBundled: true}); strings.Contains(string(tl.Parameters), "enum") {
 		t.Errorf("no skills, still an enum: %s", tl.Parameters)
 	}
 	if tl := (opencode{}).Tool(Input{}); tl.Description != "No skills are currently available." {
@@ -80,7 +80,7 @@ func TestActivationTools(t *testing.T) {
 // Empty input: no blocks, no entries, no panic.
 func TestEmptyCatalogues(t *testing.T) {
 	for _, p := range All() {
-		c := p.Catalogue(Input{Engine: &EngineList{}})
+		c := p.Catalogue(Input{Engine: &EngineList{}, NoBundled: true})
 		if len(c.Blocks) != 0 || len(c.Entries) != 0 {
 			t.Errorf("%s: %d blocks, %d entries", p.Name(), len(c.Blocks), len(c.Entries))
 		}

@@ -23,9 +23,6 @@ const (
 	// codexBytesPerToken: tokens are approximated as bytes / 4, rounded up
 	// (APPROX_BYTES_PER_TOKEN).
 	codexBytesPerToken = 4
-	// codexWarnAverage: a shortened listing warns when descriptions lost
-	// more than this many characters per skill on average.
-	codexWarnAverage = 100
 )
 
 // Lengths of Codex's fixed paragraphs (all ASCII): the intro and the "How
@@ -37,6 +34,23 @@ const (
 	codexHowAbs     = 1976
 	codexHowAlias   = 2136
 )
+
+// codexAgent is the version the profile reproduces.
+const codexAgent = "Codex 0.171.0"
+
+// codexMaxDesc: a longer description is listed as its first
+// codexMaxDesc-3 characters and "..." (measured on 0.171.0).
+const codexMaxDesc = 1024
+
+// codexDesc is a description as Codex lists it: whitespace runs collapsed
+// to one space, and capped at 1,021 characters and "...".
+func codexDesc(d string) (string, bool) {
+	d = strings.Join(strings.Fields(d), " ")
+	if runes(d) > codexMaxDesc {
+		return cutRunes(d, codexMaxDesc-3) + "...", true
+	}
+	return d, false
+}
 
 type codex struct{}
 
@@ -228,15 +242,22 @@ func codexOrder(skills []Skill) []int {
 func (p codex) Catalogue(in Input) Catalogue {
 	win := window(p, in)
 	budget := CodexBudget(win)
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	user := in.Skills
+	cat := Catalogue{Profile: p.Name(), Agent: codexAgent, Entries: make([]Entry, len(user))}
+	// the system skills list first (their scope sorts first) and share the
+	// budget
+	bundled := bundledFor(in, codexBundled, codexAgent)
+	in.Skills = append(append([]Skill(nil), bundled...), user...)
 	if len(in.Skills) == 0 {
 		return cat
 	}
+	cat.Bundled = make([]Entry, len(bundled))
 	chosen, lines := codexSelect(budget, in)
 	for i, l := range lines {
 		s := in.Skills[l.idx]
-		e := Entry{Name: s.Name, Length: runes(s.Description), Kept: chosen.kept[i], Rank: i + 1}
+		e := Entry{Name: s.Name, Length: runes(s.Description), Kept: chosen.kept[i], Rank: i + 1, Bundled: l.idx < len(bundled)}
 		unit := budget.Unit
+		clean, capped := codexDesc(s.Description)
 		switch {
 		case !chosen.included[i]:
 			e.State, e.Kept = Omitted, 0
@@ -244,7 +265,10 @@ func (p codex) Catalogue(in Input) Catalogue {
 		case chosen.phase == 3:
 			e.State = NameOnly
 			e.Reason = fmt.Sprintf("all descriptions removed: with them the lines need %d %s and even the names and paths alone %d, over the %d budget", chosen.needFull, unit, chosen.needMin, budget.Limit)
-		case e.Length == 0 || e.Kept == e.Length:
+		case capped && e.Kept == runes(clean):
+			e.State = Truncated
+			e.Reason = fmt.Sprintf("Codex lists at most %d characters of a description: the first %d and \"...\" (of %d)", codexMaxDesc, codexMaxDesc-3, e.Length)
+		case e.Length == 0 || e.Kept == runes(clean):
 			e.State = Full
 			if chosen.phase == 1 {
 				e.Reason = fmt.Sprintf("every line fits: %d of the %d %s", chosen.needFull, budget.Limit, unit)
@@ -256,9 +280,13 @@ func (p codex) Catalogue(in Input) Catalogue {
 			e.Reason = fmt.Sprintf("the lines need %d %s, over the %d budget; the room left after every name and path went to other descriptions first", chosen.needFull, unit, budget.Limit)
 		default:
 			e.State = Truncated
-			e.Reason = fmt.Sprintf("kept %d of %d characters: the lines need %d %s, over the %d budget, and the %d left after every name and path are shared out one character at a time", e.Kept, e.Length, chosen.needFull, unit, budget.Limit, budget.Limit-chosen.needMin)
+			e.Reason = fmt.Sprintf("kept %d of %d characters (whitespace collapsed): the lines need %d %s, over the %d budget, and the %d left after every name and path are shared out one character at a time", e.Kept, e.Length, chosen.needFull, unit, budget.Limit, budget.Limit-chosen.needMin)
 		}
-		cat.Entries[l.idx] = e
+		if l.idx < len(bundled) {
+			cat.Bundled[l.idx] = e
+		} else {
+			cat.Entries[l.idx-len(bundled)] = e
+		}
 	}
 	used := chosen.tableCost
 	for _, l := range chosen.lines {
@@ -270,21 +298,17 @@ func (p codex) Catalogue(in Input) Catalogue {
 	}
 	cat.Budget = &budget
 	cat.Blocks = []Block{{Placement: DeveloperMessage, Text: "<skills_instructions>" + codexBody(chosen.roots, chosen.lines) + "</skills_instructions>"}}
-	pct := ""
-	if budget.Unit == "tokens" {
-		pct = " of 2%"
-	}
-	switch {
-	case chosen.omitted > 0:
+	if chosen.omitted > 0 {
 		verb := "were"
 		if chosen.omitted == 1 {
 			verb = "was"
 		}
-		cat.Warnings = append(cat.Warnings, fmt.Sprintf("Exceeded skills context budget%s. All skill descriptions were removed and %s %s not included in the model-visible skills list.",
-			pct, plural(chosen.omitted, "additional skill"), verb))
-	case (chosen.truncSum+len(lines)-1)/len(lines) > codexWarnAverage:
-		cat.Warnings = append(cat.Warnings, fmt.Sprintf("Skill descriptions were shortened to fit the%s skills context budget.", strings.Replace(pct, " of ", " ", 1)))
+		// the wording of 0.171.0; a budget that only shortens descriptions
+		// warns of nothing
+		cat.Warnings = append(cat.Warnings, fmt.Sprintf("Exceeded skills context budget. All skill descriptions were removed and %s %s not included in the model-visible skills list.",
+			plural(chosen.omitted, "additional skill"), verb))
 	}
+	warnEntries(&cat, Input{Skills: user})
 	return cat
 }
 
@@ -296,7 +320,8 @@ func codexSelect(budget Budget, in Input) (*codexRender, []*codexLine) {
 	abs := make([]*codexLine, len(order))
 	for i, j := range order {
 		s := in.Skills[j]
-		abs[i] = &codexLine{idx: j, name: s.Name, desc: s.Description, path: s.Path}
+		desc, _ := codexDesc(s.Description)
+		abs[i] = &codexLine{idx: j, name: s.Name, desc: desc, path: s.Path}
 	}
 	chosen, lines := codexRenderLines(budget, abs), abs
 	if chosen.phase > 1 {
@@ -351,7 +376,8 @@ func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) 
 				path = a + "/" + rel
 			}
 		}
-		lines[i] = &codexLine{idx: j, name: s.Name, desc: s.Description, path: path}
+		desc, _ := codexDesc(s.Description)
+		lines[i] = &codexLine{idx: j, name: s.Name, desc: desc, path: path}
 	}
 	r := codexRenderLines(adj, lines)
 	r.roots, r.tableCost = rootLines, table

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -20,13 +21,65 @@ const (
 // crushEscape is Crush's promptReplacer.
 var crushEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;", "'", "&apos;")
 
+// crushAgent is the version the profile reproduces.
+const crushAgent = "Crush 37f36e93"
+
+// crushName is Crush's namePattern: letters of either case, digits and
+// single hyphens.
+var crushName = regexp.MustCompile(`^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$`)
+
+// crushRefuses is why Crush's Parse or Validate rejects a skill, "" when
+// it lists it: a metadata value that is not a string fails the YAML
+// decoding into map[string]string; the name must match the folder (case
+// aside) and its pattern; the description must be at most 1,024 bytes.
+func crushRefuses(s Skill) string {
+	if b, ok := s.breaks(BreachMetadataValue); ok {
+		return "Crush cannot read its frontmatter (metadata must map strings to strings): " + b.Message
+	}
+	var why []string
+	if !strings.EqualFold(s.Name, s.folder()) {
+		why = append(why, fmt.Sprintf("name %q must match directory %q", s.Name, s.folder()))
+	}
+	if len(s.Name) > 64 || !crushName.MatchString(s.Name) {
+		why = append(why, fmt.Sprintf("name %q must be at most 64 letters, digits and single hyphens", s.Name))
+	}
+	if len(s.Description) > crushMaxDescBytes {
+		why = append(why, fmt.Sprintf("a description over %d bytes (this one has %d)", crushMaxDescBytes, len(s.Description)))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "Crush rejects it: " + strings.Join(why, "; ")
+}
+
 type crush struct{}
 
 func (crush) Name() string       { return "crush" }
 func (crush) DefaultWindow() int { return 0 }
 
 func (p crush) Catalogue(in Input) Catalogue {
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	cat := Catalogue{Profile: p.Name(), Agent: crushAgent, Entries: make([]Entry, len(in.Skills))}
+	defer warnEntries(&cat, in)
+	// the builtin skills come first, with <type>builtin</type>; a user
+	// skill of the same name replaces one (Deduplicate keeps the last)
+	var b strings.Builder
+	listed := 0
+	entry := func(s Skill, builtin bool) {
+		if listed == 0 {
+			b.WriteString("<available_skills>\n")
+		}
+		listed++
+		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n",
+			crushEscape.Replace(s.Name), crushEscape.Replace(s.Description), crushEscape.Replace(s.Path))
+		if builtin {
+			b.WriteString("    <type>builtin</type>\n")
+		}
+		b.WriteString("  </skill>\n")
+	}
+	for i, s := range bundledFor(in, crushBundled, crushAgent) {
+		entry(s, true)
+		cat.Bundled = append(cat.Bundled, bundledEntry(s, i+1, "built into "+crushAgent+" and listed before the user's skills"))
+	}
 	// discovery sorts by folder, then name, both case-insensitively
 	idx := make([]int, len(in.Skills))
 	for i := range idx {
@@ -39,24 +92,17 @@ func (p crush) Catalogue(in Input) Catalogue {
 		}
 		return strings.ToLower(sa.Name) < strings.ToLower(sb.Name)
 	})
-	var b strings.Builder
-	listed := 0
 	for rank, i := range idx {
 		s := in.Skills[i]
 		switch {
 		case s.DisableModelInvocation:
 			cat.Entries[i] = omitted(s.Name, s.Description, "disable-model-invocation: Crush leaves it out of <available_skills>")
 			continue
-		case len(s.Description) > crushMaxDescBytes:
-			cat.Entries[i] = omitted(s.Name, s.Description, fmt.Sprintf("Crush rejects a description over %d bytes (this one has %d)", crushMaxDescBytes, len(s.Description)))
+		case crushRefuses(s) != "":
+			cat.Entries[i] = omitted(s.Name, s.Description, crushRefuses(s))
 			continue
 		}
-		if listed == 0 {
-			b.WriteString("<available_skills>\n")
-		}
-		listed++
-		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n  </skill>\n",
-			crushEscape.Replace(s.Name), crushEscape.Replace(s.Description), crushEscape.Replace(s.Path))
+		entry(s, false)
 		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
 			Reason: "Crush lists every skill with its whole description: it has no listing budget"}
 	}

@@ -13,18 +13,31 @@ import (
 // src/utils/getFolderStructure.ts (the resources tree, at most 200 items).
 const geminiMaxItems = 200
 
+// geminiAgent is the version the profile reproduces.
+const geminiAgent = "Gemini CLI core 0.61.0"
+
 type geminiCLI struct{}
 
 func (geminiCLI) Name() string       { return "gemini-cli" }
 func (geminiCLI) DefaultWindow() int { return 0 }
 
 func (p geminiCLI) Catalogue(in Input) Catalogue {
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	cat := Catalogue{Profile: p.Name(), Agent: geminiAgent, Entries: make([]Entry, len(in.Skills))}
+	warnEntries(&cat, in)
 	var xml []string
+	item := func(s Skill) string {
+		return "  <skill>\n    <name>" + s.Name + "</name>\n    <description>" + s.Description + "</description>\n    <location>" + s.Path + "</location>\n  </skill>"
+	}
+	// its own skills first
+	bundled := bundledFor(in, geminiBundled, geminiAgent)
+	for i, s := range bundled {
+		xml = append(xml, item(s))
+		cat.Bundled = append(cat.Bundled, bundledEntry(s, i+1, "built into "+geminiAgent+" and listed before the user's skills"))
+	}
 	for i, s := range in.Skills {
-		xml = append(xml, "  <skill>\n    <name>"+s.Name+"</name>\n    <description>"+s.Description+"</description>\n    <location>"+s.Path+"</location>\n  </skill>")
-		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: i + 1,
-			Reason: "Gemini CLI lists every enabled skill with its whole description: it has no listing budget"}
+		xml = append(xml, item(s))
+		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: len(bundled) + i + 1,
+			Reason: "Gemini CLI lists every enabled skill under its frontmatter name with its whole description: it has no listing budget", Warning: cat.Entries[i].Warning}
 	}
 	if len(xml) == 0 {
 		return cat
@@ -36,9 +49,10 @@ func (p geminiCLI) Catalogue(in Input) Catalogue {
 }
 
 func (geminiCLI) Tool(in Input) *Tool {
-	names := make([]string, len(in.Skills))
-	quoted := make([]string, len(in.Skills))
-	for i, s := range in.Skills {
+	all := append(bundledFor(in, geminiBundled, geminiAgent), in.Skills...)
+	names := make([]string, len(all))
+	quoted := make([]string, len(all))
+	for i, s := range all {
 		names[i], quoted[i] = s.Name, "'"+s.Name+"'"
 	}
 	name := map[string]any{"type": "string", "description": "No skills are currently available."}

@@ -14,6 +14,9 @@ import (
 // src/tool/skill.ts (the <skill_content> result, at most 10 files).
 const opencodeFileSample = 10
 
+// opencodeAgent is the version the profile reproduces.
+const opencodeAgent = "opencode 1.18.33"
+
 type opencode struct{}
 
 func (opencode) Name() string       { return "opencode" }
@@ -48,7 +51,8 @@ func opencodeCompact(in Input) []string {
 }
 
 func (p opencode) Catalogue(in Input) Catalogue {
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	cat := Catalogue{Profile: p.Name(), Agent: opencodeAgent, Entries: make([]Entry, len(in.Skills))}
+	defer warnEntries(&cat, in)
 	var verbose []string
 	for rank, i := range opencodeOrder(in.Skills) {
 		s := in.Skills[i]
@@ -59,7 +63,7 @@ func (p opencode) Catalogue(in Input) Catalogue {
 		verbose = append(verbose, "  <skill>", "    <name>"+s.Name+"</name>", "    <description>"+s.Description+"</description>",
 			"    <location>"+fileURL(s.Path)+"</location>", "  </skill>")
 		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
-			Reason: "opencode lists every skill with its whole description, in the system prompt and in the skill tool's description: it has no listing budget"}
+			Reason: "opencode lists every skill under its frontmatter name with its whole description, in the system prompt and in the skill tool's description: it has no listing budget"}
 	}
 	if len(verbose) == 0 {
 		return cat

@@ -58,6 +58,79 @@ type Skill struct {
 	Files []string `json:"-"`
 	// Usage feeds Claude Code's least-used-first rule.
 	Usage Usage `json:"usage"`
+	// Folder is the name of the skill's folder, which Claude Code knows a
+	// skill by; "" means the last element of Dir.
+	Folder string `json:"folder,omitempty"`
+	// Breaches are the rules of the Agent Skills spec the skill breaks
+	// that some agents read past (skills.LaxRule); each profile says
+	// whether its agent lists the skill anyway.
+	Breaches []Breach `json:"breaches,omitempty"`
+}
+
+// Breach is one rule of the spec a skill breaks.
+type Breach struct {
+	// Rule is a skills.LaxRule: name-folder, name-format,
+	// description-length, body-length or metadata-value.
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// The rules of Breach.Rule, as package skills names them.
+const (
+	BreachNameFolder        = "name-folder"
+	BreachNameFormat        = "name-format"
+	BreachDescriptionLength = "description-length"
+	BreachBodyLength        = "body-length"
+	BreachMetadataValue     = "metadata-value"
+)
+
+// folder is the skill's folder name.
+func (s Skill) folder() string {
+	if s.Folder != "" {
+		return s.Folder
+	}
+	d := strings.TrimRight(s.Dir, "/")
+	if i := strings.LastIndex(d, "/"); i >= 0 {
+		return d[i+1:]
+	}
+	if d == "" {
+		return s.Name
+	}
+	return d
+}
+
+// breaks reports whether the skill breaks that rule of the spec.
+func (s Skill) breaks(rule string) (Breach, bool) {
+	for _, b := range s.Breaches {
+		if b.Rule == rule {
+			return b, true
+		}
+	}
+	return Breach{}, false
+}
+
+// specWarning is the warning an entry carries when the spec would not
+// accept the skill: `skillet validate` is the spec's judge, the profile
+// only says what its agent does with the skill.
+func specWarning(s Skill) string {
+	if len(s.Breaches) == 0 {
+		return ""
+	}
+	msgs := make([]string, len(s.Breaches))
+	for i, b := range s.Breaches {
+		msgs[i] = b.Message
+	}
+	return "the Agent Skills spec does not accept this skill (see skillet validate): " + strings.Join(msgs, "; ")
+}
+
+// warnEntries puts the spec's warning on every entry of a skill that
+// breaks a rule.
+func warnEntries(cat *Catalogue, in Input) {
+	for i, s := range in.Skills {
+		if i < len(cat.Entries) {
+			cat.Entries[i].Warning = specWarning(s)
+		}
+	}
 }
 
 // Usage is how often, and when last, a skill was invoked.
@@ -81,6 +154,12 @@ type Input struct {
 	// Engine is the list the engine composed (R10); only the skillet
 	// profile reads it, because Skillet's ranking lives in the engine.
 	Engine *EngineList
+	// Model is the model's name; Claude Code's budget depends on it.
+	Model string
+	// NoBundled leaves out the skills the agent ships with (the
+	// bundled_skills setting); by default they are listed and share the
+	// budget, as the agent does.
+	NoBundled bool
 }
 
 // EngineList is Skillet's own list as the engine composed it (R10).
@@ -144,6 +223,11 @@ type Entry struct {
 	// in (1 is first); 0 when the profile has no such order.
 	Rank   int    `json:"rank,omitempty"`
 	Reason string `json:"reason"`
+	// Warning says the spec would not accept the skill, although this
+	// agent lists it (or why the agent, too, refuses it).
+	Warning string `json:"warning,omitempty"`
+	// Bundled marks a skill the agent ships with.
+	Bundled bool `json:"bundled,omitempty"`
 }
 
 // Budget is a listing budget and how much of it the catalogue used.
@@ -165,6 +249,11 @@ type Catalogue struct {
 	Blocks  []Block `json:"blocks"`
 	// Entries follow the input order of the skills.
 	Entries []Entry `json:"entries"`
+	// Bundled are the entries of the skills the agent ships with, in the
+	// order it lists them; empty with Input.NoBundled.
+	Bundled []Entry `json:"bundled,omitempty"`
+	// Agent is the agent version the profile reproduces.
+	Agent string `json:"agent,omitempty"`
 	// Budget is nil for profiles without one.
 	Budget   *Budget  `json:"budget,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
