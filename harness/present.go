@@ -82,7 +82,7 @@ func CheckProfileSettings(prof string, set Settings) error {
 // skill), in the catalog's order, as `skillet offered` gives them. Usage is
 // left at zero, so Claude Code's least-used-first rule keeps that order.
 func (f *frame) profileInput() profile.Input {
-	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now()}
+	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now(), Model: f.st.Model, NoBundled: !f.st.Settings.Bundled()}
 	for _, sk := range f.opts.Catalog.All() {
 		if picked := f.w.sel.byName[sk.Name]; picked != nil {
 			in.Skills = append(in.Skills, profileSkill(picked))
@@ -93,10 +93,21 @@ func (f *frame) profileInput() profile.Input {
 
 // profileSkill is a parsed skill as a profile sees it, without the file
 // contents only an activation needs (see withFiles).
-func profileSkill(sk *skills.Skill) profile.Skill {
-	return profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
+func profileSkill(sk *skills.Skill) profile.Skill { return ProfileSkill(sk) }
+
+// ProfileSkill is a parsed skill as a profile sees it: scope "repo", its
+// folder, and the spec's rules it breaks that agents read past (an
+// invalid but readable skill, see skills.Skill.Readable).
+func ProfileSkill(sk *skills.Skill) profile.Skill {
+	ps := profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
 		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body}
+		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder()}
+	for _, p := range sk.Problems {
+		if p.Lax != "" {
+			ps.Breaches = append(ps.Breaches, profile.Breach{Rule: string(p.Lax), Message: p.Field + ": " + p.Message})
+		}
+	}
+	return ps
 }
 
 // withFiles adds what an activation shows: the SKILL.md file as a file

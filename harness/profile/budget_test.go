@@ -315,7 +315,8 @@ func TestClaudeBudgetForModel(t *testing.T) {
 		{"claude-haiku-4-0", 0, 6000},
 		{"claude-sonnet-4-5[1m]", 0, 40000},
 		{"claude-opus-4-7", 200_000, 6000},
-		{"some-other-model", 32_000, 960},
+		{"gpt-4o-mini", 0, 8000},
+		{"some-other-model", 32_000, 1280},
 	} {
 		if got := ClaudeBudgetFor(c.model, c.window); got != c.want {
 			t.Errorf("ClaudeBudgetFor(%q, %d) = %d, want %d", c.model, c.window, got, c.want)

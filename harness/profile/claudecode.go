@@ -66,11 +66,12 @@ var claudeModelRE = regexp.MustCompile(`(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?
 
 // ClaudeBytesPerToken is how many bytes a token Claude Code counts for a
 // model: 4 for claude-3*, opus 4.0, 4.1, 4.5 and 4.6, sonnet 4.0, 4.5 and
-// 4.6 and haiku 4.5; 3 for any other named model; 4 when none is named
-// (the budget of the documented 8,000 characters).
+// 4.6 and haiku 4.5; 3 for any other Claude model. A name that is not a
+// Claude model's (none, or the model a session under this profile really
+// talks to) counts 4, the documented 8,000 characters at 200,000 tokens.
 func ClaudeBytesPerToken(model string) int {
 	m := strings.ToLower(model)
-	if m == "" || strings.Contains(m, "claude-3") {
+	if !strings.Contains(m, "claude") || strings.Contains(m, "claude-3") {
 		return claudeBytesPerToken
 	}
 	sub := claudeModelRE.FindStringSubmatch(m)
