@@ -58,10 +58,10 @@ type offeredJSON struct {
 	// default.
 	ContextWindow int `json:"context_window"`
 	// Model is the model the budgets were computed for, "" for none.
-	Model   string   `json:"model"`
-	Notices []string `json:"notices"`
-	Profiles      []offeredProfile `json:"profiles"`
-	LeftOut       []offeredLeftOut `json:"left_out"`
+	Model    string           `json:"model"`
+	Notices  []string         `json:"notices"`
+	Profiles []offeredProfile `json:"profiles"`
+	LeftOut  []offeredLeftOut `json:"left_out"`
 }
 
 type offeredProfile struct {

@@ -79,13 +79,18 @@ func CheckProfileSettings(prof string, set Settings) error {
 
 // profileInput is what a profile composes from: every enabled skill,
 // preloaded ones included (preloading is Skillet's; the agents list every
-// skill), in the catalog's order, as `skillet offered` gives them. Usage is
+// skill), and the lax ones the spec refuses, in the catalog's order, as
+// `skillet offered` gives them; the session's model and bundled_skills
+// setting. Usage is
 // left at zero, so Claude Code's least-used-first rule keeps that order.
 func (f *frame) profileInput() profile.Input {
 	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now(), Model: f.st.Model, NoBundled: !f.st.Settings.Bundled()}
 	for _, sk := range f.opts.Catalog.All() {
 		if picked := f.w.sel.byName[sk.Name]; picked != nil {
 			in.Skills = append(in.Skills, profileSkill(picked))
+		} else if f.w.sel.isLax(sk) {
+			// the spec refuses it, the agent may not: the profile decides
+			in.Skills = append(in.Skills, profileSkill(sk))
 		}
 	}
 	return in
@@ -305,7 +310,7 @@ func (f *frame) mentioned(text string) mentioned {
 	m.p = p
 	seen := map[string]bool{}
 	for _, sub := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := f.w.sel.byName[strings.TrimRight(sub[1], ".")]
+		sk := f.w.sel.agentSkill(strings.TrimRight(sub[1], "."))
 		if sk == nil || seen[sk.Name] {
 			continue
 		}
