@@ -180,7 +180,8 @@ func TestCodexScopeOrderAndScan(t *testing.T) {
 func TestCodexBudgetEdges(t *testing.T) {
 	skills := []Skill{sk("alpha", strings.Repeat("a", 40)), sk("beta", strings.Repeat("b", 40))}
 	tok := Budget{Unit: "tokens", Limit: 1 << 30}
-	ls := codexLines(skills...)
+	// the skills have a root, so their paths are aliased
+	_, ls := codexAliased(tok, Input{Skills: skills, Roots: []string{"/tmp"}}, codexOrder(skills))
 	full, min := 0, 0
 	for _, l := range ls {
 		full += l.cost(tok, 40)
@@ -225,9 +226,8 @@ func TestCodexBudgetEdges(t *testing.T) {
 	}
 }
 
-// A long shared root: the aliased listing fits every skill where the
-// absolute one cannot, and Codex picks it (render.rs
-// outcome_rendering_uses_aliases_when_they_allow_more_skills_to_fit).
+// Codex 0.171.0 writes paths with root aliases whenever the skills have
+// roots, budget or not, and does not charge the alias table.
 func TestCodexAliases(t *testing.T) {
 	root := "/Users/xl/.codex/plugins/cache/openai-curated/example/hash1234567890/skills-with-a-very-long-shared-prefix"
 	var skills []Skill
@@ -236,21 +236,25 @@ func TestCodexAliases(t *testing.T) {
 		skills = append(skills, Skill{Name: name, Description: "desc", Root: root, Path: fmt.Sprintf("%s/skill-%d/SKILL.md", root, i)})
 	}
 	in := Input{NoBundled: true, Skills: skills, Roots: []string{root}}
-	al, lines := codexAliased(chars(1<<30), in, codexOrder(skills))
-	aliasMin := al.tableCost
+	got, lines := codexSelect(chars(1<<30), in)
+	if len(got.roots) != 1 || got.roots[0] != "- `r0` = `"+root+"`" || !strings.Contains(got.lines[0], "(file: r0/skill-0/SKILL.md)") {
+		t.Fatalf("no aliases with room for everything: roots %q, line %q", got.roots, got.lines[0])
+	}
+	aliasMin := 0
 	for _, l := range lines {
 		aliasMin += l.cost(chars(0), 0)
 	}
-	got, _ := codexSelect(chars(aliasMin), in)
-	if len(got.roots) != 1 || got.omitted != 0 || len(got.lines) != 12 {
-		t.Fatalf("aliases not chosen: roots %v, %d omitted", got.roots, got.omitted)
+	if at, _ := codexSelect(chars(aliasMin), in); at.omitted != 0 || len(at.lines) != 12 {
+		t.Errorf("at the aliased lines' minimum, %d left out: the table must cost nothing", at.omitted)
 	}
-	if got.roots[0] != "- `r0` = `"+root+"`" || !strings.Contains(got.lines[0], "(file: r0/skill-0/SKILL.md)") {
-		t.Errorf("alias table %q, line %q", got.roots, got.lines[0])
+	if under, _ := codexSelect(chars(aliasMin-1), in); under.omitted != 1 {
+		t.Errorf("one under the aliased lines' minimum: %d left out, want 1", under.omitted)
 	}
-	// with room for everything, no aliases
-	if plain, _ := codexSelect(chars(1<<30), in); len(plain.roots) != 0 {
-		t.Errorf("aliases without budget pressure")
+	for i := range skills {
+		skills[i].Root = ""
+	}
+	if plain, _ := codexSelect(chars(1<<30), Input{NoBundled: true, Skills: skills}); len(plain.roots) != 0 || !strings.Contains(plain.lines[0], "(file: "+root+"/skill-0/SKILL.md)") {
+		t.Errorf("skills without roots: roots %q, line %q", plain.roots, plain.lines[0])
 	}
 }
 

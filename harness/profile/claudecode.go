@@ -365,14 +365,18 @@ func (claudeCode) Tool(Input) *Tool {
 // the tool result is short, then one meta user message carries the base
 // directory and the body without frontmatter, with $ARGUMENTS replaced (or
 // "ARGUMENTS: …" appended when the body has no placeholder). A repeated
-// identical invocation adds only a note (2.1.202).
+// invocation answers only that the skill is loaded (2.1.332).
 func (claudeCode) Activate(s Skill, r Request) Activation {
-	a := Activation{ToolResult: "Launching skill: " + s.Name}
 	if r.Repeat {
-		a.Messages = []Message{{Role: "user", Text: fmt.Sprintf("Skill %q is already loaded in this conversation; its instructions above still apply.", s.Name)}}
-		a.Note = "the wording of the already-loaded note is approximated"
-		return a
+		// 2.1.332 answers a repeat with this line and the arguments, and
+		// sends the body no more
+		text := "Skill /" + s.Name + " is already loaded above; instructions unchanged."
+		if r.Args != "" {
+			text += "\n\nARGUMENTS: " + r.Args
+		}
+		return Activation{ToolResult: text}
 	}
+	a := Activation{ToolResult: "Launching skill: " + s.Name}
 	body := strings.TrimSpace(s.Body)
 	switch {
 	case strings.Contains(body, "$ARGUMENTS"):
@@ -387,6 +391,6 @@ func (claudeCode) Activate(s Skill, r Request) Activation {
 
 func (claudeCode) Persistence() Persistence {
 	return Persistence{BodyStays: true, CarriedAcrossTurns: true,
-		RepeatNote: "an identical repeated invocation adds only an already-loaded note",
+		RepeatNote: "a repeated invocation answers \"Skill /NAME is already loaded above; instructions unchanged.\" and the arguments",
 		Note:       "after auto-compaction the latest invocation of each skill is re-attached, 5,000 tokens each, 25,000 in all, most recent first"}
 }

@@ -26,8 +26,7 @@ const (
 )
 
 // Lengths of Codex's fixed paragraphs (all ASCII): the intro and the "How
-// to use skills" rules, with absolute paths and with root aliases. They
-// enter the cost of the alias table.
+// to use skills" rules, with absolute paths and with root aliases.
 const (
 	codexIntroAbs   = 264
 	codexIntroAlias = 261
@@ -96,16 +95,15 @@ func (l *codexLine) cost(b Budget, descChars int) int {
 }
 
 type codexRender struct {
-	lines     []string
-	kept      []int // description characters kept, per line
-	included  []bool
-	phase     int // 1 all full, 2 shortened, 3 names only until the budget
-	omitted   int
-	truncSum  int // description characters removed
-	needFull  int
-	needMin   int
-	roots     []string
-	tableCost int
+	lines    []string
+	kept     []int // description characters kept, per line
+	included []bool
+	phase    int // 1 all full, 2 shortened, 3 names only until the budget
+	omitted  int
+	truncSum int // description characters removed
+	needFull int
+	needMin  int
+	roots    []string
 }
 
 // codexRenderLines is render_skill_lines_from_lines.
@@ -188,30 +186,6 @@ func codexShareDescriptions(b Budget, ls []*codexLine, room int, kept []int) {
 	}
 }
 
-// codexBodyCost is the cost of the catalogue body with no skill lines:
-// what the alias table adds is the difference between the two forms.
-func codexBodyCost(b Budget, rootLines []string) int {
-	parts := []int{len("## Skills")}
-	if len(rootLines) == 0 {
-		parts = append(parts, codexIntroAbs, len("### Available skills"), len("### How to use skills"), codexHowAbs)
-	} else {
-		parts = append(parts, codexIntroAlias, len("### Skill roots"))
-		for _, l := range rootLines {
-			parts = append(parts, len(l))
-		}
-		parts = append(parts, len("### Available skills"), len("### How to use skills"), codexHowAlias)
-	}
-	bytes := 2 + len(parts) - 1 // the leading and trailing newline, and one between lines
-	for _, p := range parts {
-		bytes += p
-	}
-	chars := bytes
-	for _, l := range rootLines {
-		chars -= len(l) - runes(l)
-	}
-	return codexCost(b, chars, bytes)
-}
-
 // codexOrder is ordered_skills_for_budget: by scope (system, admin, repo,
 // user), then name, then path.
 func codexOrder(skills []Skill) []int {
@@ -288,13 +262,13 @@ func (p codex) Catalogue(in Input) Catalogue {
 			cat.Entries[l.idx-len(bundled)] = e
 		}
 	}
-	used := chosen.tableCost
+	used := 0
 	for _, l := range chosen.lines {
 		used += codexTextCost(budget, l+"\n")
 	}
 	budget.Used = used
 	if len(chosen.roots) > 0 {
-		budget.Rule += "; paths shortened with skill-root aliases, whose table costs " + fmt.Sprint(chosen.tableCost)
+		budget.Rule += "; paths written with skill-root aliases, whose table is not charged"
 	}
 	cat.Budget = &budget
 	cat.Blocks = []Block{{Placement: DeveloperMessage, Text: "<skills_instructions>" + codexBody(chosen.roots, chosen.lines) + "</skills_instructions>"}}
@@ -312,28 +286,26 @@ func (p codex) Catalogue(in Input) Catalogue {
 	return cat
 }
 
-// codexSelect is build_available_skills: the listing with absolute paths,
-// or, when that had to shorten or leave out anything, the aliased one if
-// it does better.
+// codexSelect is build_available_skills as 0.171.0 behaves: when the
+// skills have roots the paths are always written with root aliases (r0,
+// r1, …), and the alias table is not charged to the budget; otherwise
+// absolute paths.
 func codexSelect(budget Budget, in Input) (*codexRender, []*codexLine) {
 	order := codexOrder(in.Skills)
+	if al, alLines := codexAliased(budget, in, order); al != nil {
+		return al, alLines
+	}
 	abs := make([]*codexLine, len(order))
 	for i, j := range order {
 		s := in.Skills[j]
 		desc, _ := codexDesc(s.Description)
 		abs[i] = &codexLine{idx: j, name: s.Name, desc: desc, path: s.Path}
 	}
-	chosen, lines := codexRenderLines(budget, abs), abs
-	if chosen.phase > 1 {
-		if al, alLines := codexAliased(budget, in, order); al != nil && codexAliasBetter(budget, al, chosen) {
-			chosen, lines = al, alLines
-		}
-	}
-	return chosen, lines
+	return codexRenderLines(budget, abs), abs
 }
 
 // codexAliased renders the listing with one alias per skills root (r0,
-// r1, …) and paths relative to it, on the budget left after the table.
+// r1, …) and paths relative to it; nil when no skill has a root.
 func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) {
 	roots := in.Roots
 	if len(roots) == 0 {
@@ -361,12 +333,6 @@ func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) 
 	if len(rootLines) == 0 {
 		return nil, nil
 	}
-	table := max(codexBodyCost(b, rootLines)-codexBodyCost(b, nil), 0)
-	if table >= b.Limit {
-		return nil, nil
-	}
-	adj := b
-	adj.Limit -= table
 	lines := make([]*codexLine, len(order))
 	for i, j := range order {
 		s := in.Skills[j]
@@ -379,32 +345,9 @@ func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) 
 		desc, _ := codexDesc(s.Description)
 		lines[i] = &codexLine{idx: j, name: s.Name, desc: desc, path: path}
 	}
-	r := codexRenderLines(adj, lines)
-	r.roots, r.tableCost = rootLines, table
-	// the needs are reported against the whole budget, table included
-	r.needFull += table
-	r.needMin += table
+	r := codexRenderLines(b, lines)
+	r.roots = rootLines
 	return r, lines
-}
-
-// codexAliasBetter is aliased_render_is_better: more skills included, then
-// fewer description characters removed, then a cheaper listing.
-func codexAliasBetter(b Budget, al, abs *codexRender) bool {
-	ai, bi := len(al.lines), len(abs.lines)
-	if ai != bi {
-		return ai > bi
-	}
-	if al.truncSum != abs.truncSum {
-		return al.truncSum < abs.truncSum
-	}
-	cost := func(r *codexRender) int {
-		n := r.tableCost
-		for _, l := range r.lines {
-			n += codexTextCost(b, l+"\n")
-		}
-		return n
-	}
-	return cost(al) < cost(abs)
 }
 
 // codexBody is render_available_skills_body, with the fixed paragraphs as

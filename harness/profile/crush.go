@@ -14,7 +14,7 @@ import (
 // internal/agent/tools/view.go (what `view` returns).
 const (
 	crushMaxDescBytes = 1024 // MaxDescriptionLength, checked in bytes
-	crushViewLines    = 2000 // DefaultReadLimit
+	crushViewLines    = 200  // the view tool's default limit, measured on 37f36e93
 	crushLineMax      = 2000 // MaxLineLength
 )
 
@@ -69,8 +69,9 @@ func (p crush) Catalogue(in Input) Catalogue {
 			b.WriteString("<available_skills>\n")
 		}
 		listed++
+		// a `|` block's trailing newline is not kept
 		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n",
-			crushEscape.Replace(s.Name), crushEscape.Replace(s.Description), crushEscape.Replace(s.Path))
+			crushEscape.Replace(s.Name), crushEscape.Replace(strings.TrimRight(s.Description, "\n")), crushEscape.Replace(s.Path))
 		if builtin {
 			b.WriteString("    <type>builtin</type>\n")
 		}
@@ -127,7 +128,7 @@ func (crush) Tool(Input) *Tool {
 			"properties": map[string]any{
 				"file_path": map[string]any{"type": "string", "description": "The path to the file to read"},
 				"offset":    map[string]any{"type": "integer", "description": "The line number to start reading from (0-based)"},
-				"limit":     map[string]any{"type": "integer", "description": "The number of lines to read (defaults to 2000)"},
+				"limit":     map[string]any{"type": "integer", "description": "The number of lines to read (defaults to 200)"},
 			},
 			"required": []string{"file_path"},
 		}),
@@ -145,11 +146,12 @@ func (crush) Activate(s Skill, r Request) Activation {
 	return Activation{ToolResult: crushView(s.Source), Note: "LSP diagnostics Crush may append are not reproduced"}
 }
 
-// crushView is what `view` returns for a whole file: at most 2,000 lines,
-// each cut at 2,000 bytes, numbered in a six-wide column.
+// crushView is what `view` returns for a whole file: at most 200 lines,
+// each cut at 2,000 bytes, numbered in a six-wide column; a file ending in
+// a newline shows the empty line after it, numbered too.
 func crushView(content string) string {
 	content = strings.ReplaceAll(content, "\r\n", "\n")
-	all := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	all := strings.Split(content, "\n")
 	if content == "" {
 		all = nil
 	}
