@@ -48,7 +48,10 @@ const claudeHeader = "The following skills are available for use with the Skill 
 
 type claudeCode struct{}
 
-func (claudeCode) Name() string       { return "claude-code" }
+func (claudeCode) Name() string { return "claude-code" }
+
+// Agent is the version reproduced.
+func (claudeCode) Agent() string      { return claudeAgent }
 func (claudeCode) DefaultWindow() int { return claudeWindow }
 
 // ClaudeBudget is Claude Code's listing budget in characters for a context

@@ -53,7 +53,10 @@ func codexDesc(d string) (string, bool) {
 
 type codex struct{}
 
-func (codex) Name() string       { return "codex" }
+func (codex) Name() string { return "codex" }
+
+// Agent is the version reproduced.
+func (codex) Agent() string      { return codexAgent }
 func (codex) DefaultWindow() int { return codexWindow }
 
 // CodexBudget is Codex's listing budget for a context window in tokens: 2 %

@@ -54,7 +54,10 @@ func crushRefuses(s Skill) string {
 
 type crush struct{}
 
-func (crush) Name() string       { return "crush" }
+func (crush) Name() string { return "crush" }
+
+// Agent is the version reproduced.
+func (crush) Agent() string      { return crushAgent }
 func (crush) DefaultWindow() int { return 0 }
 
 func (p crush) Catalogue(in Input) Catalogue {

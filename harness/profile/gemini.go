@@ -18,7 +18,10 @@ const geminiAgent = "Gemini CLI core 0.61.0"
 
 type geminiCLI struct{}
 
-func (geminiCLI) Name() string       { return "gemini-cli" }
+func (geminiCLI) Name() string { return "gemini-cli" }
+
+// Agent is the version reproduced.
+func (geminiCLI) Agent() string      { return geminiAgent }
 func (geminiCLI) DefaultWindow() int { return 0 }
 
 func (p geminiCLI) Catalogue(in Input) Catalogue {

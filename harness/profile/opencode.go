@@ -19,7 +19,10 @@ const opencodeAgent = "opencode 1.18.33"
 
 type opencode struct{}
 
-func (opencode) Name() string       { return "opencode" }
+func (opencode) Name() string { return "opencode" }
+
+// Agent is the version reproduced.
+func (opencode) Agent() string      { return opencodeAgent }
 func (opencode) DefaultWindow() int { return 0 }
 
 // opencodeOrder is name.localeCompare order, approximated by comparing

@@ -329,6 +329,8 @@ type Persistence struct {
 type Profile interface {
 	// Name is the profile's name, as --profile takes it.
 	Name() string
+	// Agent is the agent version the profile reproduces, "" for skillet.
+	Agent() string
 	// DefaultWindow is the context window, in tokens, assumed when none is
 	// given; 0 when the profile's catalogue does not depend on it.
 	DefaultWindow() int

@@ -11,6 +11,9 @@ type skillet struct{}
 func (skillet) Name() string       { return "skillet" }
 func (skillet) DefaultWindow() int { return 0 }
 
+// Agent is "": the skillet profile is Skillet's own rule book.
+func (skillet) Agent() string { return "" }
+
 func (p skillet) Catalogue(in Input) Catalogue {
 	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
 	el := in.Engine
