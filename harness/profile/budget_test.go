@@ -78,15 +78,21 @@ func TestClaudeEntryCut(t *testing.T) {
 	if got := states(p.Catalogue(Input{NoBundled: true, Skills: []Skill{w}, ContextWindow: 1_000_000})); got != "w=truncated/1536" {
 		t.Errorf("description + when_to_use: %s", got)
 	}
-	// the length is the display width: an emoji counts two, and the cut
-	// keeps 1,535 columns and an ellipsis
+	// the cap counts UTF-16 units (an emoji is two) and keeps 1,535 and an
+	// ellipsis; 800 CJK characters, 1,600 columns, stay whole (measured on
+	// 2.1.332)
 	emoji := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("e", strings.Repeat("d", 1535)+"😀")}, ContextWindow: 1_000_000})
 	if got := states(emoji); got != "e=truncated/1536" || !strings.Contains(emoji.Text(), strings.Repeat("d", 1535)+"…\n") {
-		t.Errorf("display width: %s", got)
+		t.Errorf("UTF-16 length: %s", got)
 	}
 	cjk := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("c", strings.Repeat("字", 800))}, ContextWindow: 1_000_000})
-	if got := states(cjk); got != "c=truncated/768" {
-		t.Errorf("800 CJK characters are 1,600 columns: %s", got)
+	if got := states(cjk); got != "c=full/800" {
+		t.Errorf("800 CJK characters: %s", got)
+	}
+	// the budget counts columns: 100 CJK characters cost 200
+	wide := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("w", strings.Repeat("字", 100))}, ContextWindow: 5_000})
+	if got := states(wide); got != "w=name-only/0" || wide.Budget.Used != 3 {
+		t.Errorf("100 CJK characters at a 200-character budget: %s, used %d", got, wide.Budget.Used)
 	}
 }
 

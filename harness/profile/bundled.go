@@ -30,7 +30,8 @@ func placeholder(agent, name string, n int) string {
 	}
 	s := fmt.Sprintf("[placeholder: %s's bundled skill %s, %d characters]", agent, name, n)
 	if len(s) >= n {
-		return s[:n]
+		// cut, and closed so that it never ends in a space a listing trims
+		return s[:n-1] + "]"
 	}
 	return s[:len(s)-1] + strings.Repeat(".", n-len(s)) + "]"
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/clipperhouse/displaywidth"
 )
@@ -33,8 +34,8 @@ const (
 	claudeBytesPerToken3 = 3
 	claudeBudgetPercent  = 1
 	// claudeMaxDesc caps description + when_to_use per entry
-	// (skillListingMaxDescChars, default 1,536): a longer one keeps 1,535
-	// columns and an ellipsis.
+	// (skillListingMaxDescChars, default 1,536, in UTF-16 units as
+	// JavaScript counts): a longer one keeps 1,535 and an ellipsis.
 	claudeMaxDesc = 1536
 	// claudeHalfLifeDays and claudeDecayFloor: usage decays by half every
 	// week, never below a tenth (usageCount × max(0.5^(days/7), 0.1)).
@@ -125,6 +126,29 @@ func DecayedUsage(u Usage, now time.Time) float64 {
 	return float64(u.Count) * math.Max(math.Pow(0.5, days/claudeHalfLifeDays), claudeDecayFloor)
 }
 
+// jsLen is a string's length as JavaScript counts it (UTF-16 code units).
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// jsCut keeps the first n UTF-16 code units of s, never splitting a
+// character.
+func jsCut(s string, n int) string {
+	used := 0
+	for i, r := range s {
+		w := utf16.RuneLen(r)
+		if used+w > n {
+			return s[:i]
+		}
+		used += w
+	}
+	return s
+}
+
 // width is a string's length as Claude Code measures its listing: the
 // columns it takes in a terminal (East Asian wide characters and emoji
 // count 2).
@@ -135,10 +159,10 @@ var claudeControl = regexp.MustCompile(`[\x00-\x1f\x7f-\x9f]+`)
 
 // claudeClean is what the listing makes of a description: angle brackets
 // escaped, each run of control characters (newlines among them) one
-// space.
+// space, and no space at either end.
 func claudeClean(s string) string {
 	s = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
-	return claudeControl.ReplaceAllString(s, " ")
+	return strings.TrimSpace(claudeControl.ReplaceAllString(s, " "))
 }
 
 type claudeLine struct {
@@ -176,9 +200,11 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		}
 		desc = claudeClean(desc)
 		l := &claudeLine{idx: idx, name: s.Name, length: runes(desc), score: DecayedUsage(s.Usage, now)}
+		// the cap counts string length (UTF-16 units), not columns: 800
+		// CJK characters, 1,600 columns, are listed whole by 2.1.332
 		kept := desc
-		if width(desc) > claudeMaxDesc {
-			kept, l.cut = displaywidth.TruncateString(desc, claudeMaxDesc, "…"), true
+		if jsLen(desc) > claudeMaxDesc {
+			kept, l.cut = jsCut(desc, claudeMaxDesc-1)+"…", true
 		}
 		l.kept = runes(kept)
 		// a skill is known by its folder; a different frontmatter name
@@ -283,7 +309,7 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 			text = append(text, l.bare)
 		case l.cut:
 			e.State, e.Kept = Truncated, l.kept
-			e.Reason = fmt.Sprintf("description and when_to_use cut at %d columns per entry, ending in an ellipsis (kept %d of %d characters)", claudeMaxDesc-1, l.kept-1, l.length)
+			e.Reason = fmt.Sprintf("description and when_to_use cut at %d characters per entry, ending in an ellipsis (kept %d of %d)", claudeMaxDesc-1, l.kept-1, l.length)
 			text = append(text, l.full)
 		default:
 			e.State, e.Kept = Full, l.kept
