@@ -256,12 +256,13 @@ func TestOfferedRealCorpus(t *testing.T) {
 	// Code leaves out the 4 with disable-model-invocation, Crush those 4,
 	// 29 of the 30 invalid ones (it reads past a long body only) and 2
 	// whose description is at most 1,024 characters but over 1,024 bytes.
-	// Codex's budget at its 272,000-token default keeps 339 names and
+	// Codex's budget at its 272,000-token default keeps 337 names and
 	// paths. opencode and Gemini CLI list everything. Bundled skills that
 	// a corpus skill of the same name hides are not listed: claude-api,
-	// code-review, simplify… leave Claude Code 7 of its 13.
-	wantListed := map[string]int{"skillet": 30, "claude-code": 1176, "codex": 339, "crush": 1145, "opencode": 1180, "gemini-cli": 1180}
-	wantBundled := map[string]int{"claude-code": 7, "codex": 2, "crush": 3, "gemini-cli": 1}
+	// code-review, simplify… leave Claude Code 7 of its 13; Codex lists
+	// its 4 system skills beside user skills of the same name.
+	wantListed := map[string]int{"skillet": 30, "claude-code": 1176, "codex": 337, "crush": 1145, "opencode": 1180, "gemini-cli": 1180}
+	wantBundled := map[string]int{"claude-code": 7, "codex": 4, "crush": 3, "gemini-cli": 1}
 	for _, p := range doc.Profiles {
 		listed, warned := 0, 0
 		for _, e := range p.Entries {

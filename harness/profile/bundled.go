@@ -63,14 +63,17 @@ var claudeBundled = []bundledSkill{
 // Codex 0.171.0's system skills, installed under $CODEX_HOME/skills/.system
 // on start (codex-rs skills assets); the two whose agents/openai.yaml says
 // allow_implicit_invocation: false (create-statusline, review-agent) are
-// not listed. Scope "system" sorts them first. The path is written with
-// ~ for CODEX_HOME's default, ~/.codex.
+// not listed. Scope "system" sorts them first, and their root is the
+// first alias (measured: "- `r0` = `$CODEX_HOME/skills/.system`"). The
+// root is written with ~ for CODEX_HOME's default, ~/.codex.
 var codexBundled = []bundledSkill{
-	{name: "imagegen", desc: 570, path: "~/.codex/skills/.system/imagegen/SKILL.md"},
-	{name: "openai-docs", desc: 624, path: "~/.codex/skills/.system/openai-docs/SKILL.md"},
-	{name: "skill-creator", desc: 106, path: "~/.codex/skills/.system/skill-creator/SKILL.md"},
-	{name: "skill-installer", desc: 225, path: "~/.codex/skills/.system/skill-installer/SKILL.md"},
+	{name: "imagegen", desc: 570, path: codexSystemRoot + "/imagegen/SKILL.md"},
+	{name: "openai-docs", desc: 624, path: codexSystemRoot + "/openai-docs/SKILL.md"},
+	{name: "skill-creator", desc: 106, path: codexSystemRoot + "/skill-creator/SKILL.md"},
+	{name: "skill-installer", desc: 225, path: codexSystemRoot + "/skill-installer/SKILL.md"},
 }
+
+const codexSystemRoot = "~/.codex/skills/.system"
 
 // Crush 37f36e93's builtin skills, embedded from internal/skills/builtin
 // (DiscoverBuiltin): listed first with <type>builtin</type> at
@@ -93,22 +96,30 @@ var geminiBundled = []bundledSkill{
 const geminiBuiltinDir = "/usr/local/lib/node_modules/@google/gemini-cli/node_modules/@google/gemini-cli-core/dist/src/skills/builtin/"
 
 // bundledFor is the agent's bundled skills a listing takes: none with
-// NoBundled, and none that a user skill of the same name hides.
+// NoBundled, and none that a user skill of the same name hides, except
+// under Codex, which lists both (measured on 0.171.0 with a user
+// skill-creator).
 func bundledFor(in Input, all []bundledSkill, agent string) []Skill {
 	if in.NoBundled {
 		return nil
 	}
 	user := map[string]bool{}
 	for _, s := range in.Skills {
-		user[s.Name] = true
-		user[s.folder()] = true
+		if agent != codexAgent {
+			user[s.Name] = true
+			user[s.folder()] = true
+		}
 	}
 	var out []Skill
 	for _, b := range all {
 		if user[b.name] {
 			continue
 		}
-		out = append(out, Skill{Name: b.name, Description: placeholder(agent, b.name, b.desc), Path: b.path, Scope: "system", Folder: b.name})
+		sk := Skill{Name: b.name, Description: placeholder(agent, b.name, b.desc), Path: b.path, Scope: "system", Folder: b.name}
+		if strings.HasPrefix(b.path, codexSystemRoot+"/") {
+			sk.Root = codexSystemRoot
+		}
+		out = append(out, sk)
 	}
 	return out
 }

@@ -25,13 +25,11 @@ const (
 	codexBytesPerToken = 4
 )
 
-// Lengths of Codex's fixed paragraphs (all ASCII): the intro and the "How
-// to use skills" rules, with absolute paths and with root aliases.
+// Lengths of Codex's fixed intro paragraph (ASCII), with absolute paths
+// and with root aliases (the latter measured on 0.171.0).
 const (
 	codexIntroAbs   = 264
 	codexIntroAlias = 261
-	codexHowAbs     = 1976
-	codexHowAlias   = 2136
 )
 
 // codexAgent is the version the profile reproduces.
@@ -225,6 +223,10 @@ func (p codex) Catalogue(in Input) Catalogue {
 	// budget
 	bundled := bundledFor(in, codexBundled, codexAgent)
 	in.Skills = append(append([]Skill(nil), bundled...), user...)
+	if len(bundled) > 0 && len(in.Roots) > 0 {
+		// the system skills' root is aliased first (r0)
+		in.Roots = append([]string{codexSystemRoot}, in.Roots...)
+	}
 	if len(in.Skills) == 0 {
 		return cat
 	}
@@ -365,12 +367,7 @@ func codexBody(rootLines, skillLines []string) string {
 	}
 	lines = append(lines, "### Available skills")
 	lines = append(lines, skillLines...)
-	lines = append(lines, "### How to use skills")
-	if len(rootLines) == 0 {
-		lines = append(lines, Fixed("Codex \"How to use skills\" rules: trigger rules, progressive disclosure, coordination, context hygiene, fallback; do not carry skills across turns unless re-mentioned", codexHowAbs))
-	} else {
-		lines = append(lines, Fixed("Codex \"How to use skills\" rules, for aliased paths", codexHowAlias))
-	}
+	// 0.171.0 sends no "How to use skills" section in this block
 	return "\n" + strings.Join(lines, "\n") + "\n"
 }
 
