@@ -262,7 +262,7 @@ func TestOfferedRealCorpus(t *testing.T) {
 	// code-review, simplify… leave Claude Code 7 of its 13; Codex lists
 	// its 4 system skills beside user skills of the same name.
 	wantListed := map[string]int{"skillet": 30, "claude-code": 1176, "codex": 337, "crush": 1145, "opencode": 1180, "gemini-cli": 1180}
-	wantBundled := map[string]int{"claude-code": 7, "codex": 4, "crush": 3, "gemini-cli": 1}
+	wantBundled := map[string]int{"claude-code": 7, "codex": 4, "crush": 3, "opencode": 1, "gemini-cli": 1}
 	for _, p := range doc.Profiles {
 		listed, warned := 0, 0
 		for _, e := range p.Entries {

@@ -93,6 +93,13 @@ var geminiBundled = []bundledSkill{
 	{name: "skill-creator", desc: 230, path: geminiBuiltinDir + "skill-creator/SKILL.md"},
 }
 
+// opencode 1.18.33's bundled skill, from the system prompt it sent a
+// loopback endpoint: sorted among the user's skills by name, its location
+// sent as "&lt;built-in&gt;" (the one escaped text of the listing).
+var opencodeBundled = []bundledSkill{
+	{name: "customize-opencode", desc: 386, path: "&lt;built-in&gt;"},
+}
+
 const geminiBuiltinDir = "/usr/local/lib/node_modules/@google/gemini-cli/node_modules/@google/gemini-cli-core/dist/src/skills/builtin/"
 
 // bundledFor is the agent's bundled skills a listing takes: none with

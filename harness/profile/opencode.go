@@ -39,15 +39,24 @@ func opencodeOrder(skills []Skill) []int {
 func (p opencode) Catalogue(in Input) Catalogue {
 	cat := Catalogue{Profile: p.Name(), Agent: opencodeAgent, Entries: make([]Entry, len(in.Skills))}
 	defer warnEntries(&cat, in)
+	// the bundled skill sorts among the user's by name
+	bundled := bundledFor(in, opencodeBundled, opencodeAgent)
+	all := append(append([]Skill(nil), in.Skills...), bundled...)
 	var verbose []string
-	for rank, i := range opencodeOrder(in.Skills) {
-		s := in.Skills[i]
+	for rank, i := range opencodeOrder(all) {
+		s := all[i]
 		if s.Description == "" {
 			cat.Entries[i] = omitted(s.Name, "", "opencode lists only skills with a description")
 			continue
 		}
+		// nothing is escaped (measured: a description's "<tag> &" is sent
+		// as it is)
 		verbose = append(verbose, "  <skill>", "    <name>"+s.Name+"</name>", "    <description>"+s.Description+"</description>",
 			"    <location>"+s.Path+"</location>", "  </skill>")
+		if i >= len(in.Skills) {
+			cat.Bundled = append(cat.Bundled, bundledEntry(s, rank+1, "built into "+opencodeAgent+" and listed among the user's skills by name"))
+			continue
+		}
 		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
 			Reason: "opencode lists every skill under its frontmatter name with its whole description in the system prompt: it has no listing budget"}
 	}
@@ -69,7 +78,7 @@ func (p opencode) Catalogue(in Input) Catalogue {
 func (p opencode) Tool(in Input) *Tool {
 	return &Tool{
 		Name:        "skill",
-		Description: Fixed("opencode's skill tool description: load a skill from <available_skills> by name; the output is a <skill_content> block", 0),
+		Description: Fixed("opencode's skill tool description: load a skill listed in the system prompt by name; the output is a <skill_content> block", 399),
 		Parameters: jsonSchema(map[string]any{
 			"type": "object",
 			"properties": map[string]any{
