@@ -87,3 +87,27 @@ func TestEmptyCatalogues(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI keeps one skill per name, the last read, in the place of the
+// first; a user skill so replaces a built-in one at the top. Names lose
+// the characters a file name cannot hold.
+func TestGeminiPrecedence(t *testing.T) {
+	in := Input{Skills: []Skill{sk("alpha", "first alpha"), sk("skill-creator", "mine"), sk("a:b", "colon"), sk("alpha", "second alpha")}}
+	c := geminiCLI{}.Catalogue(in)
+	text := c.Blocks[0].Text
+	order := []string{"<name>antigravity-support</name>", "<name>skill-creator</name>\n    <description>mine</description>", "<name>alpha</name>\n    <description>second alpha</description>", "<name>a-b</name>"}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(text, want)
+		if i <= last {
+			t.Fatalf("%q not after the previous entry:\n%s", want, text)
+		}
+		last = i
+	}
+	if strings.Contains(text, "first alpha") || c.Entries[0].State != Omitted || !strings.Contains(c.Entries[0].Reason, "overrides it") {
+		t.Errorf("the first alpha: %+v", c.Entries[0])
+	}
+	if len(c.Bundled) != 1 || c.Bundled[0].Name != "antigravity-support" {
+		t.Errorf("bundled %+v, want antigravity-support only", c.Bundled)
+	}
+}

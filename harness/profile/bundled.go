@@ -105,14 +105,15 @@ const geminiBuiltinDir = "/usr/local/lib/node_modules/@google/gemini-cli/node_mo
 // bundledFor is the agent's bundled skills a listing takes: none with
 // NoBundled, and none that a user skill of the same name hides, except
 // under Codex, which lists both (measured on 0.171.0 with a user
-// skill-creator).
+// skill-creator), and Gemini CLI, whose profile puts the user skill in
+// the bundled one's place.
 func bundledFor(in Input, all []bundledSkill, agent string) []Skill {
 	if in.NoBundled {
 		return nil
 	}
 	user := map[string]bool{}
 	for _, s := range in.Skills {
-		if agent != codexAgent {
+		if agent != codexAgent && agent != geminiAgent {
 			user[s.Name] = true
 			user[s.folder()] = true
 		}
