@@ -131,7 +131,7 @@ func withFiles(ps profile.Skill) profile.Skill {
 // composeProfile builds the next request under another agent's profile:
 // the catalogue goes where the profile places it (system prompt, a second
 // system message for Codex's developer message, Claude Code's reminder
-// before the latest user message, the activation tool's description), the
+// before the first user message, the activation tool's description), the
 // activation tool replaces load_skill, and activated text stays in the
 // history unless the lifecycle rules unloaded its skill. Like compose, it
 // changes nothing.
@@ -206,7 +206,8 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 
 // profileHistory is the window's messages as a profile sends them: after
 // each run of tool results, the user messages its activations add; the
-// reminder before the latest user message (or last, before a turn). With
+// reminder before the first user message the window keeps (or last,
+// before a turn). With
 // the lifecycle rules on, the text of an activation whose skill has since
 // unloaded is replaced by a line saying so. The skills whose text the
 // history carries are Delivered.
@@ -219,9 +220,14 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		}
 		follow = nil
 	}
-	latest := -1
-	if n := len(f.st.UserMsgs); n > 0 {
-		latest = f.st.UserMsgs[n-1]
+	// Claude Code 2.1.332 sends its listing once, with the first user
+	// message; the reminder goes before the first one the window keeps
+	first := -1
+	for _, k := range f.st.UserMsgs {
+		if k >= c.win.Start {
+			first = k
+			break
+		}
 	}
 	at := -1
 	seen := map[string]bool{}
@@ -231,7 +237,7 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		if m.Role != chat.RoleTool {
 			flush()
 		}
-		if k == latest {
+		if k == first {
 			at = len(out)
 		}
 		if en.Kind == EntryUser && len(en.Mentions) > 0 {

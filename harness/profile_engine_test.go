@@ -131,7 +131,7 @@ func TestProfileActivationIsTheModelsLoad(t *testing.T) {
 }
 
 // TestClaudeCodeReminderAndBodyMessage checks Claude Code's placements:
-// the listing is a user message before the latest user message, and the
+// the listing is a user message before the first user message, and the
 // body is a user message after the tool result.
 func TestClaudeCodeReminderAndBodyMessage(t *testing.T) {
 	w := newWorkspace(t)
@@ -160,7 +160,8 @@ func TestClaudeCodeReminderAndBodyMessage(t *testing.T) {
 			rem = i
 		}
 	}
-	if rem < 0 || msgs[rem+1].Content != "review account ACC-1042" || msgs[rem].Role != chat.RoleUser {
+	// sent once, with the first user message, as Claude Code 2.1.332 does
+	if rem < 0 || msgs[rem+1].Content != "first question" || msgs[rem].Role != chat.RoleUser {
 		t.Fatalf("reminder at %d, roles %v", rem, roles)
 	}
 	// load_skill does not exist under claude-code: refused as unknown
