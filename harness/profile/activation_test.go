@@ -95,7 +95,7 @@ func TestGeminiPrecedence(t *testing.T) {
 	in := Input{Skills: []Skill{sk("alpha", "first alpha"), sk("skill-creator", "mine"), sk("a:b", "colon"), sk("alpha", "second alpha")}}
 	c := geminiCLI{}.Catalogue(in)
 	text := c.Blocks[0].Text
-	order := []string{"<name>antigravity-support</name>", "<name>skill-creator</name>\n    <description>mine</description>", "<name>alpha</name>\n    <description>second alpha</description>", "<name>a-b</name>"}
+	order := []string{"<name>skill-creator</name>\n    <description>mine</description>", "<name>antigravity-support</name>", "<name>alpha</name>\n    <description>second alpha</description>", "<name>a-b</name>"}
 	last := -1
 	for _, want := range order {
 		i := strings.Index(text, want)

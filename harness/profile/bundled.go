@@ -86,11 +86,13 @@ var crushBundled = []bundledSkill{
 }
 
 // Gemini CLI core 0.61.0's built-in skills, from the package's
-// dist/src/skills/builtin: listed before the user's. The location is the
-// file in a global npm install.
+// dist/src/skills/builtin: listed before the user's, in the order its
+// glob returned them from an npm install (measured through its own
+// SkillManager and renderAgentSkills). The location is the file in a
+// global npm install.
 var geminiBundled = []bundledSkill{
-	{name: "antigravity-support", desc: 273, path: geminiBuiltinDir + "antigravity-support/SKILL.md"},
 	{name: "skill-creator", desc: 230, path: geminiBuiltinDir + "skill-creator/SKILL.md"},
+	{name: "antigravity-support", desc: 273, path: geminiBuiltinDir + "antigravity-support/SKILL.md"},
 }
 
 // opencode 1.18.33's bundled skill, from the system prompt it sent a
