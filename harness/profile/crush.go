@@ -107,7 +107,7 @@ func (p crush) Catalogue(in Input) Catalogue {
 			continue
 		}
 		entry(s, false)
-		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
+		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: len(cat.Bundled) + rank + 1,
 			Reason: "Crush lists every skill with its whole description: it has no listing budget"}
 	}
 	if listed == 0 {
