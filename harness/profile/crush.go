@@ -139,12 +139,14 @@ func (crush) Tool(Input) *Tool {
 }
 
 // Activate: the model views the SKILL.md and gets the file with line
-// numbers; a skill the user invokes arrives as <loaded_skill>.
+// numbers. A skill the user picks is attached to the prompt as a file
+// (37f36e93: attachSkill, then PromptWithTextAttachments), its SKILL.md
+// under the skill's name.
 func (crush) Activate(s Skill, r Request) Activation {
 	if r.Mention {
-		return Activation{Messages: []Message{{Role: "user", Text: "<loaded_skill>\n  <name>" + crushEscape.Replace(s.Name) + "</name>\n  <description>" +
-			crushEscape.Replace(s.Description) + "</description>\n  <location>" + crushEscape.Replace(s.Path) + "</location>\n  <instructions>\n" +
-			crushEscape.Replace(strings.TrimSpace(s.Body)) + "\n  </instructions>\n</loaded_skill>"}}}
+		return Activation{Messages: []Message{{Role: "user", Text: "\n<system_info>The files below have been attached by the user, consider them in your response</system_info>\n" +
+			"<file path='" + s.Name + "'>\n\n" + s.Source + "\n</file>\n"}},
+			Note: "Crush appends the attachment to the user's own prompt; here it is a message of its own"}
 	}
 	return Activation{ToolResult: crushView(s.Source), Note: "LSP diagnostics Crush may append are not reproduced"}
 }
