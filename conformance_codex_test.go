@@ -177,6 +177,7 @@ func TestCodexConformance(t *testing.T) {
 		conformSkill(t, root, "long", "name: long\ndescription: "+strings.Repeat("word ", 300))
 		conformSkill(t, root, "cjk", "name: cjk\ndescription: 漢字の説明。")
 		conformSkill(t, root, "folder-name", "name: other-name\ndescription: Its name is not its folder's.")
+		conformSkill(t, root, "no-name", "description: A skill without a name.")
 		check(t, root, 0)
 	})
 	// Short folders: with roots some 30 characters longer, 0.171.0 gives

@@ -61,6 +61,7 @@ func TestGeminiConformance(t *testing.T) {
 	conformSkill(t, root, "long", "name: long\ndescription: "+strings.Repeat("word ", 300))
 	conformSkill(t, root, "cjk", "name: cjk\ndescription: 漢字の説明。")
 	conformSkill(t, root, "folder-name", "name: other-name\ndescription: Its name is not its folder's.")
+	conformSkill(t, root, "no-name", "description: A skill without a name.")
 	conformSkill(t, root, "meta", "name: meta\ndescription: A metadata list.\nmetadata:\n  tags: [a, b]")
 	conformSkill(t, root, "skill-creator", "name: skill-creator\ndescription: Mine replaces the built-in one.")
 	out, err := exec.Command(node, script, mods, root).Output()

@@ -108,6 +108,7 @@ func TestOpencodeConformance(t *testing.T) {
 	conformSkill(t, root, "long", "name: long\ndescription: "+strings.Repeat("word ", 300))
 	conformSkill(t, root, "cjk", "name: cjk\ndescription: 漢字の説明。")
 	conformSkill(t, root, "folder-name", "name: other-name\ndescription: Its name is not its folder's.")
+	conformSkill(t, root, "no-name", "description: A skill without a name.")
 	conformSkill(t, root, "Zeta", "name: Zeta\ndescription: Upper case sorts by locale.")
 	agent := opencodeListing(t, bin, root)
 	c := skills.NewCatalog([]skills.Root{{Dir: root}}, nil)

@@ -231,6 +231,7 @@ func TestClaudeCodeConformance(t *testing.T) {
 		conformSkill(t, root, "cjk", "name: cjk\ndescription: "+strings.Repeat("漢字", 400))
 		conformSkill(t, root, "long", "name: long\ndescription: "+strings.Repeat("word ", 400))
 		conformSkill(t, root, "folder-name", "name: other-name\ndescription: Its name is not its folder's.")
+		conformSkill(t, root, "no-name", "description: A skill without a name.")
 		conformSkill(t, root, "emoji", "name: emoji\ndescription: Ships 🚀 fast.")
 		for _, model := range []string{"claude-sonnet-4-6"} {
 			compareListings(t, claudeListing(t, bin, root, model), skilletListing(t, root, model), bundled)

@@ -221,7 +221,7 @@ func (p *parser) fields(root *yaml.Node, folder string) {
 		}
 	}
 	if !hasName {
-		p.problem("name", "missing required field")
+		p.laxProblem(LaxNameMissing, "name", "missing required field")
 	}
 	if !hasDesc {
 		p.problem("description", "missing required field")

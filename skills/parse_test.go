@@ -555,6 +555,7 @@ func TestReadable(t *testing.T) {
 		{"---\nname: x\ndescription: " + long + "\n---\nbody", "x", true, LaxDescriptionLength},
 		{"---\nname: x\ndescription: d\nmetadata:\n  tags: [a, b]\n---\nbody", "x", true, LaxMetadataValue},
 		{"---\nname: x\ndescription: d\n---\n" + strings.Repeat("b", MaxBodyChars+1), "x", true, LaxBodyLength},
+		{"---\ndescription: d\n---\nbody", "folder", true, LaxNameMissing},
 		{"---\nname: x\n---\nbody", "x", false, ""},
 		{"---\nname: other\n---\nbody", "x", false, ""},
 	} {

@@ -139,6 +139,9 @@ type LaxRule string
 const (
 	// LaxNameFolder: the frontmatter name differs from the folder's.
 	LaxNameFolder LaxRule = "name-folder"
+	// LaxNameMissing: there is no name; Claude Code and Codex name the
+	// skill after its folder (the Name of such a skill is the folder's).
+	LaxNameMissing LaxRule = "name-missing"
 	// LaxNameFormat: the name is not lowercase letters, digits and single
 	// hyphens, or is over 64 characters.
 	LaxNameFormat LaxRule = "name-format"

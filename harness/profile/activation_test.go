@@ -111,3 +111,24 @@ func TestGeminiPrecedence(t *testing.T) {
 		t.Errorf("bundled %+v, want antigravity-support only", c.Bundled)
 	}
 }
+
+// A skill without a name: Claude Code and Codex list it under its folder's
+// name (measured), opencode, Gemini CLI and Crush skip it, saying why, and
+// Skillet leaves it out as invalid.
+func TestSkillWithoutName(t *testing.T) {
+	s := sk("no-name", "A skill without a name.")
+	s.Breaches = []Breach{{Rule: BreachNameMissing, Message: "name: missing required field"}}
+	in := Input{Skills: []Skill{sk("alpha", "a"), s}, NoBundled: true, Engine: &EngineList{Offered: []string{"alpha"}}}
+	for _, p := range All() {
+		c := p.Catalogue(in)
+		e := c.Entries[1]
+		listed := e.State != Omitted
+		want := p.Name() == "claude-code" || p.Name() == "codex"
+		if listed != want || c.Entries[0].State == Omitted || e.Warning == "" {
+			t.Errorf("%s: %+v (alpha %s), want listed %v with the spec's warning", p.Name(), e, c.Entries[0].State, want)
+		}
+		if !want && p.Name() != "skillet" && !strings.Contains(e.Reason, "name") {
+			t.Errorf("%s: reason %q does not say a name is needed", p.Name(), e.Reason)
+		}
+	}
+}

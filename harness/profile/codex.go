@@ -214,6 +214,8 @@ func codexOrder(skills []Skill) []int {
 	return idx
 }
 
+// Catalogue lists every skill; one without a name under its folder's
+// (measured on 0.171.0).
 func (p codex) Catalogue(in Input) Catalogue {
 	win := window(p, in)
 	budget := CodexBudget(win)

@@ -36,6 +36,9 @@ func crushRefuses(s Skill) string {
 	if b, ok := s.breaks(BreachMetadataValue); ok {
 		return "Crush cannot read its frontmatter (metadata must map strings to strings): " + b.Message
 	}
+	if _, missing := s.breaks(BreachNameMissing); missing {
+		return "Crush rejects it: name is required"
+	}
 	var why []string
 	if !strings.EqualFold(s.Name, s.folder()) {
 		why = append(why, fmt.Sprintf("name %q must match directory %q", s.Name, s.folder()))

@@ -35,7 +35,10 @@ func (geminiCLI) Name() string { return "gemini-cli" }
 func (geminiCLI) Agent() string      { return geminiAgent }
 func (geminiCLI) DefaultWindow() int { return 0 }
 
-func (p geminiCLI) Catalogue(in Input) Catalogue {
+// Catalogue lists the skills that have a name, which the agent requires.
+func (p geminiCLI) Catalogue(in Input) Catalogue { return requireNames(in, geminiAgent, p.catalogue) }
+
+func (p geminiCLI) catalogue(in Input) Catalogue {
 	cat := Catalogue{Profile: p.Name(), Agent: geminiAgent, Entries: make([]Entry, len(in.Skills))}
 	warnEntries(&cat, in)
 	var xml []string

@@ -36,7 +36,10 @@ func opencodeOrder(skills []Skill) []int {
 	return idx
 }
 
-func (p opencode) Catalogue(in Input) Catalogue {
+// Catalogue lists the skills that have a name, which the agent requires.
+func (p opencode) Catalogue(in Input) Catalogue { return requireNames(in, opencodeAgent, p.catalogue) }
+
+func (p opencode) catalogue(in Input) Catalogue {
 	cat := Catalogue{Profile: p.Name(), Agent: opencodeAgent, Entries: make([]Entry, len(in.Skills))}
 	defer warnEntries(&cat, in)
 	// the bundled skill sorts among the user's by name

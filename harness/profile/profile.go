@@ -69,7 +69,7 @@ type Skill struct {
 
 // Breach is one rule of the spec a skill breaks.
 type Breach struct {
-	// Rule is a skills.LaxRule: name-folder, name-format,
+	// Rule is a skills.LaxRule: name-folder, name-missing, name-format,
 	// description-length, body-length or metadata-value.
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
@@ -78,6 +78,7 @@ type Breach struct {
 // The rules of Breach.Rule, as package skills names them.
 const (
 	BreachNameFolder        = "name-folder"
+	BreachNameMissing       = "name-missing"
 	BreachNameFormat        = "name-format"
 	BreachDescriptionLength = "description-length"
 	BreachBodyLength        = "body-length"
@@ -121,6 +122,46 @@ func specWarning(s Skill) string {
 		msgs[i] = b.Message
 	}
 	return "the Agent Skills spec does not accept this skill (see skillet validate): " + strings.Join(msgs, "; ")
+}
+
+// needsName is the entry of a skill without a name under an agent that
+// requires one; ok is false when the skill has a name.
+func needsName(s Skill, agent string) (Entry, bool) {
+	if _, missing := s.breaks(BreachNameMissing); !missing {
+		return Entry{}, false
+	}
+	return omitted(s.Name, s.Description, agent+" requires a name in the frontmatter; Claude Code and Codex name such a skill after its folder"), true
+}
+
+// requireNames composes a catalogue with compose over the skills that
+// have a name; the others are omitted, saying why, in their place.
+func requireNames(in Input, agent string, compose func(Input) Catalogue) Catalogue {
+	var keep []Skill
+	var idx []int
+	skipped := map[int]Entry{}
+	for i, s := range in.Skills {
+		if e, ok := needsName(s, agent); ok {
+			e.Warning = specWarning(s)
+			skipped[i] = e
+			continue
+		}
+		keep, idx = append(keep, s), append(idx, i)
+	}
+	if len(skipped) == 0 {
+		return compose(in)
+	}
+	sub := in
+	sub.Skills = keep
+	cat := compose(sub)
+	entries := make([]Entry, len(in.Skills))
+	for j, i := range idx {
+		entries[i] = cat.Entries[j]
+	}
+	for i, e := range skipped {
+		entries[i] = e
+	}
+	cat.Entries = entries
+	return cat
 }
 
 // warnEntries puts the spec's warning on every entry of a skill that
