@@ -7,9 +7,13 @@
 // same result without a model.
 //
 // Each rule names its source beside it: the agents' public code and
-// documentation. Long fixed instruction paragraphs that do not depend on
-// the skills are not reproduced; the text carries a marker naming them and
-// their length instead (see Fixed).
+// documentation, and what the agents sent when run against a loopback
+// endpoint (the conformance tests of package main keep them true). Each
+// profile names the agent version it reproduces (Profile.Agent). Long
+// fixed instruction paragraphs that do not depend on the skills are not
+// reproduced; the text carries a marker naming them and their length
+// instead (see Fixed), and the agents' bundled skills are listed by name
+// and size with placeholder text (see placeholder).
 //
 // An engine plugs a profile in at three points: before a model call it
 // places the Catalogue's blocks (system prompt, developer message,
