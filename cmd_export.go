@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"skillet/harness"
@@ -58,6 +59,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "skillet export:", strings.TrimPrefix(err.Error(), "--resume: "))
 		return 2
 	}
+	if err := checkOutputs(path, [][2]string{{"--md", md}, {"--cast", cast}, {"--html", page}}); err != nil {
+		fmt.Fprintln(stderr, "skillet export:", err)
+		return 2
+	}
 	code = 0
 	// the cast and the page share one fold; the Markdown folds the journal
 	// with its skills, so --md alone never reads it for them
@@ -83,6 +88,39 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// checkOutputs refuses an output file that is the journal being read (by
+// any path, a symlink too) or that two flags name: either would leave one
+// of the files lost.
+func checkOutputs(session string, outs [][2]string) error {
+	journal := session
+	if fi, err := os.Stat(journal); err == nil && fi.IsDir() {
+		journal = filepath.Join(journal, harness.JournalFile)
+	}
+	jfi, jerr := os.Stat(journal)
+	same := func(a, b string) bool {
+		if filepath.Clean(a) == filepath.Clean(b) {
+			return true
+		}
+		fa, err1 := os.Stat(a)
+		fb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+	}
+	for i, o := range outs {
+		if o[1] == "" || o[1] == "-" {
+			continue
+		}
+		if fi, err := os.Stat(o[1]); jerr == nil && err == nil && os.SameFile(fi, jfi) {
+			return usageError{fmt.Sprintf("%s %s is the session's journal: export never writes over what it reads", o[0], o[1])}
+		}
+		for _, p := range outs[:i] {
+			if p[1] != "" && p[1] != "-" && same(p[1], o[1]) {
+				return usageError{fmt.Sprintf("%s and %s both name %s: give each its own file", p[0], o[0], o[1])}
+			}
+		}
+	}
+	return nil
+}
+
 // exportMarkdown writes /export's Markdown of the session at path, folded
 // with its skills as `skillet show` folds it. nameSkipped says the lines
 // the fold skips were not named already.
@@ -99,7 +137,8 @@ func exportMarkdown(c *common, path, file string, nameSkipped bool, stdout, stde
 			fmt.Fprintf(stderr, "skillet export: %s: %s was skipped\n", path, p)
 		}
 	}
-	return writeExport(file, stdout, stderr, s.ExportMarkdown)
+	// Markdown is text: nothing in it may drive the terminal it is read in
+	return writeExport(file, stdout, stderr, func(w io.Writer) error { return s.ExportMarkdown(plainWriter{w}) })
 }
 
 // writeFile writes one file (stdout for -) with perm, and says what went
@@ -131,8 +170,9 @@ func writeFile(who, file string, perm os.FileMode, stdout, stderr io.Writer, wri
 	return true
 }
 
-// writeExport writes one of export's files, readable by others as any
-// file made to be shared.
+// writeExport writes one of export's files, readable by its owner only as
+// the journal is: an export holds the whole conversation and its tool
+// output, and the owner decides whom to share it with.
 func writeExport(file string, stdout, stderr io.Writer, write func(io.Writer) error) bool {
-	return writeFile("skillet export", file, 0o666, stdout, stderr, write)
+	return writeFile("skillet export", file, 0o600, stdout, stderr, write)
 }

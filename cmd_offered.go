@@ -16,7 +16,7 @@ import (
 	"skillet/skills"
 )
 
-var offeredUsage = `usage: skillet offered [--profile NAME|all] [--context-window TOKENS] [--usage FILE] [--json] [--config FILE] [DIR...]
+var offeredUsage = `usage: skillet offered [--profile NAME|all] [--context-window TOKENS] [--model NAME] [--set bundled_skills=false] [--usage FILE] [--json] [--config FILE] [DIR...]
 
 Shows, without a model, what each agent's way of presenting skills leaves
 of every skill: its catalogue state (full, cut at N characters, name only,
@@ -29,6 +29,18 @@ samples).
 
 Profiles: ` + strings.Join(profile.Names(), ", ") + `; all (the default)
 prints one table of skills × profiles.
+
+Each profile lists what its agent accepts: a skill the Agent Skills spec
+refuses (a name that is not its folder's, a description over 1,024
+characters, a metadata list…) but the agent still lists is shown with a
+warning; skillet validate stays the spec's judge. The skills each agent
+ships with are listed too, by name and measured size (placeholder text),
+and share the budget; --set bundled_skills=false (or bundled_skills =
+false in the [session] table of skillet.toml) leaves them out.
+
+--model NAME is the model Claude Code's budget is computed for (bytes a
+token and context window); default: skillet.toml [model] name, else 4
+bytes a token at a 200,000-token window.
 
 --usage FILE gives how often each skill was invoked, for Claude Code's
 least-used-first rule: {"NAME": {"count": 3, "last_used": "2026-09-01T12:00:00Z"}}.
@@ -44,20 +56,25 @@ type offeredJSON struct {
 	Paths []string `json:"paths"`
 	// ContextWindow is the --context-window given, 0 for each profile's
 	// default.
-	ContextWindow int              `json:"context_window"`
-	Notices       []string         `json:"notices"`
-	Profiles      []offeredProfile `json:"profiles"`
-	LeftOut       []offeredLeftOut `json:"left_out"`
+	ContextWindow int `json:"context_window"`
+	// Model is the model the budgets were computed for, "" for none.
+	Model    string           `json:"model"`
+	Notices  []string         `json:"notices"`
+	Profiles []offeredProfile `json:"profiles"`
+	LeftOut  []offeredLeftOut `json:"left_out"`
 }
 
 type offeredProfile struct {
 	Name string `json:"name"`
+	// Agent is the agent version the profile reproduces.
+	Agent string `json:"agent,omitempty"`
 	// Window is the context window the profile worked with, 0 when its
 	// catalogue does not depend on one.
 	Window   int                 `json:"window_tokens"`
 	Budget   *profile.Budget     `json:"budget"`
 	Blocks   []profile.Block     `json:"blocks"`
 	Entries  []profile.Entry     `json:"entries"`
+	Bundled  []profile.Entry     `json:"bundled"`
 	Warnings []string            `json:"warnings"`
 	Tool     *profile.Tool       `json:"tool"`
 	Persist  profile.Persistence `json:"persistence"`
@@ -97,6 +114,9 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	config := fs.String("config", "", "`FILE` skillet.toml to use (default ./skillet.toml when present)")
 	usageFile := fs.String("usage", "", "`FILE` of invocation counts per skill (JSON), for Claude Code's ranking")
+	model := fs.String("model", "", "the model `NAME` Claude Code's budget is computed for (default: skillet.toml [model] name)")
+	var sets listFlag
+	fs.Var(&sets, "set", "`KEY=VALUE` of a setting (repeatable): bundled_skills=false leaves the agents' own skills out")
 	dirs, code, done := parseInterleaved(fs, args, offeredUsage, stdout, stderr)
 	if done {
 		return code
@@ -131,12 +151,15 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
 	}
-	w, err := wireSkills(&common{config: *config, skills: dirs})
+	w, err := wireSkills(&common{config: *config, skills: dirs, sets: sets})
 	if err != nil {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
 	}
-	rep, err := offered(w, profiles, win.n, usage)
+	if *model == "" {
+		*model = w.cfg.Model.Name
+	}
+	rep, err := offered(w, profiles, win.n, *model, usage)
 	if err != nil {
 		fmt.Fprintf(stderr, "skillet offered: %v\n", err)
 		return 2
@@ -169,7 +192,7 @@ var listedName = regexp.MustCompile(`<name>([^<]*)</name>`)
 // offered composes every profile's catalogue of the enabled skills. The
 // engine decides which skills are enabled (R18, R19) and composes
 // Skillet's own list (R10); the other profiles take the same skills.
-func offered(w *wiring, profiles []profile.Profile, window int, usage map[string]profile.Usage) (*offeredJSON, error) {
+func offered(w *wiring, profiles []profile.Profile, window int, model string, usage map[string]profile.Usage) (*offeredJSON, error) {
 	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, ModelName: "none"})
 	if err != nil {
 		return nil, err
@@ -178,7 +201,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 	snap := s.Snapshot()
 	// the session's own notices name invalid and unselected skills, which
 	// left_out says with the reason
-	rep := &offeredJSON{ContextWindow: window, Notices: append([]string{}, w.notices...), Profiles: []offeredProfile{}, LeftOut: []offeredLeftOut{}}
+	rep := &offeredJSON{ContextWindow: window, Model: model, Notices: append([]string{}, w.notices...), Profiles: []offeredProfile{}, LeftOut: []offeredLeftOut{}}
 
 	status := map[string]harness.SkillStatus{}
 	for _, st := range snap.Skills {
@@ -210,6 +233,13 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 	for _, sk := range w.catalog.All() {
 		st := status[sk.Name]
 		switch {
+		case !sk.Valid() && sk.Readable() && len(w.cfg.Skills) == 0:
+			// the spec refuses it but some agents list it: each profile
+			// says what its agent does
+			ps := profileSkill(sk, label[sk.Root])
+			ps.Usage = usage[sk.Name]
+			enabled = append(enabled, ps)
+			continue
 		case !sk.Valid():
 			rep.LeftOut = append(rep.LeftOut, offeredLeftOut{Name: sk.Name, Dir: sk.Dir, Reason: "invalid: " + problemList(sk.Problems)})
 			continue
@@ -232,7 +262,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 	}
 	roots := rootDirs(w.catalog)
 	for _, p := range profiles {
-		in := profile.Input{Skills: enabled, ContextWindow: window, Roots: roots, Engine: el}
+		in := profile.Input{Skills: enabled, ContextWindow: window, Roots: roots, Engine: el, Model: model, NoBundled: !w.cfg.Session.Bundled()}
 		cat := p.Catalogue(in)
 		used := window
 		if used == 0 {
@@ -241,8 +271,11 @@ func offered(w *wiring, profiles []profile.Profile, window int, usage map[string
 		if p.DefaultWindow() == 0 {
 			used = 0 // the profile's catalogue does not depend on it
 		}
-		op := offeredProfile{Name: p.Name(), Window: used, Budget: cat.Budget, Blocks: nonNilBlocks(cat.Blocks),
-			Entries: cat.Entries, Warnings: nonNilStrings(cat.Warnings), Tool: p.Tool(in), Persist: p.Persistence()}
+		if p.Name() == "claude-code" && window == 0 {
+			used = profile.ClaudeWindow(model)
+		}
+		op := offeredProfile{Name: p.Name(), Agent: cat.Agent, Window: used, Budget: cat.Budget, Blocks: nonNilBlocks(cat.Blocks),
+			Entries: cat.Entries, Bundled: nonNilEntries(cat.Bundled), Warnings: nonNilStrings(cat.Warnings), Tool: p.Tool(in), Persist: p.Persistence()}
 		if p.Name() == "skillet" {
 			op.ListSize = el.ListSize
 		}
@@ -279,9 +312,9 @@ func profileSkill(sk *skills.Skill, rootLabel string) profile.Skill {
 	if rootLabel == skills.LabelUser {
 		scope = "user"
 	}
-	return profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
-		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: scope, Body: sk.Body}
+	ps := harness.ProfileSkill(sk)
+	ps.Scope = scope
+	return ps
 }
 
 func problemList(ps []skills.Problem) string {
@@ -297,6 +330,13 @@ func nonNilBlocks(b []profile.Block) []profile.Block {
 		return []profile.Block{}
 	}
 	return b
+}
+
+func nonNilEntries(e []profile.Entry) []profile.Entry {
+	if e == nil {
+		return []profile.Entry{}
+	}
+	return e
 }
 
 func nonNilStrings(s []string) []string {
@@ -320,6 +360,9 @@ func cell(e profile.Entry) string {
 func budgetLine(p offeredProfile) string {
 	var b strings.Builder
 	b.WriteString(p.Name)
+	if p.Agent != "" {
+		fmt.Fprintf(&b, " (%s)", p.Agent)
+	}
 	switch {
 	case p.Budget != nil:
 		fmt.Fprintf(&b, ": budget %d %s (%s), used %d", p.Budget.Limit, p.Budget.Unit, p.Budget.Rule, p.Budget.Used)
@@ -333,6 +376,9 @@ func budgetLine(p offeredProfile) string {
 		counts[e.State]++
 	}
 	fmt.Fprintf(&b, "; %d full, %d cut, %d name only, %d omitted", counts[profile.Full], counts[profile.Truncated], counts[profile.NameOnly], counts[profile.Omitted])
+	if n := len(p.Bundled); n > 0 {
+		fmt.Fprintf(&b, "; and %d bundled with the agent", n)
+	}
 	return b.String()
 }
 
@@ -382,7 +428,18 @@ func printProfile(out io.Writer, p offeredProfile) {
 		if e.Rank > 0 {
 			rank = fmt.Sprint(e.Rank)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, cell(e), rank, e.Reason)
+		why := e.Reason
+		if e.Warning != "" {
+			why += " (warning: " + e.Warning + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, cell(e), rank, why)
+	}
+	for _, e := range p.Bundled {
+		rank := "-"
+		if e.Rank > 0 {
+			rank = fmt.Sprint(e.Rank)
+		}
+		fmt.Fprintf(tw, "%s (bundled)\t%s\t%s\t%s\n", e.Name, cell(e), rank, e.Reason)
 	}
 	tw.Flush()
 	for _, b := range p.Blocks {

@@ -69,15 +69,15 @@ func TestOfferedTableOfEveryProfile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	head := "SKILL  SKILLET  CLAUDE-CODE  CODEX  CRUSH    OPENCODE  GEMINI-CLI"
+	head := "SKILL       SKILLET  CLAUDE-CODE  CODEX  CRUSH    OPENCODE  GEMINI-CLI"
 	for _, want := range []string{
 		head,
-		"alpha  full     full         full   full     full      full",
-		"beta   full     omitted      full   omitted  full      full",
-		"claude-code: budget 8000 characters (context window 200000 tokens × 4 × 1 %), used 69;",
-		"codex: budget 5440 tokens",
-		"left out before any profile (1):",
-		"not-broken (" + filepath.Join(dir, "broken") + "): invalid: name:",
+		"alpha       full     full         full   full     full      full",
+		"beta        full     omitted      full   omitted  full      full",
+		"not-broken  omitted  full         full   omitted  full      full",
+		"claude-code (Claude Code 2.1.332): budget 8000 characters (context window 200000 tokens × 4 bytes a token × 1 %; 13 skills bundled with Claude Code 2.1.332 share it), used 6327;",
+		"; and 13 bundled with the agent",
+		"codex (Codex 0.171.0): budget 5440 tokens",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -87,13 +87,14 @@ func TestOfferedTableOfEveryProfile(t *testing.T) {
 
 func TestOfferedOneProfileShowsWhyAndTheText(t *testing.T) {
 	dir := offeredFixture(t)
-	code, out, errOut := runCmd(t, "", "offered", "--profile", "claude-code", dir)
+	code, out, errOut := runCmd(t, "", "offered", "--profile", "claude-code", "--set", "bundled_skills=false", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"beta   omitted  -     disable-model-invocation: only the user can invoke it",
-		"--- reminder-message ---\n<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- alpha: " + strings.Repeat("a", 60) + "\n</system-reminder>\n",
+		"beta        omitted  -     disable-model-invocation: only the user can invoke it",
+		"--- reminder-message ---\n<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- alpha: " + strings.Repeat("a", 60) + "\n- broken (not-broken): Name and folder differ.\n</system-reminder>\n",
+		`(warning: the Agent Skills spec does not accept this skill (see skillet validate): name: "not-broken" does not match the folder name "broken"`,
 		"--- activation tool Skill ---",
 	} {
 		if !strings.Contains(out, want) {
@@ -101,7 +102,7 @@ func TestOfferedOneProfileShowsWhyAndTheText(t *testing.T) {
 		}
 	}
 	// Flags may follow the folder.
-	if code, out2, _ := runCmd(t, "", "offered", dir, "--profile", "claude-code"); code != 0 || out2 != out {
+	if code, out2, _ := runCmd(t, "", "offered", dir, "--profile", "claude-code", "--set", "bundled_skills=false"); code != 0 || out2 != out {
 		t.Errorf("flags after DIR: exit %d, same output %v", code, out2 == out)
 	}
 }
@@ -140,8 +141,22 @@ func TestOfferedContextWindowDrivesTheBudgets(t *testing.T) {
 	if sk := byName["skillet"]; sk.ListSize != 30 || entryOf(t, sk, "alpha").State != profile.Full || sk.Window != 0 {
 		t.Errorf("skillet: %+v", sk)
 	}
-	if len(doc.LeftOut) != 1 || doc.LeftOut[0].Name != "not-broken" || !strings.HasPrefix(doc.LeftOut[0].Reason, "invalid: name:") {
+	// a name that is not its folder's breaks the spec, but only Crush and
+	// Skillet leave the skill out
+	if len(doc.LeftOut) != 0 {
 		t.Errorf("left out: %+v", doc.LeftOut)
+	}
+	for name, want := range map[string]profile.State{"skillet": profile.Omitted, "crush": profile.Omitted, "opencode": profile.Full, "gemini-cli": profile.Full} {
+		e := entryOf(t, byName[name], "not-broken")
+		if e.State != want || !strings.Contains(e.Warning, `does not match the folder name "broken"`) {
+			t.Errorf("not-broken under %s: %+v, want %s with the spec's warning", name, e, want)
+		}
+	}
+	if e := entryOf(t, byName["crush"], "not-broken"); !strings.Contains(e.Reason, `Crush rejects it: name "not-broken" must match directory "broken"`) {
+		t.Errorf("crush's reason: %q", e.Reason)
+	}
+	if !strings.Contains(cc.Blocks[0].Text, "\n- broken (not-broken)\n") {
+		t.Errorf("claude-code lists the skill by its folder, the name in parentheses:\n%s", cc.Blocks[0].Text)
 	}
 }
 
@@ -152,7 +167,7 @@ func TestOfferedUsageRanksClaudeCode(t *testing.T) {
 	writeFrontmatter(t, dir, "first", "name: first", "description: "+strings.Repeat("f", 30))
 	writeFrontmatter(t, dir, "second", "name: second", "description: "+strings.Repeat("s", 30))
 	state := func(args ...string) string {
-		code, out, errOut := runCmd(t, "", append([]string{"offered", "--json", "--profile", "claude-code", "--context-window", "1500"}, args...)...)
+		code, out, errOut := runCmd(t, "", append([]string{"offered", "--json", "--profile", "claude-code", "--context-window", "1500", "--set", "bundled_skills=false"}, args...)...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
@@ -201,9 +216,9 @@ func TestOfferedBadInput(t *testing.T) {
 // left out, and exits 1.
 func TestOfferedNothingValid(t *testing.T) {
 	dir := filepath.Join(isolate(t), "skills")
-	writeFrontmatter(t, dir, "only", "name: other", "description: The name does not match.")
+	writeFrontmatter(t, dir, "only", "name: only")
 	code, out, _ := runCmd(t, "", "offered", dir)
-	if code != 1 || !strings.Contains(out, "no skill is enabled") || !strings.Contains(out, "other ("+filepath.Join(dir, "only")+"): invalid: name:") {
+	if code != 1 || !strings.Contains(out, "no skill is enabled") || !strings.Contains(out, "only ("+filepath.Join(dir, "only")+"): invalid: description: missing required field") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	empty := filepath.Join(filepath.Dir(dir), "empty")
@@ -233,8 +248,35 @@ func TestOfferedRealCorpus(t *testing.T) {
 	}
 	doc := decodeOffered(t, out)
 	n := len(doc.Profiles[0].Entries)
-	if n < 1000 || n+len(doc.LeftOut) < 1180 {
-		t.Fatalf("%d enabled and %d left out of the corpus", n, len(doc.LeftOut))
+	if n != 1180 || len(doc.LeftOut) != 0 {
+		t.Fatalf("%d skills reach the profiles and %d are left out of the corpus, want all 1,180 and none", n, len(doc.LeftOut))
+	}
+	// What each agent lists of the corpus (name only counts; omitted does
+	// not). Skillet lists list_size = 30 of the 1,150 valid skills. Claude
+	// Code leaves out the 4 with disable-model-invocation, Crush those 4,
+	// 29 of the 30 invalid ones (it reads past a long body only) and 2
+	// whose description is at most 1,024 characters but over 1,024 bytes.
+	// Codex's budget at its 272,000-token default keeps 337 names and
+	// paths. opencode and Gemini CLI list everything. Bundled skills that
+	// a corpus skill of the same name hides are not listed: claude-api,
+	// code-review, simplify… leave Claude Code 7 of its 13; Codex lists
+	// its 4 system skills beside user skills of the same name.
+	wantListed := map[string]int{"skillet": 30, "claude-code": 1176, "codex": 337, "crush": 1145, "opencode": 1180, "gemini-cli": 1180}
+	wantBundled := map[string]int{"claude-code": 7, "codex": 4, "crush": 3, "opencode": 1, "gemini-cli": 1}
+	for _, p := range doc.Profiles {
+		listed, warned := 0, 0
+		for _, e := range p.Entries {
+			if e.State != profile.Omitted {
+				listed++
+			}
+			if e.Warning != "" {
+				warned++
+			}
+		}
+		t.Logf("%s: %d of %d listed, %d with the spec's warning, %d bundled", p.Name, listed, n, warned, len(p.Bundled))
+		if listed != wantListed[p.Name] || warned != 30 || len(p.Bundled) != wantBundled[p.Name] {
+			t.Errorf("%s lists %d of the corpus with %d warnings and %d bundled skills, want %d, 30 and %d", p.Name, listed, warned, len(p.Bundled), wantListed[p.Name], wantBundled[p.Name])
+		}
 	}
 	for _, p := range doc.Profiles {
 		if len(p.Entries) != n {

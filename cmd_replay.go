@@ -22,6 +22,13 @@ delta (which system text lines, list entries, tools and messages differ),
 and per turn the Offered / Delivered / Loaded decisions that changed. The
 skills, config, settings and profile are the recorded ones unless --skills,
 --config, --set or --profile says.
+
+No tool runs: each tool call is answered with the result the cassette
+recorded for it (an ask tool as the recording answered it, which only picks
+the recorded result). With --run-tools the tools run again, and then they
+are approved as in a live headless run — only by --approve or
+--approve-all; the recording's answers are shown, never applied, since a
+cassette is a file anyone may have edited.
 Exit status: 0 when every request is as recorded, 1 when one differs or the
 session went another way, 2 on a usage error.
 
@@ -30,7 +37,7 @@ Flags:
 
 // runReplay is `skillet replay`.
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	var c common
+	var c replayFlags
 	fs := replayDiffFlags(&c)
 	if len(args) == 0 || args[0] != "diff" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -53,20 +60,38 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	return replayDiff(&c, files[0], stdout, stderr)
 }
 
+// replayFlags are the flags of `skillet replay diff`.
+type replayFlags struct {
+	common
+	// runTools runs the tools again; approveAll and approve then answer
+	// their ask tools, as in a headless run.
+	runTools   bool
+	approveAll bool
+	approve    listFlag
+}
+
 // replayDiffFlags are the flags of `skillet replay diff`, set into c.
-func replayDiffFlags(c *common) *flag.FlagSet {
+func replayDiffFlags(c *replayFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("skillet replay diff", flag.ContinueOnError)
 	fs.StringVar(&c.config, "config", "", "`FILE` skillet.toml to use (default: the recorded one)")
 	fs.Var(&c.skills, "skills", "a skills `DIR` searched first (repeatable; default: the recorded folders)")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable); default: the recorded settings")
 	fs.StringVar(&c.profile, "profile", "", "the `NAME` of the profile to compose the requests with (default: the recorded one)")
 	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS` (default: the recorded one)")
+	fs.BoolVar(&c.runTools, "run-tools", false, "run the tools again instead of serving the recorded results (ask tools then need --approve)")
+	fs.BoolVar(&c.approveAll, "approve-all", false, "with --run-tools: approve every tool whose policy is ask")
+	fs.Var(&c.approve, "approve", "with --run-tools: approve the ask-policy `TOOL` (repeatable)")
 	return fs
 }
 
 // replayDiff is `skillet replay diff FILE`.
-func replayDiff(c *common, file string, stdout, stderr io.Writer) int {
-	c.tape.replay, c.tape.lenient = file, true
+func replayDiff(rf *replayFlags, file string, stdout, stderr io.Writer) int {
+	c := &rf.common
+	if !rf.runTools && (rf.approveAll || len(rf.approve) > 0) {
+		fmt.Fprintln(stderr, "skillet replay diff: --approve and --approve-all need --run-tools: without it no tool runs")
+		return 2
+	}
+	c.tape.replay, c.tape.lenient, c.tape.tools = file, true, !rf.runTools
 	w, err := wire(c)
 	if err != nil {
 		return reportError(stderr, "skillet", err)
@@ -77,7 +102,16 @@ func replayDiff(c *common, file string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, n)
 	}
 	d := &differ{out: stdout}
-	opts := sessionOptions(c, w, harness.Options{Approver: cas.Approver(), OnEvent: d.onEvent})
+	opts := harness.Options{OnEvent: d.onEvent}
+	if rf.runTools {
+		for _, a := range cas.Approvals() {
+			fmt.Fprintln(stdout, a+" — not applied: tools run, approved only by --approve")
+		}
+		opts.ApproveAll, opts.Approve = rf.approveAll, rf.approve
+	} else {
+		opts.Approver = cas.ServedApprover()
+	}
+	opts = sessionOptions(c, w, opts)
 	opts.Dir = "" // a diff leaves no session behind
 	s, err := harness.New(opts)
 	if err != nil {
@@ -97,6 +131,11 @@ func replayDiff(c *common, file string, stdout, stderr io.Writer) int {
 		}
 	}
 	status = d.report(w.tape.player, cas, status)
+	if cas.Truncated {
+		// what came before the damage was compared, but not the recording
+		fmt.Fprintf(stdout, "the cassette is damaged, so the replay cannot be whole: %s\n", cas.Problem)
+		status = 1
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "skillet replay diff:", sigs.cancelled())
 		return sigs.exitCode(1)
@@ -184,9 +223,9 @@ func (d *differ) report(p *cassette.Player, cas *cassette.Cassette, status int) 
 	if len(ms) > 0 || changed > 0 {
 		status = 1
 	}
-	if status == 0 {
+	if status == 0 && !cas.Truncated {
 		fmt.Fprintf(d.out, "all %d requests are as recorded\n", p.Served())
-	} else {
+	} else if status != 0 {
 		fmt.Fprintf(d.out, "%d of %d requests differ from the recording\n", len(ms), p.Served())
 	}
 	return status

@@ -92,7 +92,8 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		// lines, exactly as journaled
 		events, answers = rawStdout, stderr
 	default:
-		file, err := os.Create(f.events)
+		// the events hold the conversation: the owner's only, as the journal
+		file, err := os.OpenFile(f.events, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
 			fmt.Fprintln(stderr, "skillet run:", err)
 			return 2
@@ -103,8 +104,10 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 
 	ev := &eventWriter{w: events, stderr: stderr}
 	opts := harness.Options{OnEvent: ev.write, ApproveAll: f.approveAll, Approve: f.approve}
-	if cas := w.tape.cassette; cas != nil && !f.approveAll && len(f.approve) == 0 {
-		opts.Approver = cas.Approver() // approve what the recording approved
+	if cas := w.tape.cassette; cas != nil && f.tape.tools && !f.approveAll && len(f.approve) == 0 {
+		// no tool runs: the recorded answer only picks the recorded
+		// result; a replay whose tools run is approved as a live run is
+		opts.Approver = cas.ServedApprover()
 	}
 	w.tape.reportTo(func(m *cassette.Mismatch) { fmt.Fprintln(stderr, "skillet: warning:", m.Error()) })
 	s, err := openSession(&f.common, w, opts)
@@ -112,6 +115,11 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		return reportError(stderr, "skillet", err)
 	}
 	defer s.Close()
+	// what reopening repaired (a tool a crash interrupted) belongs to the
+	// earlier run: said, but not this run's failure
+	for _, failure := range ev.takeFailures() {
+		fmt.Fprintln(stderr, "skillet: warning: before this run,", failure)
+	}
 	limitMemory()
 	snap := s.Snapshot()
 	for _, n := range snap.Notices {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"skillet/harness"
+	"skillet/harness/profile"
 )
 
 const showUsage = `usage: skillet show [flags] SESSION
@@ -101,7 +102,11 @@ func encodeJSON(w io.Writer, v any) error {
 
 // printState prints a state view for people.
 func printState(w io.Writer, v *harness.StateView) {
-	fmt.Fprintf(w, "session %s · model %s · profile %s · turn %d\n", v.SessionID, v.Model, v.Profile, v.Turn)
+	prof := v.Profile
+	if p, err := profile.Get(v.Profile); err == nil && p.Agent() != "" {
+		prof += " (" + p.Agent() + ")"
+	}
+	fmt.Fprintf(w, "session %s · model %s · profile %s · turn %d\n", v.SessionID, v.Model, prof, v.Turn)
 	if v.Profile != harness.DefaultProfile {
 		life := "off: activated text stays in the history"
 		if v.Lifecycle {

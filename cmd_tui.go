@@ -18,6 +18,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/cassette"
+	"skillet/harness/llm"
 	"skillet/ui"
 )
 
@@ -266,7 +267,12 @@ func resumeCommand(c *common, id, dir string) string {
 	if c.offline {
 		parts = append(parts, "--offline")
 	}
-	if c.baseURL != "" {
+	switch {
+	case c.baseURL == "":
+	case hasCredentials(c.baseURL):
+		// never printed: the command reads them from the environment
+		parts = append([]string{"OPENAI_BASE_URL=" + shellQuote(llm.Redacted(c.baseURL))}, parts...)
+	default:
 		parts = append(parts, "--base-url", shellQuote(c.baseURL))
 	}
 	if c.model != "" {

@@ -169,7 +169,7 @@ func readJournal(path string) (string, []event.Event, []string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, harness.JournalFile)
 	}
-	f, err := os.Open(path)
+	f, err := harness.OpenRegular(path)
 	if err != nil {
 		return path, nil, nil, fmt.Errorf("read session %s: %w", path, err)
 	}

@@ -80,7 +80,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "validate":
 			return runValidate(args[1:], stdout, stderr)
 		case "show":
-			return runShow(args[1:], stdout, stderr)
+			// these print fields of journals and cassettes, which anyone may
+			// have written: no escape sequence of theirs reaches the terminal
+			return runShow(args[1:], plainWriter{stdout}, plainWriter{stderr})
 		case "demo":
 			return runDemo(args[1:], stdin, stdout, stderr)
 		case "export":
@@ -88,9 +90,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "offered":
 			return runOffered(args[1:], stdout, stderr)
 		case "replay":
-			return runReplay(args[1:], stdout, stderr)
+			return runReplay(args[1:], plainWriter{stdout}, plainWriter{stderr})
 		case "why":
-			return runWhy(args[1:], stdout, stderr)
+			return runWhy(args[1:], plainWriter{stdout}, plainWriter{stderr})
 		case "workspace":
 			return runWorkspace(args[1:], stdout, stderr)
 		case "help":

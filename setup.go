@@ -48,6 +48,9 @@ type common struct {
 	inPlace   string
 	network   bool
 	noSandbox bool
+	// replyTimeout bounds a whole model reply; 0 is the config's or the
+	// default
+	replyTimeout time.Duration
 	// noScan leaves the catalog unread, for a caller that reads only the
 	// skills it needs.
 	noScan bool
@@ -69,6 +72,8 @@ func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible endpoint `URL`; the first set of this flag, skillet.toml [model] base_url,\n"+
 		"$OPENAI_BASE_URL, else https://api.openai.com/v1. With no OPENAI_API_KEY and none of\n"+
 		"these set, the offline demo model answers")
+	fs.DurationVar(&c.replyTimeout, "reply-timeout", 0, "the longest one model reply may take, however steadily it streams, such as 90s or 20m\n"+
+		"(default: skillet.toml [model] reply_timeout, else 10m)")
 	fs.BoolVar(&c.offline, "offline", false, "use the built-in offline demo model (not an LLM), even with a key set")
 	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable): "+strings.Join(harness.SettingKeys(), ", "))
 	fs.StringVar(&c.profile, "profile", "", "how skills reach the model: the `NAME` of a profile ("+strings.Join(profile.Names(), ", ")+");\n"+
@@ -153,9 +158,16 @@ func wire(c *common) (*wiring, error) {
 	if err := checkBaseURL(c.baseURL); err != nil {
 		return nil, err
 	}
+	if c.replyTimeout < 0 {
+		return nil, usageError{fmt.Sprintf("--reply-timeout %s: want a length of time above 0, such as 90s or 20m", c.replyTimeout)}
+	}
 	w, err := wireSkills(c)
 	if err != nil {
 		return nil, err
+	}
+	if hasCredentials(c.baseURL) {
+		w.notice("warning: --base-url holds credentials, which other local users can read in the process list; " +
+			"set them in $OPENAI_BASE_URL or skillet.toml [model] base_url instead")
 	}
 	if err := w.createRecorder(c); err != nil {
 		return nil, err
@@ -221,7 +233,13 @@ func wireSkills(c *common) (*wiring, error) {
 	}
 
 	var roots []skills.Root
-	if len(c.skills) == 0 && start != nil && len(start.Roots) > 0 {
+	// --config names the skill folders to use instead of the recorded
+	// ones, when it lists any
+	ownDirs := c.config != "" && len(cfg.SkillsDirs) > 0
+	if c.config != "" && !ownDirs && len(c.skills) == 0 && start != nil && len(start.Roots) > 0 {
+		w.notice("--config %s lists no skills_dirs: the recorded skill folders are used (--skills DIR chooses others)", c.config)
+	}
+	if len(c.skills) == 0 && !ownDirs && start != nil && len(start.Roots) > 0 {
 		if roots, err = w.sessionRoots(start.Roots, builtin); err != nil {
 			return nil, err
 		}
@@ -254,7 +272,10 @@ func wireSkills(c *common) (*wiring, error) {
 		}
 		w.notice("no skills folder found: using the built-in sample skills (%s)", root.Dir)
 	}
-	w.tapeSettings(&cfg.Session)
+	if c.config == "" {
+		// the recorded settings, unless a config was asked for
+		w.tapeSettings(&cfg.Session)
+	}
 	for _, kv := range c.sets {
 		if err := setPair(&cfg.Session, kv); err != nil {
 			return nil, err
@@ -338,6 +359,13 @@ func setPair(s *harness.Settings, kv string) error {
 		return usageError{fmt.Sprintf("--set %s: %s", kv, msg)}
 	}
 	return nil
+}
+
+// hasCredentials reports whether a base URL holds a password or a
+// credential query parameter (llm.URLSecrets).
+func hasCredentials(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && len(llm.URLSecrets(u)) > 0
 }
 
 // checkBaseURL refuses a --base-url that is not an http(s) URL.
@@ -528,6 +556,7 @@ func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
 	lc.FirstByteTimeout = orDuration(cfg.Model.FirstByteTimeout.Duration, lc.FirstByteTimeout)
 	lc.IdleTimeout = orDuration(cfg.Model.IdleTimeout.Duration, lc.IdleTimeout)
 	lc.MaxRetryWait = cfg.Model.MaxRetryWait.Duration
+	lc.ReplyTimeout = orDuration(c.replyTimeout, orDuration(cfg.Model.ReplyTimeout.Duration, lc.ReplyTimeout))
 	lc.HTTPClient = w.tape.httpClient(lc.ConnectTimeout)
 	client, err := llm.New(lc)
 	if err != nil {

@@ -245,9 +245,13 @@ func (w *wiring) createRecorder(c *common) error {
 		secrets = append(secrets, key)
 	}
 	for _, raw := range []string{c.baseURL, w.cfg.Model.BaseURL, os.Getenv("OPENAI_BASE_URL")} {
-		if u, err := url.Parse(raw); err == nil && u.User != nil {
-			pw, _ := u.User.Password()
-			secrets = append(secrets, pw, u.User.Username())
+		if u, err := url.Parse(raw); err == nil {
+			// the password, user:password (whose base64 is the Basic
+			// Authorization value) and credential query parameters
+			secrets = append(secrets, llm.URLSecrets(u)...)
+			if u.User != nil {
+				secrets = append(secrets, u.User.Username())
+			}
 		}
 	}
 	rec, err := cassette.Create(c.tape.record, secrets...)

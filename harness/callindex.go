@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,7 @@ func (s *Session) ModelCall(i int) (CallRecord, error) {
 func (ix *callIndex) body(path string, i int) ([]byte, string, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("read journal: %w", err)
 	}
@@ -119,9 +120,13 @@ func (ix *callIndex) extend(f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
 	}
-	br := bufio.NewReaderSize(io.NewSectionReader(f, ix.size, fi.Size()-ix.size), 1<<20)
+	lr := NewLineReader(io.NewSectionReader(f, ix.size, fi.Size()-ix.size), 0)
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.Next()
+		var tooLong *LineTooLongError
+		if errors.As(err, &tooLong) {
+			return fmt.Errorf("read journal: %w", err)
+		}
 		if err != nil {
 			return nil // the rest is not a whole line yet
 		}
@@ -255,8 +260,7 @@ func (ix *callIndex) blob(f *os.File, k blobKey) ([]byte, error) {
 
 // lineAt reads the journal line that starts at offset at.
 func lineAt(f io.ReaderAt, at int64) ([]byte, error) {
-	br := bufio.NewReader(io.NewSectionReader(f, at, 1<<40))
-	line, err := br.ReadBytes('\n')
+	line, err := NewLineReader(bufio.NewReader(io.NewSectionReader(f, at, 1<<40)), 0).Next()
 	if err != nil && len(line) == 0 {
 		return nil, fmt.Errorf("read journal at %d: %w", at, err)
 	}

@@ -183,11 +183,22 @@ func TestJournalReopenRepairsATurnCutShort(t *testing.T) {
 	if s2.Snapshot().LastTurn.StopReason != StopInterrupted {
 		t.Fatal("the cut turn should be closed as interrupted")
 	}
-	// the torn line stays alone on its line: everything after it reads
+	// the torn line is cut off: everything after it reads, and the next
+	// reopening warns of nothing
 	raw, _ := os.ReadFile(filepath.Join(dir, JournalFile))
 	events, problems, _ := ReadJournal(bytes.NewReader(raw))
-	if len(problems) != 1 || events[len(events)-1].EventType() != TypeTurnEnd {
+	if len(problems) != 0 || events[len(events)-1].EventType() != TypeTurnEnd {
 		t.Fatalf("after repair: %d problems %v, last event %s", len(problems), problems, events[len(events)-1].EventType())
+	}
+	s2.Close()
+	rec3 := &recorder{}
+	s3, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}, OnEvent: rec3.on})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	if strings.Contains(rec3.warnings(), "skipped") {
+		t.Fatalf("the torn line warned again on the next reopening: %q", rec3.warnings())
 	}
 }
 

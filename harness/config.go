@@ -58,6 +58,8 @@ type ModelConfig struct {
 	// MaxRetryWait is the longest Retry-After a 429 or 503 is honoured
 	// for (default 5 minutes).
 	MaxRetryWait Duration `toml:"max_retry_wait"`
+	// ReplyTimeout bounds a whole reply, however steadily it streams.
+	ReplyTimeout Duration `toml:"reply_timeout"`
 }
 
 // AgentConfig is the [agent] table: the prompt and the agent's own tools.

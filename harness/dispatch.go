@@ -122,8 +122,14 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 		skill = b.owner.Name
 		call.Dir = b.owner.Body.Dir
 		dir := s.Dir()
-		call.StoreFile = storeFile(dir, skill)
-		call.StateFile = stateFile(dir, b.owner.Name, b.owner.LoadExec)
+		store, err := storeFile(dir, skill)
+		if err == nil {
+			call.StateFile, err = stateFile(dir, b.owner.Name, b.owner.LoadExec)
+		}
+		if err != nil {
+			return &ToolResult{Content: fmt.Sprintf("%s: %v", name, err), IsError: true, Refused: true}
+		}
+		call.StoreFile = store
 		ensureJSONFile(call.StoreFile)
 		if call.StateFile != "" {
 			ensureJSONFile(call.StateFile)

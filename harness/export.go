@@ -51,7 +51,7 @@ func ShareJournal(path string) (*share.Session, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}

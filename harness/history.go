@@ -3,7 +3,6 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -22,7 +21,7 @@ func (s *Session) History() ([]*Snapshot, error) {
 	if path == "" {
 		return nil, errors.New("history: this session keeps no journal")
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"sync"
 )
@@ -49,9 +49,15 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 		f.Close()
 		return nil, err
 	}
-	// a crash can leave a torn last line: start the next event on a line
-	// of its own
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+	// a crash can leave a torn last line that does not read: it is cut
+	// off, said once by the reopening that found it rather than at every
+	// reopening after; a last line that read but lacks its newline gets one
+	if codec.torn > 0 {
+		if err := f.Truncate(codec.torn); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open journal: cut its torn last line: %w", err)
+		}
+	} else if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
 			if _, err := f.Write([]byte("\n")); err != nil {
@@ -112,7 +118,7 @@ func (j *journal) close() error {
 
 // ReadJournal decodes a journal. A line that does not decode (a torn last
 // line after a crash, say) is skipped and named in the returned problems;
-// everything else is kept. Lines have no length limit.
+// everything else is kept. A line longer than MaxLine is an error.
 func ReadJournal(r io.Reader) ([]Event, []string, error) {
 	events, problems, _, err := readJournal(r, false, nil)
 	return events, problems, err
@@ -185,17 +191,29 @@ func readLines(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *jou
 	var problems []string
 	codec := newJournalCodec()
 	codec.lazy, codec.src = lazy, src
-	br := bufio.NewReaderSize(r, 1<<20)
+	lr := NewLineReader(r, 0)
 	var at int64
 	for line := 1; ; line++ {
-		raw, err := br.ReadBytes('\n')
+		raw, err := lr.Next()
+		var tooLong *LineTooLongError
+		if errors.As(err, &tooLong) {
+			return events, problems, codec, err
+		}
 		codec.at = at
 		at += int64(len(raw))
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
 			e, derr := codec.decode(b)
 			switch {
+			case event.IsBadValue(derr):
+				// not damage to skip past: a journal made to write
+				// elsewhere or run out of range is refused whole
+				return events, problems, codec, fmt.Errorf("line %d: %w", line, derr)
 			case derr != nil:
 				problems = append(problems, fmt.Sprintf("line %d: %v", line, derr))
+				if err == io.EOF && !bytes.HasSuffix(raw, []byte("\n")) {
+					// torn by a crash mid-write: appending cuts it off
+					codec.torn = codec.at
+				}
 			case e != nil:
 				events = append(events, e)
 			}
@@ -231,7 +249,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
@@ -285,7 +303,9 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	agentOn := s.st.Settings.AgentTools && prevWS != nil && !s.opts.RoutingOnly
 	s.mu.Unlock()
 	if !readOnly {
-		s.materialize()
+		for _, why := range s.materialize() {
+			s.warn(why)
+		}
 	}
 	if !readOnly && agentOn {
 		a, notices, err := s.openAgent(dir, prevWS)
@@ -354,12 +374,16 @@ func PeekSession(path string) (*SessionStart, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", path, err)
 	}
 	defer f.Close()
-	first, err := bufio.NewReader(f).ReadBytes('\n')
+	first, err := NewLineReader(f, 0).Next()
+	var tooLong *LineTooLongError
+	if errors.As(err, &tooLong) {
+		return nil, fmt.Errorf("read session %s: %w", path, err)
+	}
 	if len(bytes.TrimSpace(first)) == 0 {
 		return nil, fmt.Errorf("read session %s: the journal is empty", path)
 	}

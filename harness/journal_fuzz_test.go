@@ -10,16 +10,13 @@ import (
 
 // FuzzReadJournal feeds damaged journals to the reader, the repair and the
 // fold: none may panic, and a repaired fold keeps every tool call paired
-// with one result.
+// with one result. Its seed is a small journal kept in testdata (a turn
+// with a load and a tool call, 3.7 KB), not one made by running a session:
+// every fuzzing worker runs this setup, and each input found interesting
+// is minimized, which for the 14 KB journal of a two-turn session took the
+// whole minimizing time at each find.
 func FuzzReadJournal(f *testing.F) {
-	w := newWorkspace(f)
-	basicSkills(w)
-	fx := w.open("", nil)
-	fx.turn("one", load("alpha"), call("alpha_tool", `{"q":"1"}`), say("ok"))
-	fx.turn("two", load("beta"), say("ok"))
-	dir := fx.s.Dir()
-	fx.s.Close()
-	raw, err := readFileErr(dir + "/" + JournalFile)
+	raw, err := readFileErr("testdata/journal-seed.jsonl")
 	if err != nil {
 		f.Fatal(err)
 	}

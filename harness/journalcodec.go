@@ -81,7 +81,10 @@ type journalCodec struct {
 	// raw holds, when lazy, the blob lines not decoded yet, by hash; when
 	// the journal can be read again at an offset (src), rawAt holds where
 	// they start instead, and at is the offset of the line being decoded.
-	raw   map[string][]byte
+	raw map[string][]byte
+	// torn is where a last line that did not read starts, for a writer to
+	// cut it off; 0 when there is none (line 1 is never cut).
+	torn  int64
 	src   io.ReaderAt
 	rawAt map[string]int64
 	at    int64

@@ -79,13 +79,18 @@ func CheckProfileSettings(prof string, set Settings) error {
 
 // profileInput is what a profile composes from: every enabled skill,
 // preloaded ones included (preloading is Skillet's; the agents list every
-// skill), in the catalog's order, as `skillet offered` gives them. Usage is
+// skill), and the lax ones the spec refuses, in the catalog's order, as
+// `skillet offered` gives them; the session's model and bundled_skills
+// setting. Usage is
 // left at zero, so Claude Code's least-used-first rule keeps that order.
 func (f *frame) profileInput() profile.Input {
-	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now()}
+	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now(), Model: f.st.Model, NoBundled: !f.st.Settings.Bundled()}
 	for _, sk := range f.opts.Catalog.All() {
 		if picked := f.w.sel.byName[sk.Name]; picked != nil {
 			in.Skills = append(in.Skills, profileSkill(picked))
+		} else if f.w.sel.isLax(sk) {
+			// the spec refuses it, the agent may not: the profile decides
+			in.Skills = append(in.Skills, profileSkill(sk))
 		}
 	}
 	return in
@@ -93,10 +98,21 @@ func (f *frame) profileInput() profile.Input {
 
 // profileSkill is a parsed skill as a profile sees it, without the file
 // contents only an activation needs (see withFiles).
-func profileSkill(sk *skills.Skill) profile.Skill {
-	return profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
+func profileSkill(sk *skills.Skill) profile.Skill { return ProfileSkill(sk) }
+
+// ProfileSkill is a parsed skill as a profile sees it: scope "repo", its
+// folder, and the spec's rules it breaks that agents read past (an
+// invalid but readable skill, see skills.Skill.Readable).
+func ProfileSkill(sk *skills.Skill) profile.Skill {
+	ps := profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
 		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body}
+		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder()}
+	for _, p := range sk.Problems {
+		if p.Lax != "" {
+			ps.Breaches = append(ps.Breaches, profile.Breach{Rule: string(p.Lax), Message: p.Field + ": " + p.Message})
+		}
+	}
+	return ps
 }
 
 // withFiles adds what an activation shows: the SKILL.md file as a file
@@ -115,7 +131,7 @@ func withFiles(ps profile.Skill) profile.Skill {
 // composeProfile builds the next request under another agent's profile:
 // the catalogue goes where the profile places it (system prompt, a second
 // system message for Codex's developer message, Claude Code's reminder
-// before the latest user message, the activation tool's description), the
+// before the first user message, the activation tool's description), the
 // activation tool replaces load_skill, and activated text stays in the
 // history unless the lifecycle rules unloaded its skill. Like compose, it
 // changes nothing.
@@ -190,7 +206,8 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 
 // profileHistory is the window's messages as a profile sends them: after
 // each run of tool results, the user messages its activations add; the
-// reminder before the latest user message (or last, before a turn). With
+// reminder before the first user message the window keeps (or last,
+// before a turn). With
 // the lifecycle rules on, the text of an activation whose skill has since
 // unloaded is replaced by a line saying so. The skills whose text the
 // history carries are Delivered.
@@ -203,9 +220,14 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		}
 		follow = nil
 	}
-	latest := -1
-	if n := len(f.st.UserMsgs); n > 0 {
-		latest = f.st.UserMsgs[n-1]
+	// Claude Code 2.1.332 sends its listing once, with the first user
+	// message; the reminder goes before the first one the window keeps
+	first := -1
+	for _, k := range f.st.UserMsgs {
+		if k >= c.win.Start {
+			first = k
+			break
+		}
 	}
 	at := -1
 	seen := map[string]bool{}
@@ -215,7 +237,7 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		if m.Role != chat.RoleTool {
 			flush()
 		}
-		if k == latest {
+		if k == first {
 			at = len(out)
 		}
 		if en.Kind == EntryUser && len(en.Mentions) > 0 {
@@ -294,7 +316,7 @@ func (f *frame) mentioned(text string) mentioned {
 	m.p = p
 	seen := map[string]bool{}
 	for _, sub := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := f.w.sel.byName[strings.TrimRight(sub[1], ".")]
+		sk := f.w.sel.agentSkill(strings.TrimRight(sub[1], "."))
 		if sk == nil || seen[sk.Name] {
 			continue
 		}

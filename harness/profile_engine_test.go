@@ -141,7 +141,7 @@ func TestProfileActivationIsTheModelsLoad(t *testing.T) {
 }
 
 // TestClaudeCodeReminderAndBodyMessage checks Claude Code's placements:
-// the listing is a user message before the latest user message, and the
+// the listing is a user message before the first user message, and the
 // body is a user message after the tool result.
 func TestClaudeCodeReminderAndBodyMessage(t *testing.T) {
 	w := newWorkspace(t)
@@ -170,7 +170,8 @@ func TestClaudeCodeReminderAndBodyMessage(t *testing.T) {
 			rem = i
 		}
 	}
-	if rem < 0 || msgs[rem+1].Content != "review account ACC-1042" || msgs[rem].Role != chat.RoleUser {
+	// sent once, with the first user message, as Claude Code 2.1.332 does
+	if rem < 0 || msgs[rem+1].Content != "first question" || msgs[rem].Role != chat.RoleUser {
 		t.Fatalf("reminder at %d, roles %v", rem, roles)
 	}
 	// load_skill does not exist under claude-code: refused as unknown
@@ -243,8 +244,9 @@ func TestProfileLifecycleSwitch(t *testing.T) {
 func TestProfileBudgetNameOnlyIsNotOffered(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
-	// 2,000 tokens × 4 × 1 % = 80 characters: one description fits
-	f := w.open("", func(o *Options) { o.Profile, o.ContextWindow = "claude-code", 2000 })
+	// 2,000 tokens × 4 × 1 % = 80 characters: one description fits, once
+	// the bundled skills are left out
+	f := w.open("[session]\nbundled_skills = false\n", func(o *Options) { o.Profile, o.ContextWindow = "claude-code", 2000 })
 	end := f.turn("hello", say("hi"))
 	if len(end.Offered) != 1 || end.Offered[0] != "alpha" {
 		t.Fatalf("offered %v, want only alpha", end.Offered)
@@ -410,5 +412,58 @@ func TestCodexMentionInjectsTheSkill(t *testing.T) {
 	g := openProfile(t, w, "gemini-cli", "")
 	if end := g.turn("use $alpha", say("ok")); len(end.Delivered) != 0 {
 		t.Errorf("gemini-cli delivered %v for a $mention", end.Delivered)
+	}
+}
+
+// TestProfileListsLaxSkills: a skill whose name is not its folder's is
+// invalid to Skillet, yet Claude Code lists it by its folder and loads it
+// when asked; Crush leaves it out, and the skillet profile never sees it.
+func TestProfileListsLaxSkills(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	dir := filepath.Join(w.root, "views")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: vercel-views\ndescription: Animate route changes.\n---\nWrap the update in startViewTransition.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := openProfile(t, w, "claude-code", "")
+	f.turn("animate the route", func(*chat.Request) (*chat.Reply, error) {
+		return &chat.Reply{Message: chat.Message{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c1", Type: "function",
+			Function: chat.FunctionCall{Name: "Skill", Arguments: `{"skill":"views"}`}}}}, FinishReason: "tool_calls"}, nil
+	}, say("done"))
+	reqs := f.model.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	first, _ := json.Marshal(reqs[0])
+	if !strings.Contains(string(first), `- views (vercel-views): Animate route changes.`) {
+		t.Errorf("claude-code's listing lacks the skill by its folder:\n%s", first)
+	}
+	second, _ := json.Marshal(reqs[1])
+	if !strings.Contains(string(second), "Launching skill: vercel-views") || !strings.Contains(string(second), "Wrap the update in startViewTransition.") {
+		t.Errorf("the activation did not deliver the skill:\n%s", second)
+	}
+	cat := f.s.Snapshot().Catalogue
+	var warned bool
+	for _, e := range cat.Entries {
+		if e.Name == "vercel-views" {
+			warned = strings.Contains(e.Warning, `does not match the folder name "views"`)
+		}
+	}
+	if !warned {
+		t.Errorf("no spec warning on the entry: %+v", cat.Entries)
+	}
+
+	cr := openProfile(t, w, "crush", "")
+	cr.turn("hello", say("hi"))
+	if body, _ := json.Marshal(cr.model.requests()[0]); strings.Contains(string(body), "vercel-views") {
+		t.Errorf("crush lists a skill it rejects")
+	}
+	sk := w.open("", nil)
+	sk.turn("hello", say("hi"))
+	if body, _ := json.Marshal(sk.model.requests()[0]); strings.Contains(string(body), "vercel-views") {
+		t.Errorf("the skillet profile lists an invalid skill")
 	}
 }

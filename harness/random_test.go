@@ -281,7 +281,8 @@ func checkSession(t *testing.T, s *Session) {
 	}
 	live := map[string]bool{}
 	for _, ls := range append(append([]*rulebook.Loaded{}, s.st.Loaded...), s.st.Preloads...) {
-		live[filepath.Base(stateFile(s.dir, ls.Name, ls.LoadExec))] = true
+		p, _ := stateFile(s.dir, ls.Name, ls.LoadExec)
+		live[filepath.Base(p)] = true
 	}
 	states, _ := os.ReadDir(filepath.Join(s.dir, "state"))
 	for _, st := range states {
@@ -290,7 +291,9 @@ func checkSession(t *testing.T, s *Session) {
 		}
 	}
 	for name := range s.st.Stores {
-		if _, err := os.Stat(storeFile(s.dir, name)); err != nil {
+		if p, err := storeFile(s.dir, name); err != nil {
+			t.Errorf("store of %s: %v", name, err)
+		} else if _, err := os.Stat(p); err != nil {
 			t.Errorf("store of %s is gone: %v", name, err)
 		}
 	}

@@ -124,7 +124,10 @@ func TestR4_UnloadTakesInstructionsToolsAndStateButKeepsHistoryAndStore(t *testi
 	if !strings.Contains(string(snap.Loaded[0].State), "ship friday") || !strings.Contains(string(snap.Loaded[0].Store), "ship friday") {
 		t.Fatalf("state %s / store %s should hold the fact", snap.Loaded[0].State, snap.Loaded[0].Store)
 	}
-	stateFile := stateFile(f.s.dir, f.s.st.Loaded[0].Name, f.s.st.Loaded[0].LoadExec)
+	stateFile, err := stateFile(f.s.dir, f.s.st.Loaded[0].Name, f.s.st.Loaded[0].LoadExec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.turn("others", load("other1"), load("other2"), say("ok"))
 	req := f.model.last()
 	if strings.Contains(system(req), "NOTES-INSTRUCTIONS") {

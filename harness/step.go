@@ -71,6 +71,12 @@ func (s *Session) step(rule func(*frame) []Event) []Event {
 		if !s.readOnly {
 			fxs[i].run()
 		}
+		for _, why := range fxs[i].refused {
+			if s.opts.OnEvent != nil {
+				h := e.Head()
+				s.opts.OnEvent(&Warning{Header: Header{Type: TypeWarning, Turn: h.Turn, Time: h.Time}, Message: why})
+			}
+		}
 		if j != nil && Journaled(e) {
 			if err := j.write(e); err != nil && s.opts.OnEvent != nil {
 				h := e.Head()

@@ -20,6 +20,26 @@ type selection struct {
 	unnamed []string
 	// problems are the harness's own reasons a skill is left out.
 	problems map[string][]skills.Problem
+	// lax are the skills the spec refuses but some agents read past
+	// (skills.Skill.Readable), in catalog order, when the config names no
+	// skills: the agents' profiles list them, Skillet's rule book never
+	// sees them. laxByName finds them by frontmatter name and by folder.
+	lax       []*skills.Skill
+	laxByName map[string]*skills.Skill
+}
+
+// agentSkill finds a skill an agent's profile lists: an enabled one, or a
+// lax one by its name or its folder's.
+func (sel *selection) agentSkill(name string) *skills.Skill {
+	if sk := sel.byName[name]; sk != nil {
+		return sk
+	}
+	return sel.laxByName[name]
+}
+
+// isLax reports whether sk is one of the lax skills.
+func (sel *selection) isLax(sk *skills.Skill) bool {
+	return sk != nil && sel.laxByName[sk.Folder()] == sk
 }
 
 // enabledSkill returns an enabled, not preloaded skill by name.
@@ -74,6 +94,19 @@ func buildSelection(o *Options, picked *skills.Selection) *selection {
 		}
 		if keep(sk) {
 			sel.enabled = append(sel.enabled, sk)
+		}
+	}
+	sel.laxByName = map[string]*skills.Skill{}
+	if len(o.Config.Refs()) == 0 {
+		for _, sk := range o.Catalog.All() {
+			if sk.Valid() || !sk.Readable() || sel.byName[sk.Name] != nil || sel.byName[sk.Folder()] != nil {
+				continue
+			}
+			sel.lax = append(sel.lax, sk)
+			sel.laxByName[sk.Folder()] = sk
+			if sel.laxByName[sk.Name] == nil {
+				sel.laxByName[sk.Name] = sk
+			}
 		}
 	}
 	return sel

@@ -110,25 +110,51 @@ func CountEstimate(s string) int {
 // the quadratic BPE of one piece still costs about what ordinary text does.
 const maxRun = 256
 
+// maxPiece is about the longest piece of ordinary text counted at once.
+// The encoder holds several times a piece's bytes while it works (its
+// characters as runes, a match per pre-token), so a reply of many
+// megabytes is counted a piece at a time, in memory that does not grow
+// with the reply.
+const maxPiece = 16 << 10
+
 // pieces splits s so that no piece holds a run of one character class
 // longer than max bytes, cutting only inside such runs (at a character
-// boundary). Text without such a run comes back whole, so its count is
-// exact.
+// boundary), and no piece is much longer than maxPiece: past it, a piece
+// ends before a space that follows a word and begins another — where the
+// pre-split would end a pre-token too, so the count stays exact — or,
+// past twice that, at any change of class. Short text without such a run
+// comes back whole, so its count is exact.
 func pieces(s string, max int) []string {
 	var out []string
 	start, runStart, runClass := 0, 0, -1
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		c := charClass(r)
-		if c != runClass {
+		switch {
+		case c != runClass:
+			if long := i - start; long > maxPiece && (long > 2*maxPiece || wordSpace(s, i)) {
+				out = append(out, s[start:i])
+				start = i
+			}
 			runStart, runClass = i, c
-		} else if i+size-runStart > max {
+		case i+size-runStart > max:
 			out = append(out, s[start:i])
 			start, runStart = i, i
 		}
 		i += size
 	}
 	return append(out, s[start:])
+}
+
+// wordSpace reports whether s[i] is one space between a letter before it
+// and a letter after it: " word" is one pre-token, "word" before it another.
+func wordSpace(s string, i int) bool {
+	if s[i] != ' ' || i == 0 || i+1 >= len(s) {
+		return false
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	next, _ := utf8.DecodeRuneInString(s[i+1:])
+	return charClass(prev) == 0 && charClass(next) == 0
 }
 
 // charClass groups runes the way the tokenizer's pre-split does: a run of

@@ -183,3 +183,35 @@ func byteSize(n int) string {
 	}
 	return strconv.Itoa(n>>10) + "KB"
 }
+
+// A reply of megabytes is counted a piece at a time: the count of prose
+// stays exact, and what counting allocates at once stays far below the
+// ~100 bytes per byte counting it whole took.
+func TestCountOfAHugeReplyIsExactAndBounded(t *testing.T) {
+	tok := NewTokenizer("")
+	tok.load()
+	prose := strings.Repeat("The quick brown fox jumps over the lazy dog, again and again. ", 1<<20/62)
+	ps := pieces(prose, maxRun)
+	if len(ps) < 2 {
+		t.Fatal("a megabyte of prose is counted in one piece")
+	}
+	for _, p := range ps {
+		if len(p) > 2*maxPiece+maxRun {
+			t.Fatalf("a piece of %d bytes", len(p))
+		}
+	}
+	sample := prose[:200<<10]
+	if got, want := tok.Count(sample), len(tok.enc.EncodeOrdinary(sample)); got != want {
+		t.Errorf("Count = %d, the encoder says %d", got, want)
+	}
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	big := strings.Repeat(prose, 8) // 8 MB
+	if n := tok.Count(big); n < len(big)/8 {
+		t.Fatalf("Count = %d", n)
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if grew := (after.Maxrss - before.Maxrss) * 1024; grew > 20*int64(len(big)) {
+		t.Errorf("counting 8 MB grew the peak by %d MB", grew>>20)
+	}
+}

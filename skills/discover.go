@@ -126,7 +126,9 @@ func statSkillFile(upperPath, lowerPath string) (path string, info fs.FileInfo, 
 		info, err = os.Stat(path)
 		lower = true
 	}
-	if err != nil || !info.Mode().IsRegular() {
+	// a SKILL.md that is a pipe or a device is still a skill folder: its
+	// reading says what is wrong, rather than the folder seeming empty
+	if err != nil || info.IsDir() {
 		return "", nil, false, false
 	}
 	return path, info, lower, true

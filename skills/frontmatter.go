@@ -22,6 +22,21 @@ const MaxFileSize = 1 << 20
 
 const bom = "\ufeff"
 
+// fileKind names what a file that is not a regular one is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
+}
+
 // readTextFile reads a small text file, refusing what is too large, binary,
 // empty or not UTF-8. The problem, when there is one, names the field "file".
 func readTextFile(path string) ([]byte, fs.FileInfo, *Problem) {
@@ -31,7 +46,7 @@ func readTextFile(path string) ([]byte, fs.FileInfo, *Problem) {
 	} else if info.IsDir() {
 		return nil, info, &Problem{Field: "file", Message: "is a folder, not a file"}
 	} else if !info.Mode().IsRegular() {
-		return nil, info, &Problem{Field: "file", Message: "is not a regular file"}
+		return nil, info, &Problem{Field: "file", Message: "is " + fileKind(info.Mode()) + ", not a regular file"}
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -148,6 +148,12 @@ func (p *parser) problem(field, format string, args ...any) {
 	p.s.Problems = append(p.s.Problems, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
+// laxProblem is a problem breaking a rule some agents read past.
+func (p *parser) laxProblem(rule LaxRule, field, format string, args ...any) {
+	p.problem(field, format, args...)
+	p.s.Problems[len(p.s.Problems)-1].Lax = rule
+}
+
 func (p *parser) warn(field, format string, args ...any) {
 	p.s.Warnings = append(p.s.Warnings, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
 }
@@ -193,7 +199,7 @@ func (p *parser) fields(root *yaml.Node, folder string) {
 				if strings.TrimSpace(d) == "" {
 					p.problem(key, "must not be empty: say what the skill does and when to use it")
 				} else if n := utf8.RuneCountInString(d); n > MaxDescriptionLen {
-					p.problem(key, "is %d characters, over the %d limit", n, MaxDescriptionLen)
+					p.laxProblem(LaxDescriptionLength, key, "is %d characters, over the %d limit", n, MaxDescriptionLen)
 				}
 			}
 		case "license":
@@ -215,7 +221,7 @@ func (p *parser) fields(root *yaml.Node, folder string) {
 		}
 	}
 	if !hasName {
-		p.problem("name", "missing required field")
+		p.laxProblem(LaxNameMissing, "name", "missing required field")
 	}
 	if !hasDesc {
 		p.problem("description", "missing required field")
@@ -244,25 +250,25 @@ func (p *parser) name(v *yaml.Node, folder string) {
 	p.s.Name = name
 	n := utf8.RuneCountInString(name)
 	if n > MaxNameLen {
-		p.problem("name", "%q is %d characters, over the %d limit", name, n, MaxNameLen)
+		p.laxProblem(LaxNameFormat, "name", "%q is %d characters, over the %d limit", name, n, MaxNameLen)
 	}
 	// Each rule the name breaks is its own problem, as the spec lists them.
 	if !nameRE.MatchString(name) {
 		if strings.ToLower(name) != name {
-			p.problem("name", "%q must be lowercase", name)
+			p.laxProblem(LaxNameFormat, "name", "%q must be lowercase", name)
 		}
 		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-			p.problem("name", "%q must not start or end with a hyphen", name)
+			p.laxProblem(LaxNameFormat, "name", "%q must not start or end with a hyphen", name)
 		}
 		if strings.Contains(name, "--") {
-			p.problem("name", "%q must not hold consecutive hyphens", name)
+			p.laxProblem(LaxNameFormat, "name", "%q must not hold consecutive hyphens", name)
 		}
 		if strings.IndexFunc(strings.ToLower(name), func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) >= 0 {
-			p.problem("name", "%q holds characters other than lowercase letters a-z, digits and hyphens", name)
+			p.laxProblem(LaxNameFormat, "name", "%q holds characters other than lowercase letters a-z, digits and hyphens", name)
 		}
 	}
 	if folder != "" && name != folder {
-		p.problem("name", "%q does not match the folder name %q (the spec requires them to be equal)", name, folder)
+		p.laxProblem(LaxNameFolder, "name", "%q does not match the folder name %q (the spec requires them to be equal)", name, folder)
 	}
 }
 
@@ -324,7 +330,7 @@ func (p *parser) metadata(v *yaml.Node) {
 			continue
 		}
 		if val.Kind != yaml.ScalarNode {
-			p.problem(field, "must be a string, not a %s (metadata maps strings to strings)", kindName(val))
+			p.laxProblem(LaxMetadataValue, field, "must be a string, not a %s (metadata maps strings to strings)", kindName(val))
 			continue
 		}
 		md[k.Value] = val.Value
@@ -393,7 +399,7 @@ func splitTools(s string) []string {
 func (p *parser) body(body string) {
 	chars := utf8.RuneCountInString(body)
 	if chars > MaxBodyChars {
-		p.problem("body", "the instructions are %d characters, over the %d limit", chars, MaxBodyChars)
+		p.laxProblem(LaxBodyLength, "body", "the instructions are %d characters, over the %d limit", chars, MaxBodyChars)
 	}
 	lines := strings.Count(body, "\n") + 1
 	tokens := EstimateTokens(chars)

@@ -540,3 +540,31 @@ func TestParseSkill_BodyOverRecommendedTokens(t *testing.T) {
 		t.Errorf("5000 tokens should not warn: %v", s.Warnings)
 	}
 }
+
+// A skill breaking only rules agents read past is readable; one that lacks
+// what every agent needs is not.
+func TestReadable(t *testing.T) {
+	long := strings.Repeat("d", MaxDescriptionLen+1)
+	for _, c := range []struct {
+		src, folder string
+		readable    bool
+		rule        LaxRule
+	}{
+		{"---\nname: other\ndescription: d\n---\nbody", "folder", true, LaxNameFolder},
+		{"---\nname: Upper\ndescription: d\n---\nbody", "Upper", true, LaxNameFormat},
+		{"---\nname: x\ndescription: " + long + "\n---\nbody", "x", true, LaxDescriptionLength},
+		{"---\nname: x\ndescription: d\nmetadata:\n  tags: [a, b]\n---\nbody", "x", true, LaxMetadataValue},
+		{"---\nname: x\ndescription: d\n---\n" + strings.Repeat("b", MaxBodyChars+1), "x", true, LaxBodyLength},
+		{"---\ndescription: d\n---\nbody", "folder", true, LaxNameMissing},
+		{"---\nname: x\n---\nbody", "x", false, ""},
+		{"---\nname: other\n---\nbody", "x", false, ""},
+	} {
+		s := ParseSkill([]byte(c.src), c.folder)
+		if s.Valid() || s.Readable() != c.readable {
+			t.Errorf("%.40q: valid %v, readable %v, want invalid and readable %v: %v", c.src, s.Valid(), s.Readable(), c.readable, s.Problems)
+		}
+		if c.rule != "" && (len(s.Problems) != 1 || s.Problems[0].Lax != c.rule) {
+			t.Errorf("%.40q: problems %v, want one breaking %s", c.src, s.Problems, c.rule)
+		}
+	}
+}

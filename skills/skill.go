@@ -122,9 +122,48 @@ type Problem struct {
 	Field string `json:"field"`
 	// Message says what is wrong, for a person.
 	Message string `json:"message"`
+	// Lax names the spec rule broken when it is one that agents read past
+	// (see Readable); "" for any other problem.
+	Lax LaxRule `json:"-"`
 }
 
 func (p Problem) String() string { return p.Field + ": " + p.Message }
+
+// LaxRule is a rule of the Agent Skills spec that the coding agents do not
+// all enforce: a skill breaking only such rules is invalid to Skillet and
+// to `skillet validate`, but some agents still list it.
+type LaxRule string
+
+// The rules agents read past (measured against Claude Code 2.1.332, Codex
+// 0.171.0, opencode 1.18.33, Crush 37f36e93 and Gemini CLI core 0.61.0).
+const (
+	// LaxNameFolder: the frontmatter name differs from the folder's.
+	LaxNameFolder LaxRule = "name-folder"
+	// LaxNameMissing: there is no name; Claude Code and Codex name the
+	// skill after its folder (the Name of such a skill is the folder's).
+	LaxNameMissing LaxRule = "name-missing"
+	// LaxNameFormat: the name is not lowercase letters, digits and single
+	// hyphens, or is over 64 characters.
+	LaxNameFormat LaxRule = "name-format"
+	// LaxDescriptionLength: the description is over 1,024 characters.
+	LaxDescriptionLength LaxRule = "description-length"
+	// LaxBodyLength: the instructions are over 65,536 characters.
+	LaxBodyLength LaxRule = "body-length"
+	// LaxMetadataValue: a metadata value is a list or a map, not a string.
+	LaxMetadataValue LaxRule = "metadata-value"
+)
+
+// Readable reports whether the skill is valid or breaks only rules some
+// agents read past (every problem has a LaxRule): such a skill still has
+// a name, a description and a body an agent can list and load.
+func (s *Skill) Readable() bool {
+	for _, p := range s.Problems {
+		if p.Lax == "" {
+			return false
+		}
+	}
+	return true
+}
 
 // ToolKind is how a tool is carried out.
 type ToolKind string

@@ -218,7 +218,7 @@ func (m *model) cmdExport(args string) tea.Cmd {
 	}
 	eng := m.eng
 	return m.engineCmd("exported the transcript to "+path, func() error {
-		f, err := os.Create(path)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600) // as the journal
 		if err != nil {
 			return fmt.Errorf("export: %w", err) // the error names the path
 		}

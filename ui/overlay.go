@@ -170,7 +170,7 @@ type flashMsg struct {
 func writeFile(dir, name, text string) tea.Cmd {
 	return func() tea.Msg {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			return flashMsg{text: fmt.Sprintf("write %s: %v", path, err), err: true}
 		}
 		abs, err := filepath.Abs(path)

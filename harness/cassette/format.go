@@ -13,14 +13,12 @@
 package cassette
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"skillet/harness"
 	"skillet/harness/chat"
 	"unicode/utf8"
@@ -205,7 +203,7 @@ type Cassette struct {
 
 // Open reads the cassette at path.
 func Open(path string) (*Cassette, error) {
-	f, err := os.Open(path)
+	f, err := harness.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("open cassette: %w", err)
 	}
@@ -221,10 +219,14 @@ func Open(path string) (*Cassette, error) {
 // its first line) is an error; a damaged or cut line later keeps what came
 // before and sets Truncated.
 func Read(r io.Reader) (*Cassette, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	lr := harness.NewLineReader(r, 0)
 	c := &Cassette{}
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, err := lr.Next()
+		var tooLong *harness.LineTooLongError
+		if errors.As(err, &tooLong) {
+			return nil, err
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("read line %d: %w", n, err)
 		}

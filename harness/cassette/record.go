@@ -45,9 +45,12 @@ func Create(path string, secrets ...string) (*Recorder, error) {
 	r := &Recorder{f: f, approvals: map[string]harness.Decision{}, args: map[string]string{}, changes: map[string][]harness.FileChange{}, clock: time.Now}
 	for _, s := range secrets {
 		if strings.TrimSpace(s) != "" {
-			r.secrets = append(r.secrets, s)
+			// every encoding a server or a tool could echo it in
+			r.secrets = append(r.secrets, llm.SecretForms(s)...)
 		}
 	}
+	slices.Sort(r.secrets)
+	r.secrets = slices.Compact(r.secrets)
 	// the longest first, so that one secret inside another is cut whole
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
 	return r, nil
@@ -179,9 +182,9 @@ func setBody(c *Call, body string) {
 	c.RequestText = body
 }
 
-// recordingBody splits the reply into server-sent events as they arrive
-// (a secret never straddles two chunks, so it can be cut from each) and
-// writes the call's line when the body ends or is closed.
+// recordingBody splits the reply into server-sent events as they arrive,
+// cuts the secrets from each, and writes the call's line when the body
+// ends or is closed, once the secrets split across events are cut too.
 type recordingBody struct {
 	// mu guards what follows rc: a watchdog may Close while Read runs.
 	mu    sync.Mutex
@@ -242,7 +245,25 @@ func (b *recordingBody) finish(cut bool) {
 		b.pend = nil
 	}
 	b.call.Cut = cut
+	b.scrubAcross()
 	b.rec.writeLocked(b.call)
+}
+
+// scrubAcross cuts the secrets a server echoed split across events, which
+// no one chunk holds (llm.ScrubEvents).
+func (b *recordingBody) scrubAcross() {
+	if len(b.call.Chunks) < 2 || len(b.rec.secrets) == 0 {
+		return
+	}
+	events := make([]string, len(b.call.Chunks))
+	for i, c := range b.call.Chunks {
+		events[i] = string(c.Bytes())
+	}
+	for i, ev := range llm.ScrubEvents(events, b.rec.secrets) {
+		if ev != events[i] {
+			b.call.Chunks[i] = newChunk(b.call.Chunks[i].MS, []byte(ev))
+		}
+	}
 }
 
 func (b *recordingBody) Close() error {

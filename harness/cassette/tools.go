@@ -11,13 +11,17 @@ import (
 // deniedByUser is the result the engine gives a call the user refused.
 const deniedByUser = "denied by the user"
 
-// Approver answers a replayed session's approval requests as the recording
-// did: a tool call approved then is approved now, anything else denied.
+// ServedApprover answers a replayed session's approval requests as the
+// recording did — a tool call approved then is approved now, anything else
+// denied — for a replay that serves the recorded tool results and so runs
+// no tool: the answer only picks which recorded result is served. A
+// replay that runs tools must never use it, since a cassette is a file
+// anyone may have edited: its tool calls are approved as live ones are.
 // Tool call ids come from the recorded replies, so they match. It is nil
 // when nobody answered an approval in the recording (a headless session,
 // whose ask tools were denied by policy), so the replay denies them the
 // same way.
-func (c *Cassette) Approver() harness.Approver {
+func (c *Cassette) ServedApprover() harness.Approver {
 	answered := false
 	for _, t := range c.Tools {
 		switch t.Approval {
@@ -49,6 +53,19 @@ func (c *Cassette) Approver() harness.Approver {
 		}
 		return harness.DecisionDeny, nil
 	}
+}
+
+// Approvals describes how each ask tool of the recording was answered,
+// one line per call, to be shown and never applied to tools that run.
+func (c *Cassette) Approvals() []string {
+	var out []string
+	for _, t := range c.Tools {
+		if t.Approval == "" {
+			continue
+		}
+		out = append(out, fmt.Sprintf("the recording answered %q (tool call %q): %s", t.Name, t.ToolCallID, t.Approval))
+	}
+	return out
 }
 
 // ToolResult is the recorded result of the tool call with this id, for a

@@ -246,7 +246,7 @@ func rescoreOne(dir string, m *Manifest, r Run) (Run, string) {
 	if r.Query < 0 || r.Query >= len(m.Queries) {
 		return r, fmt.Sprintf("run %s: query %d is not in the manifest", r.Session, r.Query)
 	}
-	f, err := os.Open(JournalPath(dir, r.Session))
+	f, err := harness.OpenRegular(JournalPath(dir, r.Session))
 	if err != nil {
 		return r, fmt.Sprintf("run %s: %v (its recorded result is kept)", r.Session, err)
 	}

@@ -498,7 +498,9 @@ func Marshal(e Event) ([]byte, error) {
 	return b, nil
 }
 
-// Unmarshal decodes one JSON object written by Marshal.
+// Unmarshal decodes one JSON object written by Marshal, and checks it
+// (Check): a name that would reach outside the session's folder or a
+// setting out of range is a *BadValueError.
 func Unmarshal(b []byte) (Event, error) {
 	typ, ok := TypeOf(b)
 	if !ok {
@@ -515,6 +517,9 @@ func Unmarshal(b []byte) (Event, error) {
 	e := mk()
 	if err := json.Unmarshal(b, e); err != nil {
 		return nil, fmt.Errorf("decode %s event: %w", typ, err)
+	}
+	if err := Check(e); err != nil {
+		return nil, fmt.Errorf("%s event: %w", typ, err)
 	}
 	return e, nil
 }

@@ -28,7 +28,14 @@ type Settings struct {
 	// limits, the transcript window) under a profile other than skillet;
 	// nil means the profile's default (on only for skillet).
 	Lifecycle *bool `toml:"lifecycle" json:"lifecycle,omitempty"`
+	// BundledSkills lists, under a profile other than skillet, the skills
+	// the agent ships with beside the user's, sharing the budget as they
+	// do in the agent; nil means true.
+	BundledSkills *bool `toml:"bundled_skills" json:"bundled_skills,omitempty"`
 }
+
+// Bundled reports whether a profile lists the agent's bundled skills.
+func (s Settings) Bundled() bool { return s.BundledSkills == nil || *s.BundledSkills }
 
 // LifecycleDefault is the text of an unset lifecycle: the profile decides.
 const LifecycleDefault = "default"
@@ -111,6 +118,18 @@ var settingsTable = map[string]setting{
 	"load_skill_tool": boolSetting("R22: false pastes skills instead of offering load_skill", func(s *Settings) *bool { return &s.LoadSkillTool }),
 	"freeze_prompt":   boolSetting("R23: keep the first request's instructions and tools", func(s *Settings) *bool { return &s.FreezePrompt }),
 	"agent_tools":     boolSetting("R5: the profile's shell and file tools, in the session's workspace", func(s *Settings) *bool { return &s.AgentTools }),
+	"bundled_skills": {
+		doc: "under a profile: list the agent's bundled skills beside the user's (true or false)",
+		get: func(s *Settings) string { return strconv.FormatBool(s.Bundled()) },
+		set: func(s *Settings, v string) error {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("want true or false, got %q", v)
+			}
+			s.BundledSkills = &b
+			return nil
+		},
+	},
 	"lifecycle": {
 		doc: "R2-R4, R9, R12 under a profile: true, false or default (on only for skillet)",
 		get: func(s *Settings) string {

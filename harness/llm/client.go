@@ -45,7 +45,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("model base URL %q: want http:// or https:// and a host, such as %s", cfg.BaseURL, DefaultBaseURL)
 	}
 	cfg.BaseURL = base
-	c := &Client{cfg: cfg, key: cfg.APIKey, secrets: secretsOf(cfg.APIKey, u), completions: base + "/chat/completions", http: cfg.HTTPClient, sleep: sleepCtx}
+	c := &Client{cfg: cfg, key: cfg.APIKey, secrets: secretsOf(cfg.APIKey, u), completions: endpointURL(u, "chat/completions"), http: cfg.HTTPClient, sleep: sleepCtx}
 	if c.http == nil {
 		c.http = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
@@ -60,7 +60,18 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// BaseURL is the API root the client talks to (never holding a key).
+// endpointURL is an API path under the base URL, its query kept where it
+// belongs: https://h/v1?api-key=K gives https://h/v1/chat/completions?api-key=K.
+func endpointURL(base *url.URL, path string) string {
+	u := *base
+	u.Path = strings.TrimRight(u.Path, "/") + "/" + path
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + "/" + path
+	}
+	return u.String()
+}
+
+// BaseURL is the API root the client talks to, as it was given.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 
 // Complete sends req and returns the model's reply, reading it as a stream
@@ -107,7 +118,15 @@ func (c *Client) Complete(ctx context.Context, req *chat.Request, on func(chat.S
 // attempt sends body once. A non-nil retry says the failure is worth
 // another try and how long the server asked to wait.
 func (c *Client) attempt(parent context.Context, body []byte, stream bool, on func(chat.StreamEvent)) (*chat.Reply, *retryHint, error) {
-	ctx, dog := watch(parent, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	whole := parent
+	if d := c.cfg.ReplyTimeout; d > 0 {
+		// the overall deadline: a stream that trickles data keeps the idle
+		// clock happy for ever
+		var cancel context.CancelFunc
+		whole, cancel = context.WithTimeoutCause(parent, d, &TimeoutError{Which: TimeoutReply, After: d})
+		defer cancel()
+	}
+	ctx, dog := watch(whole, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	defer dog.stop()
 
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.completions, bytes.NewReader(body))
@@ -265,7 +284,7 @@ func (c *Client) rawString(r *rawText) string {
 	if r.dropped > 0 {
 		s += fmt.Sprintf("\n[raw reply cut at %d bytes; %d more bytes not kept]", maxRaw, r.dropped)
 	}
-	return hideAll(s, c.secrets)
+	return hideAll(ScrubStream(s, c.secrets), c.secrets)
 }
 
 func isEventStream(contentType string) bool {

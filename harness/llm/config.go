@@ -13,6 +13,7 @@ const (
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultFirstByteTimeout = 120 * time.Second
 	DefaultIdleTimeout      = 60 * time.Second
+	DefaultReplyTimeout     = 10 * time.Minute
 	DefaultMaxRetries       = 3
 	// DefaultMaxRetryWait bounds the wait a 429 or 503 asks for: a
 	// provider's Retry-After is honoured in full up to it.
@@ -37,6 +38,10 @@ type Config struct {
 	// limit.
 	// ConnectTimeout has no effect when HTTPClient is set.
 	ConnectTimeout, FirstByteTimeout, IdleTimeout time.Duration
+	// ReplyTimeout bounds one request from sending it to the reply's end,
+	// however steadily data arrives. Zero means the default; a negative
+	// value means no limit.
+	ReplyTimeout time.Duration
 	// MaxRetries is how many times a request answered 429 or 503, or whose
 	// connection was reset before any answer, is sent again. Zero means
 	// DefaultMaxRetries; a negative value means never.
@@ -58,6 +63,7 @@ func ConfigFromEnv() Config {
 		ConnectTimeout:   DefaultConnectTimeout,
 		FirstByteTimeout: DefaultFirstByteTimeout,
 		IdleTimeout:      DefaultIdleTimeout,
+		ReplyTimeout:     DefaultReplyTimeout,
 		MaxRetries:       DefaultMaxRetries,
 	}
 	if base := os.Getenv("OPENAI_BASE_URL"); base != "" {
@@ -73,8 +79,8 @@ func (c Config) String() string {
 	if c.APIKey != "" {
 		key = "set"
 	}
-	return fmt.Sprintf("llm.Config{BaseURL: %q, APIKey: %s, ConnectTimeout: %s, FirstByteTimeout: %s, IdleTimeout: %s, MaxRetries: %d}",
-		c.BaseURL, key, c.ConnectTimeout, c.FirstByteTimeout, c.IdleTimeout, c.MaxRetries)
+	return fmt.Sprintf("llm.Config{BaseURL: %q, APIKey: %s, ConnectTimeout: %s, FirstByteTimeout: %s, IdleTimeout: %s, ReplyTimeout: %s, MaxRetries: %d}",
+		Redacted(c.BaseURL), key, c.ConnectTimeout, c.FirstByteTimeout, c.IdleTimeout, c.ReplyTimeout, c.MaxRetries)
 }
 
 // GoString keeps %#v from printing the key too.
@@ -91,6 +97,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxRetryWait <= 0 {
 		c.MaxRetryWait = DefaultMaxRetryWait
 	}
+	c.ReplyTimeout = orDefault(c.ReplyTimeout, DefaultReplyTimeout)
 	switch {
 	case c.MaxRetries == 0:
 		c.MaxRetries = DefaultMaxRetries

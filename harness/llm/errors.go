@@ -22,11 +22,13 @@ const (
 	TimeoutConnect   = "connect"
 	TimeoutFirstByte = "first-byte"
 	TimeoutIdle      = "idle"
+	TimeoutReply     = "reply"
 )
 
 // TimeoutError says that one of the Config's timeouts fired.
 type TimeoutError struct {
-	// Which is TimeoutConnect, TimeoutFirstByte or TimeoutIdle.
+	// Which is TimeoutConnect, TimeoutFirstByte, TimeoutIdle or
+	// TimeoutReply.
 	Which string
 	// After is the timeout's length.
 	After time.Duration
@@ -41,6 +43,8 @@ func (e *TimeoutError) Error() string {
 		return fmt.Sprintf("model API: no answer within the first-byte timeout (%s)", e.After)
 	case TimeoutIdle:
 		return fmt.Sprintf("model API: the reply stalled, nothing arrived for the idle timeout (%s)", e.After)
+	case TimeoutReply:
+		return fmt.Sprintf("model API: the reply did not end within the reply timeout (%s; --reply-timeout or [model] reply_timeout changes it)", e.After)
 	}
 	return fmt.Sprintf("model API: %s timeout (%s)", e.Which, e.After)
 }

@@ -2,9 +2,7 @@ package llm
 
 import (
 	"bytes"
-	"encoding/base64"
 	"net/url"
-	"slices"
 	"strings"
 
 	"skillet/harness/chat"
@@ -19,21 +17,15 @@ const RedactedKey = "[redacted API key]"
 const MinHiddenKey = 8
 
 // secretsOf lists what the client sends that a reply must never show: the
-// API key, and a password in the base URL together with the Basic
-// Authorization value made of it. Longest first, so that one secret inside
-// another is never half replaced.
+// API key and the credentials of the base URL (URLSecrets), each in every
+// form it may be echoed in (SecretForms). Longest first, so that one
+// secret inside another is never half replaced.
 func secretsOf(key string, base *url.URL) []string {
 	var out []string
 	if key != "" {
 		out = append(out, key)
 	}
-	if base != nil && base.User != nil {
-		if pw, ok := base.User.Password(); ok && pw != "" {
-			out = append(out, pw, base64.StdEncoding.EncodeToString([]byte(base.User.Username()+":"+pw)))
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return slices.Compact(out)
+	return withForms(append(out, URLSecrets(base)...))
 }
 
 // hideAll replaces every secret in s, however short.

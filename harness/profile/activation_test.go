@@ -30,20 +30,20 @@ func TestGeminiTreeLimit(t *testing.T) {
 	}
 }
 
-// Crush's view returns 2,000 lines of at most 2,000 bytes, then says how
-// to read on.
+// Crush's view returns 200 lines of at most 2,000 bytes, then says how to
+// read on; the empty line after a final newline is numbered.
 func TestCrushViewLimits(t *testing.T) {
-	lines := make([]string, 2001)
+	lines := make([]string, 201)
 	for i := range lines {
 		lines[i] = "x"
 	}
 	lines[0] = strings.Repeat("y", 2001)
 	out := crushView(strings.Join(lines, "\n") + "\n")
-	if !strings.Contains(out, "     1|"+strings.Repeat("y", 2000)+"...\n") || strings.Contains(out, "  2001|") ||
-		!strings.HasSuffix(out, "  2000|x\n\n(File has more lines. Use 'offset' parameter to read beyond line 2000)\n</file>\n") {
-		t.Errorf("view of 2,001 lines ends %q", out[len(out)-120:])
+	if !strings.Contains(out, "     1|"+strings.Repeat("y", 2000)+"...\n") || strings.Contains(out, "   201|") ||
+		!strings.HasSuffix(out, "   200|x\n\n(File has more lines. Use 'offset' parameter to read beyond line 200)\n</file>\n") {
+		t.Errorf("view of 201 lines ends %q", out[len(out)-120:])
 	}
-	if got := crushView("one\r\ntwo\n"); got != "<file>\n     1|one\n     2|two\n</file>\n" {
+	if got := crushView("one\r\ntwo\n"); got != "<file>\n     1|one\n     2|two\n     3|\n</file>\n" {
 		t.Errorf("view = %q", got)
 	}
 }
@@ -57,15 +57,16 @@ func TestOpencodeSamplesTenFiles(t *testing.T) {
 }
 
 func TestActivationTools(t *testing.T) {
-	in := Input{Skills: []Skill{sk("one", "d"), sk("two", "d")}}
+	in := Input{Skills: []Skill{sk("one", "d"), sk("two", "d")}, NoBundled: true}
 	if tl := (geminiCLI{}).Tool(in); !strings.Contains(string(tl.Parameters), `"enum":["one","two"]`) || !strings.Contains(tl.Description, "(Available: 'one', 'two')") {
 		t.Errorf("gemini tool %s: %s", tl.Description, tl.Parameters)
 	}
-	if tl := (geminiCLI{}).Tool(Input{}); strings.Contains(string(tl.Parameters), "enum") {
+	if tl := (geminiCLI{}).Tool(Input{NoBundled: true}); strings.Contains(string(tl.Parameters), "enum") {
 		t.Errorf("no skills, still an enum: %s", tl.Parameters)
 	}
-	if tl := (opencode{}).Tool(Input{}); tl.Description != "No skills are currently available." {
-		t.Errorf("opencode with no skills: %q", tl.Description)
+	// opencode's skill tool does not list the skills: the system prompt does
+	if empty, full := (opencode{}).Tool(Input{}), (opencode{}).Tool(in); empty.Description != full.Description || strings.Contains(full.Description, "one") {
+		t.Errorf("opencode's tool description depends on the skills: %q, %q", empty.Description, full.Description)
 	}
 	if tl := (skillet{}).Tool(Input{}); tl != nil {
 		t.Errorf("skillet without an engine list has a tool: %+v", tl)
@@ -80,9 +81,54 @@ func TestActivationTools(t *testing.T) {
 // Empty input: no blocks, no entries, no panic.
 func TestEmptyCatalogues(t *testing.T) {
 	for _, p := range All() {
-		c := p.Catalogue(Input{Engine: &EngineList{}})
+		c := p.Catalogue(Input{Engine: &EngineList{}, NoBundled: true})
 		if len(c.Blocks) != 0 || len(c.Entries) != 0 {
 			t.Errorf("%s: %d blocks, %d entries", p.Name(), len(c.Blocks), len(c.Entries))
+		}
+	}
+}
+
+// Gemini CLI keeps one skill per name, the last read, in the place of the
+// first; a user skill so replaces a built-in one at the top. Names lose
+// the characters a file name cannot hold.
+func TestGeminiPrecedence(t *testing.T) {
+	in := Input{Skills: []Skill{sk("alpha", "first alpha"), sk("skill-creator", "mine"), sk("a:b", "colon"), sk("alpha", "second alpha")}}
+	c := geminiCLI{}.Catalogue(in)
+	text := c.Blocks[0].Text
+	order := []string{"<name>skill-creator</name>\n    <description>mine</description>", "<name>antigravity-support</name>", "<name>alpha</name>\n    <description>second alpha</description>", "<name>a-b</name>"}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(text, want)
+		if i <= last {
+			t.Fatalf("%q not after the previous entry:\n%s", want, text)
+		}
+		last = i
+	}
+	if strings.Contains(text, "first alpha") || c.Entries[0].State != Omitted || !strings.Contains(c.Entries[0].Reason, "overrides it") {
+		t.Errorf("the first alpha: %+v", c.Entries[0])
+	}
+	if len(c.Bundled) != 1 || c.Bundled[0].Name != "antigravity-support" {
+		t.Errorf("bundled %+v, want antigravity-support only", c.Bundled)
+	}
+}
+
+// A skill without a name: Claude Code and Codex list it under its folder's
+// name (measured), opencode, Gemini CLI and Crush skip it, saying why, and
+// Skillet leaves it out as invalid.
+func TestSkillWithoutName(t *testing.T) {
+	s := sk("no-name", "A skill without a name.")
+	s.Breaches = []Breach{{Rule: BreachNameMissing, Message: "name: missing required field"}}
+	in := Input{Skills: []Skill{sk("alpha", "a"), s}, NoBundled: true, Engine: &EngineList{Offered: []string{"alpha"}}}
+	for _, p := range All() {
+		c := p.Catalogue(in)
+		e := c.Entries[1]
+		listed := e.State != Omitted
+		want := p.Name() == "claude-code" || p.Name() == "codex"
+		if listed != want || c.Entries[0].State == Omitted || e.Warning == "" {
+			t.Errorf("%s: %+v (alpha %s), want listed %v with the spec's warning", p.Name(), e, c.Entries[0].State, want)
+		}
+		if !want && p.Name() != "skillet" && !strings.Contains(e.Reason, "name") {
+			t.Errorf("%s: reason %q does not say a name is needed", p.Name(), e.Reason)
 		}
 	}
 }

@@ -36,11 +36,11 @@ func TestClaudeBudgetEdge(t *testing.T) {
 	two.Usage = Usage{Count: 5, LastUsed: now}
 	p := claudeCode{}
 
-	at := p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 875, Now: now})
+	at := p.Catalogue(Input{NoBundled: true, Skills: []Skill{one, two}, ContextWindow: 875, Now: now})
 	if got := states(at); got != "one=full/10 two=full/10" || at.Budget.Used != 35 || at.Budget.Limit != 35 {
 		t.Fatalf("at the budget: %s, used %d of %d", got, at.Budget.Used, at.Budget.Limit)
 	}
-	under := p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 850, Now: now})
+	under := p.Catalogue(Input{NoBundled: true, Skills: []Skill{one, two}, ContextWindow: 850, Now: now})
 	if got := states(under); got != "one=name-only/0 two=full/10" {
 		t.Fatalf("one over the budget: %s", got)
 	}
@@ -52,11 +52,11 @@ func TestClaudeBudgetEdge(t *testing.T) {
 	}
 	// without usage the later skill keeps its description only by order
 	one.Usage, two.Usage = Usage{Count: 1, LastUsed: now}, Usage{}
-	if got := states(p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 850, Now: now})); got != "one=full/10 two=name-only/0" {
+	if got := states(p.Catalogue(Input{NoBundled: true, Skills: []Skill{one, two}, ContextWindow: 850, Now: now})); got != "one=full/10 two=name-only/0" {
 		t.Errorf("usage decides: %s", got)
 	}
 	// names are listed even when the names alone exceed the budget
-	tiny := p.Catalogue(Input{Skills: []Skill{one, two}, ContextWindow: 100, Now: now})
+	tiny := p.Catalogue(Input{NoBundled: true, Skills: []Skill{one, two}, ContextWindow: 100, Now: now})
 	if got := states(tiny); got != "one=name-only/0 two=name-only/0" || !strings.Contains(tiny.Text(), "- one\n- two\n") {
 		t.Errorf("names always listed: %s\n%s", got, tiny.Text())
 	}
@@ -64,8 +64,8 @@ func TestClaudeBudgetEdge(t *testing.T) {
 
 func TestClaudeEntryCut(t *testing.T) {
 	p := claudeCode{}
-	at := p.Catalogue(Input{Skills: []Skill{sk("a", strings.Repeat("d", 1536))}, ContextWindow: 1_000_000})
-	over := p.Catalogue(Input{Skills: []Skill{sk("a", strings.Repeat("d", 1537))}, ContextWindow: 1_000_000})
+	at := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("a", strings.Repeat("d", 1536))}, ContextWindow: 1_000_000})
+	over := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("a", strings.Repeat("d", 1537))}, ContextWindow: 1_000_000})
 	if got := states(at); got != "a=full/1536" {
 		t.Errorf("1,536 characters: %s", got)
 	}
@@ -75,12 +75,24 @@ func TestClaudeEntryCut(t *testing.T) {
 	// when_to_use counts toward the cap
 	w := sk("w", strings.Repeat("d", 1530))
 	w.WhenToUse = "always"
-	if got := states(p.Catalogue(Input{Skills: []Skill{w}, ContextWindow: 1_000_000})); got != "w=truncated/1536" {
+	if got := states(p.Catalogue(Input{NoBundled: true, Skills: []Skill{w}, ContextWindow: 1_000_000})); got != "w=truncated/1536" {
 		t.Errorf("description + when_to_use: %s", got)
 	}
-	// JavaScript counts an emoji as two
-	if got := states(p.Catalogue(Input{Skills: []Skill{sk("e", strings.Repeat("d", 1535)+"😀")}, ContextWindow: 1_000_000})); got != "e=truncated/1535" {
+	// the cap counts UTF-16 units (an emoji is two) and keeps 1,535 and an
+	// ellipsis; 800 CJK characters, 1,600 columns, stay whole (measured on
+	// 2.1.332)
+	emoji := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("e", strings.Repeat("d", 1535)+"😀")}, ContextWindow: 1_000_000})
+	if got := states(emoji); got != "e=truncated/1536" || !strings.Contains(emoji.Text(), strings.Repeat("d", 1535)+"…\n") {
 		t.Errorf("UTF-16 length: %s", got)
+	}
+	cjk := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("c", strings.Repeat("字", 800))}, ContextWindow: 1_000_000})
+	if got := states(cjk); got != "c=full/800" {
+		t.Errorf("800 CJK characters: %s", got)
+	}
+	// the budget counts columns: 100 CJK characters cost 200
+	wide := p.Catalogue(Input{NoBundled: true, Skills: []Skill{sk("w", strings.Repeat("字", 100))}, ContextWindow: 5_000})
+	if got := states(wide); got != "w=name-only/0" || wide.Budget.Used != 3 {
+		t.Errorf("100 CJK characters at a 200-character budget: %s, used %d", got, wide.Budget.Used)
 	}
 }
 
@@ -174,14 +186,15 @@ func TestCodexScopeOrderAndScan(t *testing.T) {
 func TestCodexBudgetEdges(t *testing.T) {
 	skills := []Skill{sk("alpha", strings.Repeat("a", 40)), sk("beta", strings.Repeat("b", 40))}
 	tok := Budget{Unit: "tokens", Limit: 1 << 30}
-	ls := codexLines(skills...)
+	// the skills have a root, so their paths are aliased
+	_, ls := codexAliased(tok, Input{Skills: skills, Roots: []string{"/tmp"}}, codexOrder(skills))
 	full, min := 0, 0
 	for _, l := range ls {
 		full += l.cost(tok, 40)
 		min += l.cost(tok, 0)
 	}
 	at := func(limit int) Catalogue {
-		return codex{}.Catalogue(Input{Skills: skills, ContextWindow: limit * 50, Roots: []string{"/tmp"}})
+		return codex{}.Catalogue(Input{NoBundled: true, Skills: skills, ContextWindow: limit * 50, Roots: []string{"/tmp"}})
 	}
 	if got := states(at(full)); got != "alpha=full/40 beta=full/40" {
 		t.Errorf("at the full cost (%d tokens): %s", full, got)
@@ -219,9 +232,8 @@ func TestCodexBudgetEdges(t *testing.T) {
 	}
 }
 
-// A long shared root: the aliased listing fits every skill where the
-// absolute one cannot, and Codex picks it (render.rs
-// outcome_rendering_uses_aliases_when_they_allow_more_skills_to_fit).
+// Codex 0.171.0 writes paths with root aliases whenever the skills have
+// roots, budget or not, and does not charge the alias table.
 func TestCodexAliases(t *testing.T) {
 	root := "/Users/xl/.codex/plugins/cache/openai-curated/example/hash1234567890/skills-with-a-very-long-shared-prefix"
 	var skills []Skill
@@ -229,28 +241,32 @@ func TestCodexAliases(t *testing.T) {
 		name := fmt.Sprintf("shared-root-skill-%d", i)
 		skills = append(skills, Skill{Name: name, Description: "desc", Root: root, Path: fmt.Sprintf("%s/skill-%d/SKILL.md", root, i)})
 	}
-	in := Input{Skills: skills, Roots: []string{root}}
-	al, lines := codexAliased(chars(1<<30), in, codexOrder(skills))
-	aliasMin := al.tableCost
+	in := Input{NoBundled: true, Skills: skills, Roots: []string{root}}
+	got, lines := codexSelect(chars(1<<30), in)
+	if len(got.roots) != 1 || got.roots[0] != "- `r0` = `"+root+"`" || !strings.Contains(got.lines[0], "(file: r0/skill-0/SKILL.md)") {
+		t.Fatalf("no aliases with room for everything: roots %q, line %q", got.roots, got.lines[0])
+	}
+	aliasMin := 0
 	for _, l := range lines {
 		aliasMin += l.cost(chars(0), 0)
 	}
-	got, _ := codexSelect(chars(aliasMin), in)
-	if len(got.roots) != 1 || got.omitted != 0 || len(got.lines) != 12 {
-		t.Fatalf("aliases not chosen: roots %v, %d omitted", got.roots, got.omitted)
+	if at, _ := codexSelect(chars(aliasMin), in); at.omitted != 0 || len(at.lines) != 12 {
+		t.Errorf("at the aliased lines' minimum, %d left out: the table must cost nothing", at.omitted)
 	}
-	if got.roots[0] != "- `r0` = `"+root+"`" || !strings.Contains(got.lines[0], "(file: r0/skill-0/SKILL.md)") {
-		t.Errorf("alias table %q, line %q", got.roots, got.lines[0])
+	if under, _ := codexSelect(chars(aliasMin-1), in); under.omitted != 1 {
+		t.Errorf("one under the aliased lines' minimum: %d left out, want 1", under.omitted)
 	}
-	// with room for everything, no aliases
-	if plain, _ := codexSelect(chars(1<<30), in); len(plain.roots) != 0 {
-		t.Errorf("aliases without budget pressure")
+	for i := range skills {
+		skills[i].Root = ""
+	}
+	if plain, _ := codexSelect(chars(1<<30), Input{NoBundled: true, Skills: skills}); len(plain.roots) != 0 || !strings.Contains(plain.lines[0], "(file: "+root+"/skill-0/SKILL.md)") {
+		t.Errorf("skills without roots: roots %q, line %q", plain.roots, plain.lines[0])
 	}
 }
 
 func TestCodexWarnings(t *testing.T) {
 	skills := []Skill{sk("alpha", "a"), sk("beta", "b"), sk("gamma", "c")}
-	c := codex{}.Catalogue(Input{Skills: skills, ContextWindow: 50}) // 1 token
+	c := codex{}.Catalogue(Input{NoBundled: true, Skills: skills, ContextWindow: 50}) // 1 token
 	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "3 additional skills were not included") {
 		t.Errorf("warnings %q, entries %s", c.Warnings, states(c))
 	}
@@ -268,7 +284,7 @@ func BenchmarkCatalogue(b *testing.B) {
 		s.Usage = Usage{Count: i % 7}
 		skills = append(skills, s)
 	}
-	in := Input{Skills: skills, Engine: &EngineList{}, Roots: []string{"/tmp"}}
+	in := Input{NoBundled: true, Skills: skills, Engine: &EngineList{}, Roots: []string{"/tmp"}}
 	floor := func() time.Duration {
 		const runs = 200
 		start := time.Now()
@@ -288,5 +304,90 @@ func BenchmarkCatalogue(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(floor), "x_join")
 		})
+	}
+}
+
+// Claude Code's budget follows the model: bytes a token, and the window.
+func TestClaudeBudgetForModel(t *testing.T) {
+	for _, c := range []struct {
+		model  string
+		window int
+		want   int
+	}{
+		{"", 0, 8000},
+		{"claude-sonnet-4-6", 0, 8000},
+		{"claude-sonnet-4-20250514", 0, 8000},
+		{"claude-3-5-haiku-20241022", 0, 8000},
+		{"claude-haiku-4-5-20251001", 0, 8000},
+		{"claude-opus-4-1-20250805", 0, 8000},
+		{"claude-opus-4-7", 0, 30000},
+		{"claude-opus-5-5", 0, 6000},
+		{"claude-haiku-4-0", 0, 6000},
+		{"claude-sonnet-4-5[1m]", 0, 40000},
+		{"claude-opus-4-7", 200_000, 6000},
+		{"gpt-4o-mini", 0, 8000},
+		{"some-other-model", 32_000, 1280},
+	} {
+		if got := ClaudeBudgetFor(c.model, c.window); got != c.want {
+			t.Errorf("ClaudeBudgetFor(%q, %d) = %d, want %d", c.model, c.window, got, c.want)
+		}
+	}
+}
+
+// What Claude Code 2.1.332 sent for 40 user skills of a 121-character
+// description at claude-sonnet-4-6: the 11 bundled skills kept their
+// descriptions, then 12 user skills theirs; the other 28, init and
+// security-review were listed by name.
+func TestClaudeBundledMeasured(t *testing.T) {
+	var skills []Skill
+	for i := 1; i <= 40; i++ {
+		name := fmt.Sprintf("skill-%02d", i)
+		skills = append(skills, sk(name, fmt.Sprintf("Placeholder description number %02d for measuring the listing budget of the agent under test with some padding text here.", i)))
+	}
+	c := claudeCode{}.Catalogue(Input{Skills: skills, Model: "claude-sonnet-4-6"})
+	full := 0
+	for _, e := range c.Entries {
+		if e.State == Full {
+			full++
+		}
+	}
+	if full != 12 || c.Entries[11].State != Full || c.Entries[12].State != NameOnly {
+		t.Errorf("%d user skills with a description, want the first 12", full)
+	}
+	if len(c.Bundled) != 13 {
+		t.Fatalf("%d bundled entries, want 13", len(c.Bundled))
+	}
+	for _, e := range c.Bundled {
+		want := Full
+		if e.Name == "init" || e.Name == "security-review" {
+			want = NameOnly
+		}
+		if e.State != want || !e.Bundled {
+			t.Errorf("bundled %s: %s, want %s", e.Name, e.State, want)
+		}
+	}
+	// the entries the agent sent took 7,968 characters, newlines between
+	// them included
+	text := c.Blocks[0].Text
+	body := strings.TrimSuffix(strings.SplitN(text, "\n\n", 2)[1], "\n</system-reminder>")
+	if n := runes(body); n != 7968 || c.Budget.Used != 7968 {
+		t.Errorf("listing body is %d characters (budget used %d), want 7,968 as measured", n, c.Budget.Used)
+	}
+	if !strings.HasPrefix(body, "- skill-01: ") || !strings.HasSuffix(body, "\n- init\n- security-review") {
+		t.Errorf("order: user skills first, the built-in commands last: %.40q … %q", body, body[len(body)-40:])
+	}
+	// a user skill of the same name hides a bundled one; NoBundled leaves
+	// them all out
+	hidden := claudeCode{}.Catalogue(Input{Skills: []Skill{sk("dataviz", "mine")}})
+	for _, e := range hidden.Bundled {
+		if e.Name == "dataviz" {
+			t.Errorf("a user skill named dataviz still lists the bundled one")
+		}
+	}
+	if len(hidden.Bundled) != 12 {
+		t.Errorf("%d bundled entries beside a user dataviz, want 12", len(hidden.Bundled))
+	}
+	if none := (claudeCode{}).Catalogue(Input{Skills: skills, NoBundled: true}); len(none.Bundled) != 0 || strings.Contains(none.Text(), "placeholder") {
+		t.Errorf("NoBundled still lists %d bundled skills", len(none.Bundled))
 	}
 }

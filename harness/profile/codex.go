@@ -23,24 +23,38 @@ const (
 	// codexBytesPerToken: tokens are approximated as bytes / 4, rounded up
 	// (APPROX_BYTES_PER_TOKEN).
 	codexBytesPerToken = 4
-	// codexWarnAverage: a shortened listing warns when descriptions lost
-	// more than this many characters per skill on average.
-	codexWarnAverage = 100
 )
 
-// Lengths of Codex's fixed paragraphs (all ASCII): the intro and the "How
-// to use skills" rules, with absolute paths and with root aliases. They
-// enter the cost of the alias table.
+// Lengths of Codex's fixed intro paragraph (ASCII), with absolute paths
+// and with root aliases (the latter measured on 0.171.0).
 const (
 	codexIntroAbs   = 264
 	codexIntroAlias = 261
-	codexHowAbs     = 1976
-	codexHowAlias   = 2136
 )
+
+// codexAgent is the version the profile reproduces.
+const codexAgent = "Codex 0.171.0"
+
+// codexMaxDesc: a longer description is listed as its first
+// codexMaxDesc-3 characters and "..." (measured on 0.171.0).
+const codexMaxDesc = 1024
+
+// codexDesc is a description as Codex lists it: whitespace runs collapsed
+// to one space, and capped at 1,021 characters and "...".
+func codexDesc(d string) (string, bool) {
+	d = strings.Join(strings.Fields(d), " ")
+	if runes(d) > codexMaxDesc {
+		return cutRunes(d, codexMaxDesc-3) + "...", true
+	}
+	return d, false
+}
 
 type codex struct{}
 
-func (codex) Name() string       { return "codex" }
+func (codex) Name() string { return "codex" }
+
+// Agent is the version reproduced.
+func (codex) Agent() string      { return codexAgent }
 func (codex) DefaultWindow() int { return codexWindow }
 
 // CodexBudget is Codex's listing budget for a context window in tokens: 2 %
@@ -82,16 +96,15 @@ func (l *codexLine) cost(b Budget, descChars int) int {
 }
 
 type codexRender struct {
-	lines     []string
-	kept      []int // description characters kept, per line
-	included  []bool
-	phase     int // 1 all full, 2 shortened, 3 names only until the budget
-	omitted   int
-	truncSum  int // description characters removed
-	needFull  int
-	needMin   int
-	roots     []string
-	tableCost int
+	lines    []string
+	kept     []int // description characters kept, per line
+	included []bool
+	phase    int // 1 all full, 2 shortened, 3 names only until the budget
+	omitted  int
+	truncSum int // description characters removed
+	needFull int
+	needMin  int
+	roots    []string
 }
 
 // codexRenderLines is render_skill_lines_from_lines.
@@ -174,30 +187,6 @@ func codexShareDescriptions(b Budget, ls []*codexLine, room int, kept []int) {
 	}
 }
 
-// codexBodyCost is the cost of the catalogue body with no skill lines:
-// what the alias table adds is the difference between the two forms.
-func codexBodyCost(b Budget, rootLines []string) int {
-	parts := []int{len("## Skills")}
-	if len(rootLines) == 0 {
-		parts = append(parts, codexIntroAbs, len("### Available skills"), len("### How to use skills"), codexHowAbs)
-	} else {
-		parts = append(parts, codexIntroAlias, len("### Skill roots"))
-		for _, l := range rootLines {
-			parts = append(parts, len(l))
-		}
-		parts = append(parts, len("### Available skills"), len("### How to use skills"), codexHowAlias)
-	}
-	bytes := 2 + len(parts) - 1 // the leading and trailing newline, and one between lines
-	for _, p := range parts {
-		bytes += p
-	}
-	chars := bytes
-	for _, l := range rootLines {
-		chars -= len(l) - runes(l)
-	}
-	return codexCost(b, chars, bytes)
-}
-
 // codexOrder is ordered_skills_for_budget: by scope (system, admin, repo,
 // user), then name, then path.
 func codexOrder(skills []Skill) []int {
@@ -225,18 +214,31 @@ func codexOrder(skills []Skill) []int {
 	return idx
 }
 
+// Catalogue lists every skill; one without a name under its folder's
+// (measured on 0.171.0).
 func (p codex) Catalogue(in Input) Catalogue {
 	win := window(p, in)
 	budget := CodexBudget(win)
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+	user := in.Skills
+	cat := Catalogue{Profile: p.Name(), Agent: codexAgent, Entries: make([]Entry, len(user))}
+	// the system skills list first (their scope sorts first) and share the
+	// budget
+	bundled := bundledFor(in, codexBundled, codexAgent)
+	in.Skills = append(append([]Skill(nil), bundled...), user...)
+	if len(bundled) > 0 && len(in.Roots) > 0 {
+		// the system skills' root is aliased first (r0)
+		in.Roots = append([]string{codexSystemRoot}, in.Roots...)
+	}
 	if len(in.Skills) == 0 {
 		return cat
 	}
+	cat.Bundled = make([]Entry, len(bundled))
 	chosen, lines := codexSelect(budget, in)
 	for i, l := range lines {
 		s := in.Skills[l.idx]
-		e := Entry{Name: s.Name, Length: runes(s.Description), Kept: chosen.kept[i], Rank: i + 1}
+		e := Entry{Name: s.Name, Length: runes(s.Description), Kept: chosen.kept[i], Rank: i + 1, Bundled: l.idx < len(bundled)}
 		unit := budget.Unit
+		clean, capped := codexDesc(s.Description)
 		switch {
 		case !chosen.included[i]:
 			e.State, e.Kept = Omitted, 0
@@ -244,7 +246,10 @@ func (p codex) Catalogue(in Input) Catalogue {
 		case chosen.phase == 3:
 			e.State = NameOnly
 			e.Reason = fmt.Sprintf("all descriptions removed: with them the lines need %d %s and even the names and paths alone %d, over the %d budget", chosen.needFull, unit, chosen.needMin, budget.Limit)
-		case e.Length == 0 || e.Kept == e.Length:
+		case capped && e.Kept == runes(clean):
+			e.State = Truncated
+			e.Reason = fmt.Sprintf("Codex lists at most %d characters of a description: the first %d and \"...\" (of %d)", codexMaxDesc, codexMaxDesc-3, e.Length)
+		case e.Length == 0 || e.Kept == runes(clean):
 			e.State = Full
 			if chosen.phase == 1 {
 				e.Reason = fmt.Sprintf("every line fits: %d of the %d %s", chosen.needFull, budget.Limit, unit)
@@ -256,59 +261,58 @@ func (p codex) Catalogue(in Input) Catalogue {
 			e.Reason = fmt.Sprintf("the lines need %d %s, over the %d budget; the room left after every name and path went to other descriptions first", chosen.needFull, unit, budget.Limit)
 		default:
 			e.State = Truncated
-			e.Reason = fmt.Sprintf("kept %d of %d characters: the lines need %d %s, over the %d budget, and the %d left after every name and path are shared out one character at a time", e.Kept, e.Length, chosen.needFull, unit, budget.Limit, budget.Limit-chosen.needMin)
+			e.Reason = fmt.Sprintf("kept %d of %d characters (whitespace collapsed): the lines need %d %s, over the %d budget, and the %d left after every name and path are shared out one character at a time", e.Kept, e.Length, chosen.needFull, unit, budget.Limit, budget.Limit-chosen.needMin)
 		}
-		cat.Entries[l.idx] = e
+		if l.idx < len(bundled) {
+			cat.Bundled[l.idx] = e
+		} else {
+			cat.Entries[l.idx-len(bundled)] = e
+		}
 	}
-	used := chosen.tableCost
+	used := 0
 	for _, l := range chosen.lines {
 		used += codexTextCost(budget, l+"\n")
 	}
 	budget.Used = used
 	if len(chosen.roots) > 0 {
-		budget.Rule += "; paths shortened with skill-root aliases, whose table costs " + fmt.Sprint(chosen.tableCost)
+		budget.Rule += "; paths written with skill-root aliases, whose table is not charged"
 	}
 	cat.Budget = &budget
 	cat.Blocks = []Block{{Placement: DeveloperMessage, Text: "<skills_instructions>" + codexBody(chosen.roots, chosen.lines) + "</skills_instructions>"}}
-	pct := ""
-	if budget.Unit == "tokens" {
-		pct = " of 2%"
-	}
-	switch {
-	case chosen.omitted > 0:
+	if chosen.omitted > 0 {
 		verb := "were"
 		if chosen.omitted == 1 {
 			verb = "was"
 		}
-		cat.Warnings = append(cat.Warnings, fmt.Sprintf("Exceeded skills context budget%s. All skill descriptions were removed and %s %s not included in the model-visible skills list.",
-			pct, plural(chosen.omitted, "additional skill"), verb))
-	case (chosen.truncSum+len(lines)-1)/len(lines) > codexWarnAverage:
-		cat.Warnings = append(cat.Warnings, fmt.Sprintf("Skill descriptions were shortened to fit the%s skills context budget.", strings.Replace(pct, " of ", " ", 1)))
+		// the wording of 0.171.0; a budget that only shortens descriptions
+		// warns of nothing
+		cat.Warnings = append(cat.Warnings, fmt.Sprintf("Exceeded skills context budget. All skill descriptions were removed and %s %s not included in the model-visible skills list.",
+			plural(chosen.omitted, "additional skill"), verb))
 	}
+	warnEntries(&cat, Input{Skills: user})
 	return cat
 }
 
-// codexSelect is build_available_skills: the listing with absolute paths,
-// or, when that had to shorten or leave out anything, the aliased one if
-// it does better.
+// codexSelect is build_available_skills as 0.171.0 behaves: when the
+// skills have roots the paths are always written with root aliases (r0,
+// r1, …), and the alias table is not charged to the budget; otherwise
+// absolute paths.
 func codexSelect(budget Budget, in Input) (*codexRender, []*codexLine) {
 	order := codexOrder(in.Skills)
+	if al, alLines := codexAliased(budget, in, order); al != nil {
+		return al, alLines
+	}
 	abs := make([]*codexLine, len(order))
 	for i, j := range order {
 		s := in.Skills[j]
-		abs[i] = &codexLine{idx: j, name: s.Name, desc: s.Description, path: s.Path}
+		desc, _ := codexDesc(s.Description)
+		abs[i] = &codexLine{idx: j, name: s.Name, desc: desc, path: s.Path}
 	}
-	chosen, lines := codexRenderLines(budget, abs), abs
-	if chosen.phase > 1 {
-		if al, alLines := codexAliased(budget, in, order); al != nil && codexAliasBetter(budget, al, chosen) {
-			chosen, lines = al, alLines
-		}
-	}
-	return chosen, lines
+	return codexRenderLines(budget, abs), abs
 }
 
 // codexAliased renders the listing with one alias per skills root (r0,
-// r1, …) and paths relative to it, on the budget left after the table.
+// r1, …) and paths relative to it; nil when no skill has a root.
 func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) {
 	roots := in.Roots
 	if len(roots) == 0 {
@@ -336,12 +340,6 @@ func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) 
 	if len(rootLines) == 0 {
 		return nil, nil
 	}
-	table := max(codexBodyCost(b, rootLines)-codexBodyCost(b, nil), 0)
-	if table >= b.Limit {
-		return nil, nil
-	}
-	adj := b
-	adj.Limit -= table
 	lines := make([]*codexLine, len(order))
 	for i, j := range order {
 		s := in.Skills[j]
@@ -351,34 +349,12 @@ func codexAliased(b Budget, in Input, order []int) (*codexRender, []*codexLine) 
 				path = a + "/" + rel
 			}
 		}
-		lines[i] = &codexLine{idx: j, name: s.Name, desc: s.Description, path: path}
+		desc, _ := codexDesc(s.Description)
+		lines[i] = &codexLine{idx: j, name: s.Name, desc: desc, path: path}
 	}
-	r := codexRenderLines(adj, lines)
-	r.roots, r.tableCost = rootLines, table
-	// the needs are reported against the whole budget, table included
-	r.needFull += table
-	r.needMin += table
+	r := codexRenderLines(b, lines)
+	r.roots = rootLines
 	return r, lines
-}
-
-// codexAliasBetter is aliased_render_is_better: more skills included, then
-// fewer description characters removed, then a cheaper listing.
-func codexAliasBetter(b Budget, al, abs *codexRender) bool {
-	ai, bi := len(al.lines), len(abs.lines)
-	if ai != bi {
-		return ai > bi
-	}
-	if al.truncSum != abs.truncSum {
-		return al.truncSum < abs.truncSum
-	}
-	cost := func(r *codexRender) int {
-		n := r.tableCost
-		for _, l := range r.lines {
-			n += codexTextCost(b, l+"\n")
-		}
-		return n
-	}
-	return cost(al) < cost(abs)
 }
 
 // codexBody is render_available_skills_body, with the fixed paragraphs as
@@ -393,12 +369,7 @@ func codexBody(rootLines, skillLines []string) string {
 	}
 	lines = append(lines, "### Available skills")
 	lines = append(lines, skillLines...)
-	lines = append(lines, "### How to use skills")
-	if len(rootLines) == 0 {
-		lines = append(lines, Fixed("Codex \"How to use skills\" rules: trigger rules, progressive disclosure, coordination, context hygiene, fallback; do not carry skills across turns unless re-mentioned", codexHowAbs))
-	} else {
-		lines = append(lines, Fixed("Codex \"How to use skills\" rules, for aliased paths", codexHowAlias))
-	}
+	// 0.171.0 sends no "How to use skills" section in this block
 	return "\n" + strings.Join(lines, "\n") + "\n"
 }
 

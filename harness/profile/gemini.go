@@ -13,18 +13,73 @@ import (
 // src/utils/getFolderStructure.ts (the resources tree, at most 200 items).
 const geminiMaxItems = 200
 
+// geminiAgent is the version the profile reproduces.
+const geminiAgent = "Gemini CLI core 0.61.0"
+
+// geminiName is loadSkillFromFile's sanitized name: each of : \ / < > * ?
+// " | becomes a hyphen.
+func geminiName(n string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`:\/<>*?"|`, r) {
+			return '-'
+		}
+		return r
+	}, n)
+}
+
 type geminiCLI struct{}
 
-func (geminiCLI) Name() string       { return "gemini-cli" }
+func (geminiCLI) Name() string { return "gemini-cli" }
+
+// Agent is the version reproduced.
+func (geminiCLI) Agent() string      { return geminiAgent }
 func (geminiCLI) DefaultWindow() int { return 0 }
 
-func (p geminiCLI) Catalogue(in Input) Catalogue {
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+// Catalogue lists the skills that have a name, which the agent requires.
+func (p geminiCLI) Catalogue(in Input) Catalogue { return requireNames(in, geminiAgent, p.catalogue) }
+
+func (p geminiCLI) catalogue(in Input) Catalogue {
+	cat := Catalogue{Profile: p.Name(), Agent: geminiAgent, Entries: make([]Entry, len(in.Skills))}
+	warnEntries(&cat, in)
 	var xml []string
+	item := func(s Skill) string {
+		return "  <skill>\n    <name>" + geminiName(s.Name) + "</name>\n    <description>" + s.Description + "</description>\n    <location>" + s.Path + "</location>\n  </skill>"
+	}
+	// SkillManager.addSkillsWithPrecedence: its own skills first, then
+	// the user's; a later skill of the same name replaces the earlier one
+	// in its place (a JavaScript Map keeps the first insertion's order)
+	bundled := bundledFor(in, geminiBundled, geminiAgent)
+	type slot struct {
+		s   Skill
+		idx int // index in in.Skills, -1 for a bundled skill
+	}
+	var order []slot
+	at := map[string]int{}
+	for _, s := range bundled {
+		at[geminiName(s.Name)] = len(order)
+		order = append(order, slot{s, -1})
+	}
 	for i, s := range in.Skills {
-		xml = append(xml, "  <skill>\n    <name>"+s.Name+"</name>\n    <description>"+s.Description+"</description>\n    <location>"+s.Path+"</location>\n  </skill>")
-		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: i + 1,
-			Reason: "Gemini CLI lists every enabled skill with its whole description: it has no listing budget"}
+		name := geminiName(s.Name)
+		if j, ok := at[name]; ok {
+			if prev := order[j]; prev.idx >= 0 {
+				cat.Entries[prev.idx] = Entry{Name: prev.s.Name, State: Omitted, Length: runes(prev.s.Description),
+					Reason: fmt.Sprintf("another skill named %q, read later, overrides it", name), Warning: cat.Entries[prev.idx].Warning}
+			}
+			order[j] = slot{s, i}
+			continue
+		}
+		at[name] = len(order)
+		order = append(order, slot{s, i})
+	}
+	for rank, sl := range order {
+		xml = append(xml, item(sl.s))
+		if sl.idx < 0 {
+			cat.Bundled = append(cat.Bundled, bundledEntry(sl.s, rank+1, "built into "+geminiAgent+" and listed before the user's skills"))
+			continue
+		}
+		cat.Entries[sl.idx] = Entry{Name: sl.s.Name, State: Full, Kept: runes(sl.s.Description), Length: runes(sl.s.Description), Rank: rank + 1,
+			Reason: "Gemini CLI lists every enabled skill under its frontmatter name with its whole description: it has no listing budget", Warning: cat.Entries[sl.idx].Warning}
 	}
 	if len(xml) == 0 {
 		return cat
@@ -36,10 +91,13 @@ func (p geminiCLI) Catalogue(in Input) Catalogue {
 }
 
 func (geminiCLI) Tool(in Input) *Tool {
-	names := make([]string, len(in.Skills))
-	quoted := make([]string, len(in.Skills))
-	for i, s := range in.Skills {
-		names[i], quoted[i] = s.Name, "'"+s.Name+"'"
+	var names, quoted []string
+	seen := map[string]bool{}
+	for _, s := range append(bundledFor(in, geminiBundled, geminiAgent), in.Skills...) {
+		if n := geminiName(s.Name); !seen[n] {
+			seen[n] = true
+			names, quoted = append(names, n), append(quoted, "'"+n+"'")
+		}
 	}
 	name := map[string]any{"type": "string", "description": "No skills are currently available."}
 	hint := ""

@@ -37,6 +37,16 @@ func goldenSkills() []Skill {
 			Files:  []string{"SKILL.md"},
 		},
 		{
+			// breaks the spec in two ways only some agents enforce
+			Name: "Vercel-View", Description: "Animate route changes.\nUse for view transitions.", Folder: "view-transitions",
+			Dir: "/work/skills/view-transitions", Path: "/work/skills/view-transitions/SKILL.md", Root: "/work/skills",
+			Body: "Wrap the update in startViewTransition.\n", Source: "---\nname: Vercel-View\n---\nWrap the update in startViewTransition.\n", Files: []string{"SKILL.md"},
+			Breaches: []Breach{
+				{Rule: BreachNameFolder, Message: `name: "Vercel-View" does not match the folder name "view-transitions"`},
+				{Rule: BreachNameFormat, Message: `name: "Vercel-View" must be lowercase`},
+			},
+		},
+		{
 			Name: "deploy", Description: "Deploy the service to production.", DisableModelInvocation: true,
 			Dir: "/work/skills/deploy", Path: "/work/skills/deploy/SKILL.md", Root: "/work/skills",
 			Body: "Run the deploy script.\n", Source: "---\nname: deploy\n---\nRun the deploy script.\n", Files: []string{"SKILL.md", "deploy.sh"},
@@ -56,13 +66,19 @@ func goldenEngine() *EngineList {
 
 // render writes everything a profile produces for the golden skills.
 func render(p Profile) string {
-	in := Input{Skills: goldenSkills(), Now: goldenNow, Engine: goldenEngine(), Roots: []string{"/work/skills"}}
+	in := Input{NoBundled: true, Skills: goldenSkills(), Now: goldenNow, Engine: goldenEngine(), Roots: []string{"/work/skills"}}
 	cat := p.Catalogue(in)
 	var b strings.Builder
 	fmt.Fprintf(&b, "== catalogue (%s) ==\n%s\n", p.Name(), cat.Text())
 	b.WriteString("== entries ==\n")
 	for _, e := range cat.Entries {
 		fmt.Fprintf(&b, "%s: %s %d/%d rank %d: %s\n", e.Name, e.State, e.Kept, e.Length, e.Rank, e.Reason)
+		if e.Warning != "" {
+			fmt.Fprintf(&b, "  warning: %s\n", e.Warning)
+		}
+	}
+	if cat.Agent != "" {
+		fmt.Fprintf(&b, "== agent ==\n%s\n", cat.Agent)
 	}
 	if cat.Budget != nil {
 		fmt.Fprintf(&b, "== budget ==\n%d of %d %s (%s)\n", cat.Budget.Used, cat.Budget.Limit, cat.Budget.Unit, cat.Budget.Rule)

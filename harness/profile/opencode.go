@@ -1,28 +1,29 @@
 package profile
 
 import (
-	"net/url"
 	"sort"
 	"strings"
 )
 
 // opencode's presentation. Sources: anomalyco/opencode
-// packages/opencode/src/skill/index.ts (Skill.fmt, verbose and compact;
-// `available` sorts by name), src/session/system.ts (the two sentences and
-// the verbose list in the system prompt), src/tool/registry.ts
-// (describeSkill: the compact list in the skill tool's description) and
-// src/tool/skill.ts (the <skill_content> result, at most 10 files).
+// packages/opencode/src/skill/index.ts (Skill.fmt, verbose; `available`
+// sorts by name), src/session/system.ts (the two sentences and the list
+// in the system prompt) and src/tool/skill.ts (the <skill_content>
+// result, at most 10 files). Measured on 1.18.33: the skill tool's
+// description is fixed text without the list, and <location> and the
+// base directory are plain paths.
 const opencodeFileSample = 10
+
+// opencodeAgent is the version the profile reproduces.
+const opencodeAgent = "opencode 1.18.33"
 
 type opencode struct{}
 
-func (opencode) Name() string       { return "opencode" }
-func (opencode) DefaultWindow() int { return 0 }
+func (opencode) Name() string { return "opencode" }
 
-// fileURL is Node's pathToFileURL(path).href.
-func fileURL(path string) string {
-	return (&url.URL{Scheme: "file", Path: path}).String()
-}
+// Agent is the version reproduced.
+func (opencode) Agent() string      { return opencodeAgent }
+func (opencode) DefaultWindow() int { return 0 }
 
 // opencodeOrder is name.localeCompare order, approximated by comparing
 // case-insensitively, then by bytes.
@@ -35,31 +36,32 @@ func opencodeOrder(skills []Skill) []int {
 	return idx
 }
 
-// opencodeCompact is the skill tool's list: a line per skill with a
-// description, in opencode's order.
-func opencodeCompact(in Input) []string {
-	var compact []string
-	for _, i := range opencodeOrder(in.Skills) {
-		if s := in.Skills[i]; s.Description != "" {
-			compact = append(compact, "- **"+s.Name+"**: "+s.Description)
-		}
-	}
-	return compact
-}
+// Catalogue lists the skills that have a name, which the agent requires.
+func (p opencode) Catalogue(in Input) Catalogue { return requireNames(in, opencodeAgent, p.catalogue) }
 
-func (p opencode) Catalogue(in Input) Catalogue {
-	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
+func (p opencode) catalogue(in Input) Catalogue {
+	cat := Catalogue{Profile: p.Name(), Agent: opencodeAgent, Entries: make([]Entry, len(in.Skills))}
+	defer warnEntries(&cat, in)
+	// the bundled skill sorts among the user's by name
+	bundled := bundledFor(in, opencodeBundled, opencodeAgent)
+	all := append(append([]Skill(nil), in.Skills...), bundled...)
 	var verbose []string
-	for rank, i := range opencodeOrder(in.Skills) {
-		s := in.Skills[i]
+	for rank, i := range opencodeOrder(all) {
+		s := all[i]
 		if s.Description == "" {
 			cat.Entries[i] = omitted(s.Name, "", "opencode lists only skills with a description")
 			continue
 		}
+		// nothing is escaped (measured: a description's "<tag> &" is sent
+		// as it is)
 		verbose = append(verbose, "  <skill>", "    <name>"+s.Name+"</name>", "    <description>"+s.Description+"</description>",
-			"    <location>"+fileURL(s.Path)+"</location>", "  </skill>")
+			"    <location>"+s.Path+"</location>", "  </skill>")
+		if i >= len(in.Skills) {
+			cat.Bundled = append(cat.Bundled, bundledEntry(s, rank+1, "built into "+opencodeAgent+" and listed among the user's skills by name"))
+			continue
+		}
 		cat.Entries[i] = Entry{Name: s.Name, State: Full, Kept: runes(s.Description), Length: runes(s.Description), Rank: rank + 1,
-			Reason: "opencode lists every skill with its whole description, in the system prompt and in the skill tool's description: it has no listing budget"}
+			Reason: "opencode lists every skill under its frontmatter name with its whole description in the system prompt: it has no listing budget"}
 	}
 	if len(verbose) == 0 {
 		return cat
@@ -70,27 +72,16 @@ func (p opencode) Catalogue(in Input) Catalogue {
 		"<available_skills>",
 	}
 	system = append(append(system, verbose...), "</available_skills>")
-	cat.Blocks = []Block{
-		{Placement: SystemPrompt, Text: strings.Join(system, "\n")},
-		{Placement: ToolDescription, Text: opencodeToolText(opencodeCompact(in))},
-	}
+	cat.Blocks = []Block{{Placement: SystemPrompt, Text: strings.Join(system, "\n")}}
 	return cat
 }
 
-func opencodeToolText(compact []string) string {
-	return Fixed("opencode's skill tool preamble: load a skill whose description matches the task; the output is a <skill_content> block", 0) +
-		"\n\n## Available Skills\n" + strings.Join(compact, "\n")
-}
-
+// Tool is the skill tool, whose description (1.18.33) is fixed text that
+// does not list the skills: the system prompt does.
 func (p opencode) Tool(in Input) *Tool {
-	compact := opencodeCompact(in)
-	desc := "No skills are currently available."
-	if len(compact) > 0 {
-		desc = opencodeToolText(compact)
-	}
 	return &Tool{
 		Name:        "skill",
-		Description: desc,
+		Description: Fixed("opencode's skill tool description: load a skill listed in the system prompt by name; the output is a <skill_content> block", 399),
 		Parameters: jsonSchema(map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -119,7 +110,7 @@ func (opencode) Activate(s Skill, _ Request) Activation {
 		"",
 		strings.TrimSpace(s.Body),
 		"",
-		"Base directory for this skill: " + fileURL(s.Dir),
+		"Base directory for this skill: " + s.Dir,
 		"Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
 		"Note: file list is sampled.",
 		"",

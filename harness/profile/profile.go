@@ -7,9 +7,13 @@
 // same result without a model.
 //
 // Each rule names its source beside it: the agents' public code and
-// documentation. Long fixed instruction paragraphs that do not depend on
-// the skills are not reproduced; the text carries a marker naming them and
-// their length instead (see Fixed).
+// documentation, and what the agents sent when run against a loopback
+// endpoint (the conformance tests of package main keep them true). Each
+// profile names the agent version it reproduces (Profile.Agent). Long
+// fixed instruction paragraphs that do not depend on the skills are not
+// reproduced; the text carries a marker naming them and their length
+// instead (see Fixed), and the agents' bundled skills are listed by name
+// and size with placeholder text (see placeholder).
 //
 // An engine plugs a profile in at three points: before a model call it
 // places the Catalogue's blocks (system prompt, developer message,
@@ -58,6 +62,120 @@ type Skill struct {
 	Files []string `json:"-"`
 	// Usage feeds Claude Code's least-used-first rule.
 	Usage Usage `json:"usage"`
+	// Folder is the name of the skill's folder, which Claude Code knows a
+	// skill by; "" means the last element of Dir.
+	Folder string `json:"folder,omitempty"`
+	// Breaches are the rules of the Agent Skills spec the skill breaks
+	// that some agents read past (skills.LaxRule); each profile says
+	// whether its agent lists the skill anyway.
+	Breaches []Breach `json:"breaches,omitempty"`
+}
+
+// Breach is one rule of the spec a skill breaks.
+type Breach struct {
+	// Rule is a skills.LaxRule: name-folder, name-missing, name-format,
+	// description-length, body-length or metadata-value.
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// The rules of Breach.Rule, as package skills names them.
+const (
+	BreachNameFolder        = "name-folder"
+	BreachNameMissing       = "name-missing"
+	BreachNameFormat        = "name-format"
+	BreachDescriptionLength = "description-length"
+	BreachBodyLength        = "body-length"
+	BreachMetadataValue     = "metadata-value"
+)
+
+// folder is the skill's folder name.
+func (s Skill) folder() string {
+	if s.Folder != "" {
+		return s.Folder
+	}
+	d := strings.TrimRight(s.Dir, "/")
+	if i := strings.LastIndex(d, "/"); i >= 0 {
+		return d[i+1:]
+	}
+	if d == "" {
+		return s.Name
+	}
+	return d
+}
+
+// breaks reports whether the skill breaks that rule of the spec.
+func (s Skill) breaks(rule string) (Breach, bool) {
+	for _, b := range s.Breaches {
+		if b.Rule == rule {
+			return b, true
+		}
+	}
+	return Breach{}, false
+}
+
+// specWarning is the warning an entry carries when the spec would not
+// accept the skill: `skillet validate` is the spec's judge, the profile
+// only says what its agent does with the skill.
+func specWarning(s Skill) string {
+	if len(s.Breaches) == 0 {
+		return ""
+	}
+	msgs := make([]string, len(s.Breaches))
+	for i, b := range s.Breaches {
+		msgs[i] = b.Message
+	}
+	return "the Agent Skills spec does not accept this skill (see skillet validate): " + strings.Join(msgs, "; ")
+}
+
+// needsName is the entry of a skill without a name under an agent that
+// requires one; ok is false when the skill has a name.
+func needsName(s Skill, agent string) (Entry, bool) {
+	if _, missing := s.breaks(BreachNameMissing); !missing {
+		return Entry{}, false
+	}
+	return omitted(s.Name, s.Description, agent+" requires a name in the frontmatter; Claude Code and Codex name such a skill after its folder"), true
+}
+
+// requireNames composes a catalogue with compose over the skills that
+// have a name; the others are omitted, saying why, in their place.
+func requireNames(in Input, agent string, compose func(Input) Catalogue) Catalogue {
+	var keep []Skill
+	var idx []int
+	skipped := map[int]Entry{}
+	for i, s := range in.Skills {
+		if e, ok := needsName(s, agent); ok {
+			e.Warning = specWarning(s)
+			skipped[i] = e
+			continue
+		}
+		keep, idx = append(keep, s), append(idx, i)
+	}
+	if len(skipped) == 0 {
+		return compose(in)
+	}
+	sub := in
+	sub.Skills = keep
+	cat := compose(sub)
+	entries := make([]Entry, len(in.Skills))
+	for j, i := range idx {
+		entries[i] = cat.Entries[j]
+	}
+	for i, e := range skipped {
+		entries[i] = e
+	}
+	cat.Entries = entries
+	return cat
+}
+
+// warnEntries puts the spec's warning on every entry of a skill that
+// breaks a rule.
+func warnEntries(cat *Catalogue, in Input) {
+	for i, s := range in.Skills {
+		if i < len(cat.Entries) {
+			cat.Entries[i].Warning = specWarning(s)
+		}
+	}
 }
 
 // Usage is how often, and when last, a skill was invoked.
@@ -81,6 +199,12 @@ type Input struct {
 	// Engine is the list the engine composed (R10); only the skillet
 	// profile reads it, because Skillet's ranking lives in the engine.
 	Engine *EngineList
+	// Model is the model's name; Claude Code's budget depends on it.
+	Model string
+	// NoBundled leaves out the skills the agent ships with (the
+	// bundled_skills setting); by default they are listed and share the
+	// budget, as the agent does.
+	NoBundled bool
 }
 
 // EngineList is Skillet's own list as the engine composed it (R10).
@@ -144,6 +268,11 @@ type Entry struct {
 	// in (1 is first); 0 when the profile has no such order.
 	Rank   int    `json:"rank,omitempty"`
 	Reason string `json:"reason"`
+	// Warning says the spec would not accept the skill, although this
+	// agent lists it (or why the agent, too, refuses it).
+	Warning string `json:"warning,omitempty"`
+	// Bundled marks a skill the agent ships with.
+	Bundled bool `json:"bundled,omitempty"`
 }
 
 // Budget is a listing budget and how much of it the catalogue used.
@@ -165,6 +294,11 @@ type Catalogue struct {
 	Blocks  []Block `json:"blocks"`
 	// Entries follow the input order of the skills.
 	Entries []Entry `json:"entries"`
+	// Bundled are the entries of the skills the agent ships with, in the
+	// order it lists them; empty with Input.NoBundled.
+	Bundled []Entry `json:"bundled,omitempty"`
+	// Agent is the agent version the profile reproduces.
+	Agent string `json:"agent,omitempty"`
 	// Budget is nil for profiles without one.
 	Budget   *Budget  `json:"budget,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -240,6 +374,8 @@ type Persistence struct {
 type Profile interface {
 	// Name is the profile's name, as --profile takes it.
 	Name() string
+	// Agent is the agent version the profile reproduces, "" for skillet.
+	Agent() string
 	// DefaultWindow is the context window, in tokens, assumed when none is
 	// given; 0 when the profile's catalogue does not depend on it.
 	DefaultWindow() int

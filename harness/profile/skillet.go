@@ -11,12 +11,15 @@ type skillet struct{}
 func (skillet) Name() string       { return "skillet" }
 func (skillet) DefaultWindow() int { return 0 }
 
+// Agent is "": the skillet profile is Skillet's own rule book.
+func (skillet) Agent() string { return "" }
+
 func (p skillet) Catalogue(in Input) Catalogue {
 	cat := Catalogue{Profile: p.Name(), Entries: make([]Entry, len(in.Skills))}
 	el := in.Engine
 	if el == nil {
 		for i, s := range in.Skills {
-			cat.Entries[i] = Entry{Name: s.Name, State: Omitted, Length: runes(s.Description), Reason: "the engine composes Skillet's list (R10); no engine list was given"}
+			cat.Entries[i] = Entry{Name: s.Name, State: Omitted, Length: runes(s.Description), Reason: "the engine composes Skillet's list (R10); no engine list was given", Warning: specWarning(s)}
 		}
 		cat.Warnings = []string{"the skillet profile needs the engine's list (R10)"}
 		return cat
@@ -35,8 +38,11 @@ func (p skillet) Catalogue(in Input) Catalogue {
 	}
 	total := len(el.Offered) + len(el.LeftOff)
 	for i, s := range in.Skills {
-		e := Entry{Name: s.Name, Length: runes(s.Description)}
+		e := Entry{Name: s.Name, Length: runes(s.Description), Warning: specWarning(s)}
 		switch {
+		case len(s.Breaches) > 0:
+			e.State = Omitted
+			e.Reason = "invalid under the Agent Skills spec, so Skillet leaves it out (skillet validate says why)"
 		case offered[s.Name] > 0:
 			e.State, e.Kept, e.Rank = Full, e.Length, offered[s.Name]
 			if len(el.LeftOff) == 0 {

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"skillet/harness/event"
+	"skillet/harness/termtext"
 )
 
 // CastWidth and CastHeight are the terminal size an asciicast declares;
@@ -47,7 +48,7 @@ type castHeader struct {
 // message).
 func WriteCast(w io.Writer, s *Session) error {
 	bw := bufio.NewWriter(w)
-	h := castHeader{Version: 2, Width: CastWidth, Height: CastHeight, Title: "Skillet session " + s.ID,
+	h := castHeader{Version: 2, Width: CastWidth, Height: CastHeight, Title: "Skillet session " + oneLine(s.ID, 80),
 		Env: map[string]string{"TERM": "xterm-256color", "SHELL": "/bin/sh"}}
 	if !s.Start.IsZero() {
 		h.Timestamp = s.Start.Unix()
@@ -75,7 +76,7 @@ func WriteCast(w io.Writer, s *Session) error {
 	if s.Demo {
 		label += " (offline demo model)"
 	}
-	if err := emit(s.Start, style(dim, "Skillet session "+s.ID+" · "+label)+"\r\n", 0); err != nil {
+	if err := emit(s.Start, style(dim, "Skillet session "+oneLine(s.ID, 80)+" · "+oneLine(label, 120))+"\r\n", 0); err != nil {
 		return err
 	}
 	for _, e := range s.Events {
@@ -197,6 +198,7 @@ func orNone(names []string) string {
 // newlines and tabs (tabs become spaces), so a reply cannot drive the
 // player's terminal.
 func clean(s string) string {
+	// termtext.Plain first, so a sequence goes whole, not just its ESC
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
@@ -207,7 +209,7 @@ func clean(s string) string {
 			return -1
 		}
 		return r
-	}, strings.ReplaceAll(s, "\r\n", "\n"))
+	}, termtext.Plain(strings.ReplaceAll(s, "\r\n", "\n")))
 }
 
 // oneLine is s on one line, cut to n runes.
@@ -220,32 +222,35 @@ func oneLine(s string, n int) string {
 }
 
 // wrap breaks text into lines of at most width runes, at spaces where it
-// can.
+// can. It walks each paragraph once, so a paragraph of megabytes costs
+// about its length.
 func wrap(text string, width int) []string {
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
 		r := []rune(para)
 		// continuation lines keep the paragraph's indent
-		indent := []rune(para[:len(para)-len(strings.TrimLeft(para, " "))])
+		indent := string(para[:len(para)-len(strings.TrimLeft(para, " "))])
 		if len(indent) > width/2 {
-			indent = nil
+			indent = ""
 		}
-		for len(r) > width {
-			cut := width
-			for i := width; i > width/2; i-- {
+		lead := ""    // the indent of a continuation line
+		room := width // runes of r the line can take after lead
+		for len(r) > room {
+			cut := room
+			for i := room; i > room-width/2 && i > 0; i-- {
 				if r[i] == ' ' {
 					cut = i
 					break
 				}
 			}
-			out = append(out, string(r[:cut]))
+			out = append(out, lead+string(r[:cut]))
 			r = r[cut:]
 			if len(r) > 0 && r[0] == ' ' {
 				r = r[1:]
 			}
-			r = append(append([]rune{}, indent...), r...)
+			lead, room = indent, width-len(indent)
 		}
-		out = append(out, string(r))
+		out = append(out, lead+string(r))
 	}
 	return out
 }

@@ -96,7 +96,7 @@ func TestExportCastIsAsciicastV2WithIdleGapsCut(t *testing.T) {
 		all.WriteString(e[2].(string))
 	}
 	text := all.String()
-	for _, want := range []string{"review <b>account</b>]52;c;AAAA 4850", "→ load_skill {\"name\":\"account-review\"}", "▲ loaded account-review v2", "All fine", "again"} {
+	for _, want := range []string{"review <b>account</b> 4850", "→ load_skill {\"name\":\"account-review\"}", "▲ loaded account-review v2", "All fine", "again"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the cast lacks %q:\n%s", want, text)
 		}

@@ -296,7 +296,7 @@ func (r *Runner) startMCP(ctx context.Context, c *mcpConn) (*mcpSession, error) 
 					msg += ": " + last
 				}
 			}
-			_ = r.failed(c, msg)
+			_ = r.died(c, msg)
 		}
 		close(s.dead)
 	}()

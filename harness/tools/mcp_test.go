@@ -447,3 +447,30 @@ func TestMCP_UnreachableHTTPServer(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 }
+
+// A server killed in the middle of a call is started again for the very
+// next call, each time it had worked in between: only a server that keeps
+// failing (one that cannot start) waits out a backoff.
+func TestMCP_ServerKilledMidCallRestartsAtOnce(t *testing.T) {
+	r := newMCPRunner(t, map[string]MCPServer{"s": stdioServer(t, "stdio", nil)})
+	withClock(r) // time stands still: no backoff can pass
+	ctx := context.Background()
+	pids := map[string]bool{}
+	for round := 0; round < 3; round++ {
+		res := r.Run(ctx, mcpCall("s", "pid", `{}`))
+		if res.IsError {
+			t.Fatalf("round %d: the call after a crash was refused: %s", round, res.Content)
+		}
+		pids[res.Content] = true
+		if crash := r.Run(ctx, mcpCall("s", "crash", `{}`)); !crash.IsError || strings.Contains(crash.Content, "not started again for 1s") {
+			t.Fatalf("round %d: the crash says %q", round, crash.Content)
+		}
+	}
+	if len(pids) != 3 {
+		t.Fatalf("want three server processes, got %v", pids)
+	}
+	log, _ := os.ReadFile(r.MCPLogPath("s"))
+	if !strings.Contains(string(log), "(started again at the next call)") {
+		t.Errorf("the log does not say the server restarts at once:\n%s", log)
+	}
+}

@@ -81,10 +81,13 @@ type connState struct {
 	since    time.Time
 	nextTry  time.Time
 	failures int // consecutive, reset by a call or listing that works
-	launches int
-	change   uint64
-	tools    []string
-	lastErr  string // the whole message of the last failure
+	// restartNow makes the next failure wait for nothing: it is the death
+	// of a server that had been working, restarted at once the first time
+	restartNow bool
+	launches   int
+	change     uint64
+	tools      []string
+	lastErr    string // the whole message of the last failure
 	// settled and settledWhy are the last state other than starting, which
 	// Change counts changes of.
 	settled    MCPState
@@ -112,6 +115,10 @@ func (r *Runner) setState(c *mcpConn, st MCPState, why string) {
 	case MCPFailed:
 		c.st.failures++
 		c.st.nextTry = now.Add(backoff(c.st.failures))
+		if c.st.restartNow {
+			// a server that was working died: the next call starts it
+			c.st.nextTry, c.st.restartNow = now, false
+		}
 	}
 	changed := st != c.st.settled || why != c.st.settledWhy
 	c.st.settled, c.st.settledWhy = st, why
@@ -120,7 +127,11 @@ func (r *Runner) setState(c *mcpConn, st MCPState, why string) {
 		line += ": " + why
 	}
 	if st == MCPFailed {
-		line += fmt.Sprintf(" (not started again for %s)", c.st.nextTry.Sub(now))
+		if wait := c.st.nextTry.Sub(now); wait > 0 {
+			line += fmt.Sprintf(" (not started again for %s)", wait)
+		} else {
+			line += " (started again at the next call)"
+		}
 	}
 	if changed {
 		c.st.change++
@@ -155,6 +166,17 @@ func (r *Runner) waitLeft(c *mcpConn) (time.Duration, string) {
 		msg = fmt.Sprintf("MCP server %q %s", c.name, c.st.why)
 	}
 	return c.st.nextTry.Sub(r.now()), msg
+}
+
+// died records the unexpected end of a running server. The first death
+// after the server worked is not waited out: a server killed in the middle
+// of a call is started again for the next one. Only a server that keeps
+// dying, or cannot start, backs off.
+func (r *Runner) died(c *mcpConn, msg string) error {
+	c.st.mu.Lock()
+	c.st.restartNow = c.st.failures == 0
+	c.st.mu.Unlock()
+	return r.failed(c, msg)
 }
 
 // failed records a failure with its whole message and returns the error a

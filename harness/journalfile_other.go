@@ -1,0 +1,9 @@
+//go:build !unix
+
+package harness
+
+import "os"
+
+func openNoBlock(path string) (*os.File, error) { return os.Open(path) }
+
+func blockAgain(*os.File) error { return nil }
