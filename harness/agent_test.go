@@ -216,3 +216,22 @@ func TestAgentToolsOffLeaveTheProfileAlone(t *testing.T) {
 		t.Fatal("a workspace without agent tools")
 	}
 }
+
+// TestExportShowsCommandsAndDiffs: the Markdown export names where a
+// command ran and how it ended, and shows the diff of what a call changed.
+func TestExportShowsCommandsAndDiffs(t *testing.T) {
+	needSandbox(t)
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", func(o *Options) { o.ApproveAll = true })
+	f.turn("make a file", call("shell", jsonArgs(map[string]any{"command": "echo exported > e.txt"})), say("done"))
+	var b strings.Builder
+	if err := f.s.ExportMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bubblewrap sandbox): exit 0", "Changed files:", "+exported"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the export lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -145,7 +145,16 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 			if e.IsError {
 				mark += " (error)"
 			}
+			if e.ApprovedBy != "" {
+				mark += " (approved by " + e.ApprovedBy + ")"
+			}
 			fmt.Fprintf(bw, "\n**Result of `%s`**%s (`%s`)\n\n%s\n", e.ToolName, mark, e.ToolCallID, fence(e.Text))
+			if sh := e.Shell; sh != nil {
+				fmt.Fprintf(bw, "\nRan in `%s` (%s sandbox): exit %d, %d ms%s\n", sh.Dir, sh.Sandbox, sh.ExitCode, sh.DurationMS, limitNote(sh.Limit))
+			}
+			if e.Diff != "" {
+				fmt.Fprintf(bw, "\nChanged files:\n\n%s\n", fence(strings.TrimRight(e.Diff, "\n")))
+			}
 		case EntryNote:
 			fmt.Fprintf(bw, "\n> %s\n", strings.ReplaceAll(e.Text, "\n", "\n> "))
 		}
@@ -161,6 +170,14 @@ var approvalText = map[Decision]string{
 	DecisionAll:        "approved for the session by the user",
 	DecisionDeny:       "denied",
 	DecisionPolicyDeny: "denied by policy",
+}
+
+// limitNote says which limit stopped a command, if one did.
+func limitNote(limit string) string {
+	if limit == "" {
+		return ""
+	}
+	return ", stopped by the " + limit + " limit"
 }
 
 func writeTurnEnd(w io.Writer, e *TurnEnd) {
