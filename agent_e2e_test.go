@@ -153,6 +153,16 @@ func TestRealSkillsRunEndToEndInTheSandbox(t *testing.T) {
 	tasksRoot, _ := filepath.EvalSymlinks(filepath.Join(runnableDir, "tasks"))
 	skillsRoot, _ = filepath.Abs(skillsRoot)
 	tasksRoot, _ = filepath.Abs(tasksRoot)
+	// a user's skills folder is theirs to write (a script that copies its
+	// templates keeps their modes); the sandbox makes it read-only
+	own := filepath.Join(t.TempDir(), "skills")
+	if out, err := exec.Command("cp", "-a", skillsRoot, own).CombinedOutput(); err != nil {
+		t.Fatalf("copy the skills: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("chmod", "-R", "u+w", own).CombinedOutput(); err != nil {
+		t.Fatalf("chmod: %v\n%s", err, out)
+	}
+	skillsRoot = own
 	bin := skilletBinary(t)
 	names, _ := os.ReadDir(tasksRoot)
 	for _, prof := range []string{"skillet", "claude-code", "codex"} {
