@@ -33,8 +33,9 @@ evals/triggers.json. Results, every run's session and the reports go in
 the eval's folder (--out). "skillet eval report DIR" scores a folder again
 from its journals, without calling the model.
 
-Exit status: 0 when no query's verdict is fail, 1 when one is (or the eval
-could not finish), 2 on a usage error.
+Exit status: 0 when no query's verdict is fail or error, 1 when one is, when
+more than 20 % of the runs errored or the eval could not finish, 2 on a
+usage error.
 
 Flags:
 `
@@ -45,6 +46,8 @@ type evalFlags struct {
 	queries     string
 	runs        string
 	maxRuns     int
+	maxErrors   int
+	threshold   float64
 	seed        int64
 	routingOnly bool
 	maxSteps    int
@@ -63,6 +66,15 @@ type evalFlags struct {
 // minAutoRuns is the fewest runs a query gets with --runs auto.
 const minAutoRuns = 3
 
+// defaultMaxRuns is --max-runs: the confidence sequence of --runs auto
+// decides a query at a rate of 0.9 within 20 runs nine times in ten,
+// within 10 only half the time.
+const defaultMaxRuns = 20
+
+// errorShare is the share of errored runs over which the exit status is
+// 1 even when every query has its runs.
+const errorShare = 0.2
+
 func (f *evalFlags) register(fs *flag.FlagSet) {
 	// No tape flags: the runs go at once, and one cassette cannot hold
 	// them apart.
@@ -70,8 +82,10 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.Lookup("resume").Usage = "continue the eval in `DIR`: its finished runs are kept and skipped"
 	fs.Lookup("session-dir").Usage = "ignored by eval: every run's session goes in the eval's folder (--out)"
 	fs.StringVar(&f.queries, "queries", "", "query `FILE` (JSON); default each named skill's evals/triggers.json")
-	fs.StringVar(&f.runs, "runs", "auto", "runs per query: auto (at least 3, more until the verdict is decided, at most --max-runs) or `N`")
-	fs.IntVar(&f.maxRuns, "max-runs", 10, "most runs per query with --runs auto")
+	fs.StringVar(&f.runs, "runs", "auto", "runs per query: auto (at least 3, more until the confidence sequence decides the verdict, at most --max-runs) or `N`")
+	fs.IntVar(&f.maxRuns, "max-runs", defaultMaxRuns, "most scored runs per query with --runs auto")
+	fs.IntVar(&f.maxErrors, "max-errors", 0, "errored runs a query may have, each run again, before it ends in error (default: as many as its runs)")
+	fs.Float64Var(&f.threshold, "threshold", eval.Threshold, "trigger `RATE` a should-trigger query must reach and a should-not one stay below (skill-creator's --trigger-threshold)")
 	fs.Int64Var(&f.seed, "seed", 1, "`N` seeding the catalogue order of every run")
 	fs.BoolVar(&f.routingOnly, "routing-only", false, "offer the tool that loads skills and no other, and stop after the first model call")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "most model calls per run (default the turn's own limits)")
@@ -127,7 +141,10 @@ func checkFailOn(v string) error {
 
 // plan reads the flags that say how many runs each query gets.
 func (f *evalFlags) plan() (eval.Plan, error) {
-	p := eval.Plan{MinRuns: minAutoRuns, MaxRuns: f.maxRuns, Seed: f.seed, RoutingOnly: f.routingOnly, MaxSteps: f.maxSteps, Arms: []string{""}}
+	p := eval.Plan{MinRuns: minAutoRuns, MaxRuns: f.maxRuns, MaxErrors: f.maxErrors, Seed: f.seed, RoutingOnly: f.routingOnly, MaxSteps: f.maxSteps, Arms: []string{""}}
+	if f.threshold != eval.Threshold {
+		p.Threshold = f.threshold
+	}
 	if f.runs != "auto" {
 		n, err := strconv.Atoi(f.runs)
 		if err != nil || n < 1 {
@@ -144,6 +161,10 @@ func (f *evalFlags) plan() (eval.Plan, error) {
 		return p, usageError{fmt.Sprintf("--workers %d: want at least 1", f.workers)}
 	case f.budget < 0:
 		return p, usageError{fmt.Sprintf("--budget %d: want 0 (no limit) or more tokens", f.budget)}
+	case f.maxErrors < 0:
+		return p, usageError{fmt.Sprintf("--max-errors %d: want 0 (as many as the runs) or more", f.maxErrors)}
+	case !(f.threshold > 0 && f.threshold < 1):
+		return p, usageError{fmt.Sprintf("--threshold %v: want a rate between 0 and 1, such as 0.5", f.threshold)}
 	}
 	if f.routingOnly && (f.maxSteps == 0 || f.maxSteps > 1) {
 		p.MaxSteps = 1
@@ -195,8 +216,11 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	switch {
 	case f.queries != "":
 		def := ""
-		if len(args) == 1 {
+		switch {
+		case len(args) == 1:
 			def = args[0]
+		case len(args) == 0:
+			def = f.optimize // rows that name no skill are about the one optimized
 		}
 		if queries, err = eval.ReadQueries(f.queries, def); err != nil {
 			return "", nil, nil, usageError{err.Error()}
@@ -226,7 +250,13 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 		}
 	}
 	closest := func(n string, names []string) []string { return harness.Closest(n, names, 3) }
-	if err := eval.CheckSkills(queries, args, cat, closest); err != nil {
+	invalid := func(n string) string {
+		if sk := w.catalog.Get(n); sk != nil && !sk.Valid() && len(sk.Problems) > 0 {
+			return sk.Problems[0].String()
+		}
+		return ""
+	}
+	if err := eval.CheckSkills(queries, args, cat, closest, invalid); err != nil {
 		return "", nil, nil, usageError{err.Error()}
 	}
 	m = &eval.Manifest{Created: time.Now().UTC(), Queries: queries, Plan: plan, Catalogue: cat,
@@ -352,6 +382,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	if w.demo {
 		fmt.Fprintln(stderr, "skillet: using the offline demo model (rule-based, not an LLM)")
 	}
+	warnPlan(stderr, m.Plan)
 	ctx, sigs := catchStops(context.Background())
 	defer sigs.stop()
 	rep, out, err := f.runScored(ctx, dir, m, w, stderr)
@@ -361,6 +392,9 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 	}
 	printSummary(stdout, rep, dir)
 	status := exitStatus(rep, f.failOn)
+	for _, p := range errorProblems(rep) {
+		fmt.Fprintln(stderr, "skillet eval:", p)
+	}
 	switch out.Stopped {
 	case eval.StoppedInterrupted:
 		fmt.Fprintf(stderr, "skillet eval: interrupted%s: %d finished runs are kept in %s; continue with: skillet eval --resume %s\n", signalBy(sigs), len(out.Runs), dir, dir)
@@ -369,7 +403,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 		fmt.Fprintf(stderr, "skillet eval: stopped at the --budget of %d tokens (%d used); continue with: skillet eval --resume %s --budget N\n", f.budget, rep.Tokens, dir)
 		status = max(status, 1)
 	case eval.StoppedFailing:
-		fmt.Fprintf(stderr, "skillet eval: stopped: the first runs all failed: %s\n", out.Failure)
+		fmt.Fprintf(stderr, "skillet eval: stopped: the endpoint failed the last %d runs: %s; once it works, continue with: skillet eval --resume %s\n", out.Failing, out.Failure, dir)
 		status = max(status, 1)
 	}
 	if err != nil {
@@ -384,7 +418,7 @@ func (f *evalFlags) execute(dir string, m *eval.Manifest, w *wiring, stdout, std
 // is nil when nothing ran; err joins what stopped the runs and what kept
 // the report from being written.
 func (f *evalFlags) runScored(ctx context.Context, dir string, m *eval.Manifest, w *wiring, stderr io.Writer) (*eval.Report, *eval.Outcome, error) {
-	prog := newProgressLine(stderr)
+	prog := newProgressLine(stderr, f.workers)
 	out, err := eval.Execute(ctx, eval.Options{Dir: dir, Manifest: m, Workers: f.workers, Budget: f.budget,
 		NewSession: sessionFunc(&f.common, w), Progress: prog.show})
 	prog.done()
@@ -468,7 +502,31 @@ func runEvalReport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	printSummary(stdout, rep, dir)
-	return exitStatus(rep, *failOn)
+	status := exitStatus(rep, *failOn)
+	for _, p := range errorProblems(rep) {
+		fmt.Fprintln(stderr, "skillet eval report:", p)
+	}
+	if missing := incomplete(rep.Plan, rep); len(missing) > 0 {
+		fmt.Fprintf(stderr, "skillet eval report: the eval is incomplete: %d queries lack their runs: %s; continue with: skillet eval --resume %s\n",
+			len(missing), listSome(missing, "; "), dir)
+		status = max(status, 1)
+	}
+	return status
+}
+
+// warnPlan says when the plan can never give fail: every query would be
+// pass or undetermined whatever the model does.
+func warnPlan(w io.Writer, p eval.Plan) {
+	if p.CanFail() {
+		return
+	}
+	n, what := p.Runs, fmt.Sprintf("--runs %d", p.Runs)
+	if p.Sequential() {
+		n, what = p.MaxRuns, fmt.Sprintf("--max-runs %d", p.MaxRuns)
+	}
+	lo, hi := p.Interval(0, n)
+	fmt.Fprintf(w, "skillet eval: warning: with %s no query can get the verdict fail: even 0 of %d leaves the interval [%.2f, %.2f] across the threshold; allow more runs for verdicts that can fail\n",
+		what, n, lo, hi)
 }
 
 // Rescore scores an eval folder again from its runs' journals.
@@ -491,32 +549,82 @@ func Rescore(dir string) (*eval.Report, []string, error) {
 	return rep, problems, nil
 }
 
-// planned reports whether every query has the runs its plan asks for, or
-// (auto) a verdict.
+// planned reports whether every query has the runs its plan asks for, a
+// verdict (auto), or its errors up to the cap.
 func planned(m *eval.Manifest, rep *eval.Report) bool {
+	return len(incomplete(m.Plan, rep)) == 0
+}
+
+// incomplete names the queries that still need runs: neither done by
+// their plan nor ended in error.
+func incomplete(p eval.Plan, rep *eval.Report) []string {
+	var out []string
 	for _, a := range rep.Arms {
 		for _, s := range a.Skills {
 			for _, q := range s.Queries {
-				n := q.Runs + q.Errors
-				switch {
-				case m.Plan.Runs > 0 && n < m.Plan.Runs:
-					return false
-				case m.Plan.Runs == 0 && n < m.Plan.MaxRuns && (q.Runs < m.Plan.MinRuns || q.Verdict == eval.VerdictUndetermined):
-					return false
+				if q.Verdict != eval.VerdictError && p.Needs(q.Runs, q.Verdict) {
+					out = append(out, fmt.Sprintf("%q (%d of %s scored runs)", why.Clip(q.Query, 40), q.Runs, wanted(p)))
 				}
 			}
 		}
 	}
-	return true
+	return out
 }
 
+func wanted(p eval.Plan) string {
+	if p.Runs > 0 {
+		return strconv.Itoa(p.Runs)
+	}
+	return fmt.Sprintf("%d to %d", p.MinRuns, p.MaxRuns)
+}
+
+// exitStatus is 1 when a verdict is fail or error (or undetermined, with
+// --fail-on undetermined), or too many runs errored.
 func exitStatus(rep *eval.Report, failOn string) int {
 	for _, v := range rep.Verdicts() {
-		if v == eval.VerdictFail || (failOn == eval.VerdictUndetermined && v == eval.VerdictUndetermined) {
+		if v == eval.VerdictFail || v == eval.VerdictError || (failOn == eval.VerdictUndetermined && v == eval.VerdictUndetermined) {
 			return 1
 		}
 	}
+	if tooManyErrors(rep) {
+		return 1
+	}
 	return 0
+}
+
+func tooManyErrors(rep *eval.Report) bool {
+	return rep.Runs > 0 && float64(rep.Errors) > errorShare*float64(rep.Runs)
+}
+
+// errorProblems says what the errored runs cost: the queries left in
+// error, and the share of errored runs when it is over errorShare.
+func errorProblems(rep *eval.Report) []string {
+	var out, names []string
+	first := ""
+	for _, a := range rep.Arms {
+		for _, s := range a.Skills {
+			for _, q := range s.Queries {
+				if q.Verdict == eval.VerdictError {
+					names = append(names, fmt.Sprintf("%q", why.Clip(q.Query, 40)))
+				}
+				for _, c := range q.Cells {
+					if first == "" && c.Outcome == eval.OutcomeError {
+						first = c.Detail
+					}
+				}
+			}
+		}
+	}
+	if len(names) > 0 {
+		out = append(out, fmt.Sprintf("%d queries ended in error, their runs failing before the model decided: %s", len(names), listSome(names, ", ")))
+	}
+	if tooManyErrors(rep) {
+		out = append(out, fmt.Sprintf("%d of %d runs errored (%.0f%%, over %.0f%%): the rates rest on fewer runs than asked", rep.Errors, rep.Runs, 100*float64(rep.Errors)/float64(rep.Runs), 100*errorShare))
+	}
+	if len(out) > 0 && first != "" {
+		out = append(out, "first error: "+why.Clip(first, 200))
+	}
+	return out
 }
 
 // printSummary writes one line per query and per skill.
@@ -527,17 +635,32 @@ func printSummary(w io.Writer, rep *eval.Report, dir string) {
 			if a.Name != "" {
 				name += " [arm " + a.Name + "]"
 			}
-			fmt.Fprintf(w, "%s: %d/%d queries pass · verdicts %d pass, %d fail, %d undetermined · precision %.2f recall %.2f F1 %.2f accuracy %.2f · hijack %.0f%%\n",
-				name, s.Passed, len(s.Queries), s.VerdictPass, s.VerdictFail, s.Undetermined, s.Precision, s.Recall, s.F1, s.Accuracy, 100*s.HijackRate)
+			verdicts := fmt.Sprintf("%d pass, %d fail, %d undetermined", s.VerdictPass, s.VerdictFail, s.Undetermined)
+			if s.VerdictError > 0 {
+				verdicts += fmt.Sprintf(", %d error", s.VerdictError)
+			}
+			fmt.Fprintf(w, "%s: %d/%d queries pass · verdicts %s · precision %.2f recall %.2f F1 %.2f accuracy %.2f · hijack %.0f%%\n",
+				name, s.Passed, len(s.Queries), verdicts, s.Precision, s.Recall, s.F1, s.Accuracy, 100*s.HijackRate)
 			for _, q := range s.Queries {
 				want := "should"
 				if !q.ShouldTrigger {
 					want = "should not"
 				}
-				fmt.Fprintf(w, "  %-12s %d/%d [%.2f, %.2f] %-10s %s\n", q.Verdict, q.Triggers, q.Runs, q.Low, q.High, want, why.Clip(q.Query, 70))
+				counts := fmt.Sprintf("%d/%d [%.2f, %.2f]", q.Triggers, q.Runs, q.Low, q.High)
+				if q.Verdict == eval.VerdictError {
+					counts = fmt.Sprintf("%d scored", q.Runs)
+				}
+				if q.Errors > 0 {
+					counts += fmt.Sprintf(" (%d errors)", q.Errors)
+				}
+				fmt.Fprintf(w, "  %-12s %s %-10s %s\n", q.Verdict, counts, want, why.Clip(q.Query, 70))
+				if q.ExpectMet != nil && *q.ExpectMet < q.Runs {
+					fmt.Fprintf(w, "  %-12s expect met in %d/%d runs; %s\n", "", *q.ExpectMet, q.Runs, why.Clip(q.ExpectFailure, 120))
+				}
 			}
 		}
 	}
+	fmt.Fprintf(w, "intervals: %s, 95 %%; threshold %.2f\n", intervalName(rep.Plan), rep.Plan.TriggerThreshold())
 	if len(rep.Arms) == 2 {
 		fmt.Fprintf(w, "A/A: %d queries differ between two identical arms\n", rep.Flips)
 	}
@@ -547,31 +670,46 @@ func printSummary(w io.Writer, rep *eval.Report, dir string) {
 // progressLine shows runs done, passing queries and the ETA on one line of
 // a terminal; elsewhere it stays silent.
 type progressLine struct {
-	w     io.Writer
-	on    bool
-	shown bool
+	w       io.Writer
+	on      bool
+	shown   bool
+	workers int
+	// quietUntil holds off the next wait notice off a terminal.
+	quietUntil time.Time
 }
 
-func newProgressLine(w io.Writer) *progressLine {
+func newProgressLine(w io.Writer, workers int) *progressLine {
 	on := false
 	if lw, ok := w.(*lockedWriter); ok {
 		if f, ok := lw.w.(*os.File); ok {
 			on = term.IsTerminal(f.Fd())
 		}
 	}
-	return &progressLine{w: w, on: on}
+	return &progressLine{w: w, on: on, workers: workers}
 }
 
 func (p *progressLine) show(pr eval.Progress) {
 	if !p.on {
+		// off a terminal only a long wait is told, once per wait
+		if pr.Waiting > 0 && time.Now().After(p.quietUntil) {
+			fmt.Fprintf(p.w, "skillet eval: rate-limited: the endpoint asked to wait %s before a retry\n", pr.Waiting.Round(time.Second))
+			p.quietUntil = time.Now().Add(pr.Waiting)
+		}
 		return
 	}
 	eta := "…"
 	if pr.ETA > 0 {
 		eta = pr.ETA.Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "\r\x1b[Krun %d/%d · %d/%d queries passing · %d decided · %d errors · %d tokens · ETA %s",
-		pr.Done, pr.Total, pr.Passing, pr.Queries, pr.Decided, pr.Errors, pr.Tokens, eta)
+	extra := ""
+	if pr.Workers > 0 && pr.Workers < p.workers {
+		extra += fmt.Sprintf(" · rate-limited: %d at once", pr.Workers)
+	}
+	if pr.Waiting > 0 {
+		extra += fmt.Sprintf(" · waiting %s as the endpoint asked", pr.Waiting.Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r\x1b[Krun %d/%d · %d/%d queries passing · %d decided · %d errors · %d tokens · ETA %s%s",
+		pr.Done, pr.Total, pr.Passing, pr.Queries, pr.Decided, pr.Errors, pr.Tokens, eta, extra)
 	p.shown = true
 }
 
@@ -579,4 +717,21 @@ func (p *progressLine) done() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
+}
+
+// listSome joins the first ten items and says how many more there are.
+func listSome(items []string, sep string) string {
+	const most = 10
+	if len(items) <= most {
+		return strings.Join(items, sep)
+	}
+	return strings.Join(items[:most], sep) + fmt.Sprintf("%sand %d more", sep, len(items)-most)
+}
+
+// intervalName says which interval the plan's verdicts rest on.
+func intervalName(p eval.Plan) string {
+	if p.Sequential() {
+		return eval.IntervalSequence + " (valid wherever --runs auto stops)"
+	}
+	return "Wilson score"
 }

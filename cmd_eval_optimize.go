@@ -45,6 +45,7 @@ func (f *evalFlags) runOptimize(dir string, m *eval.Manifest, w *wiring, stdout,
 	}
 	m.Queries = queries
 	m.Skills = []eval.SkillInfo{{Name: name, Description: sk.Description}}
+	warnPlan(stderr, m.Plan)
 	improver := firstOf(f.improveModel, w.name)
 
 	ctx, sigs := catchStops(context.Background())
@@ -156,7 +157,7 @@ func writeDescription(sk *skills.Skill, desc string) error {
 // printOptimization writes each iteration's scores and the description
 // change as a diff.
 func printOptimization(w io.Writer, o *eval.Optimization, dir string) {
-	fmt.Fprintf(w, "optimize %s: %d train and %d validation queries\n", o.Skill, len(o.Train), len(o.Validation))
+	fmt.Fprintf(w, "optimize %s: %d train, %d validation and %d held-out queries\n", o.Skill, len(o.Train), len(o.Validation), len(o.HeldOut))
 	for _, it := range o.Iterations {
 		mark := " "
 		if it.Best {
@@ -166,12 +167,16 @@ func printOptimization(w io.Writer, o *eval.Optimization, dir string) {
 			fmt.Fprintf(w, "%s iteration %d: %s\n", mark, it.N, it.Note)
 			continue
 		}
-		fmt.Fprintf(w, "%s iteration %d: train %.2f [%.2f, %.2f] (%d/%d queries) · validation %.2f [%.2f, %.2f] (%d/%d queries)\n", mark, it.N,
+		paired := ""
+		if p := it.Paired; p != nil {
+			paired = fmt.Sprintf(" · against iteration %d, query by query: z %.2f, needs %.2f", p.Against, p.Z, p.Needed)
+		}
+		fmt.Fprintf(w, "%s iteration %d: train %.2f [%.2f, %.2f] (%d/%d queries) · validation %.2f [%.2f, %.2f] (%d/%d queries)%s\n", mark, it.N,
 			it.Train.Accuracy, it.Train.Low, it.Train.High, it.Train.Passed, it.Train.Queries,
-			it.Validation.Accuracy, it.Validation.Low, it.Validation.High, it.Validation.Passed, it.Validation.Queries)
+			it.Validation.Accuracy, it.Validation.Low, it.Validation.High, it.Validation.Passed, it.Validation.Queries, paired)
 	}
 	if !o.Improved {
-		fmt.Fprintln(w, "no description beat the original on validation beyond the intervals: the original stays")
+		fmt.Fprintln(w, "no description beat the original on validation, query by query beyond the noise: the original stays")
 	} else {
 		fmt.Fprintf(w, "--- %s description (original)\n+++ %s description (iteration %d)\n", o.Skill, o.Skill, o.BestIter)
 		for _, l := range strings.Split(o.Original, "\n") {
@@ -180,6 +185,10 @@ func printOptimization(w io.Writer, o *eval.Optimization, dir string) {
 		for _, l := range strings.Split(o.Best, "\n") {
 			fmt.Fprintln(w, "+"+l)
 		}
+	}
+	if c := o.HeldOutCheck; c != nil {
+		fmt.Fprintf(w, "held-out check (%d queries neither the improver nor the selection saw): original %.2f (%d/%d queries pass), iteration %d %.2f (%d/%d)\n",
+			len(o.HeldOut), c.Original.Accuracy, c.Original.Passed, c.Original.Queries, o.BestIter, c.Best.Accuracy, c.Best.Passed, c.Best.Queries)
 	}
 	fmt.Fprintf(w, "iterations in %s: %s, %s\n", dir, optimizeJSON, optimizeHTML)
 }

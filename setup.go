@@ -527,6 +527,7 @@ func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
 	lc.ConnectTimeout = orDuration(cfg.Model.ConnectTimeout.Duration, lc.ConnectTimeout)
 	lc.FirstByteTimeout = orDuration(cfg.Model.FirstByteTimeout.Duration, lc.FirstByteTimeout)
 	lc.IdleTimeout = orDuration(cfg.Model.IdleTimeout.Duration, lc.IdleTimeout)
+	lc.MaxRetryWait = cfg.Model.MaxRetryWait.Duration
 	lc.HTTPClient = w.tape.httpClient(lc.ConnectTimeout)
 	client, err := llm.New(lc)
 	if err != nil {

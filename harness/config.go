@@ -55,6 +55,9 @@ type ModelConfig struct {
 	ConnectTimeout   Duration `toml:"connect_timeout"`
 	FirstByteTimeout Duration `toml:"first_byte_timeout"`
 	IdleTimeout      Duration `toml:"idle_timeout"`
+	// MaxRetryWait is the longest Retry-After a 429 or 503 is honoured
+	// for (default 5 minutes).
+	MaxRetryWait Duration `toml:"max_retry_wait"`
 }
 
 // AgentConfig is the [agent] table: the prompt and the agent's own tools.

@@ -43,6 +43,39 @@ type Plan struct {
 	MaxSteps int `json:"max_steps"`
 	// Arms are the arms every query runs in: one, or "A" and "B" (--aa).
 	Arms []string `json:"arms"`
+	// MaxErrors is how many errored runs a query may have, each replaced
+	// by another, before it ends in error; 0 means as many as its runs
+	// (Runs, or MaxRuns with auto).
+	MaxErrors int `json:"max_errors,omitempty"`
+	// Threshold is the trigger rate a should-trigger query must reach and
+	// a should-not one stay below; 0 means 0.5 (skill-creator's
+	// --trigger-threshold).
+	Threshold float64 `json:"threshold,omitempty"`
+}
+
+// ErrorCap is how many errored runs a query may have before it ends in
+// error.
+func (p Plan) ErrorCap() int {
+	switch {
+	case p.MaxErrors > 0:
+		return p.MaxErrors
+	case p.Runs > 0:
+		return p.Runs
+	}
+	return p.MaxRuns
+}
+
+// Needs reports whether a query with this many scored runs and this
+// verdict over them still wants another run: short of its fixed count,
+// or (auto) short of the minimum or undecided below the maximum.
+func (p Plan) Needs(scored int, verdict string) bool {
+	if p.Runs > 0 {
+		return scored < p.Runs
+	}
+	if scored >= p.MaxRuns {
+		return false
+	}
+	return scored < p.MinRuns || verdict == VerdictUndetermined
 }
 
 // SkillInfo is one evaluated skill as the runs saw it.

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -16,7 +17,32 @@ const MaxIterations = 5
 const (
 	SplitTrain      = "train"
 	SplitValidation = "validation"
+	// SplitHeldOut are the queries of the final check, seen neither by
+	// the improver nor by the selection.
+	SplitHeldOut = "held_out"
 )
+
+// HoldOut picks the queries of the final held-out check: a tenth of each
+// kind, rounded down, once the kind has ten queries (none before: the
+// validation split needs them more), shuffled from seed.
+func HoldOut(queries []Query, seed int64) []int {
+	var should, shouldNot []int
+	for i, q := range queries {
+		if q.ShouldTrigger {
+			should = append(should, i)
+		} else {
+			shouldNot = append(shouldNot, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x401d))
+	var held []int
+	for _, group := range [][]int{should, shouldNot} {
+		rng.Shuffle(len(group), func(i, j int) { group[i], group[j] = group[j], group[i] })
+		held = append(held, group[:len(group)/10]...)
+	}
+	slices.Sort(held)
+	return held
+}
 
 // Split divides one skill's queries 60/40 into train and validation,
 // stratified by should_trigger and shuffled from seed, with at least one
@@ -67,13 +93,15 @@ type SplitScore struct {
 
 // IterQuery is one query's result in one iteration.
 type IterQuery struct {
-	Index   int     `json:"index"`
-	Query   string  `json:"query"`
-	Should  bool    `json:"should_trigger"`
-	Split   string  `json:"split"`
-	Rate    float64 `json:"trigger_rate"`
-	Pass    bool    `json:"pass"`
-	Verdict string  `json:"verdict"`
+	Index    int     `json:"index"`
+	Query    string  `json:"query"`
+	Should   bool    `json:"should_trigger"`
+	Split    string  `json:"split"`
+	Rate     float64 `json:"trigger_rate"`
+	Triggers int     `json:"triggers"`
+	Runs     int     `json:"runs"`
+	Pass     bool    `json:"pass"`
+	Verdict  string  `json:"verdict"`
 }
 
 // Iteration is one description tried.
@@ -82,25 +110,160 @@ type Iteration struct {
 	Description string      `json:"description"`
 	Train       SplitScore  `json:"train"`
 	Validation  SplitScore  `json:"validation"`
+	HeldOut     SplitScore  `json:"held_out"`
 	Queries     []IterQuery `json:"queries"`
 	// Dir is the iteration's eval folder.
 	Dir string `json:"dir"`
 	// Note says why an iteration was not evaluated, or how it was asked.
 	Note string `json:"note,omitempty"`
 	Best bool   `json:"best"`
+	// Paired is its comparison with the best description before it.
+	Paired *Paired `json:"paired,omitempty"`
 }
 
-// Optimization is the outcome of --optimize.
+// Paired is a candidate's paired comparison with the incumbent on the
+// validation queries: each query is compared with itself, so a query
+// that is easy for both does not hide a loss on another.
+type Paired struct {
+	// Against is the incumbent's iteration.
+	Against int `json:"against"`
+	// Z is the one-sided Cochran–Mantel–Haenszel statistic over the
+	// queries, Needed the value it must reach: the 95 % normal quantile
+	// with the error split over every candidate the run may try.
+	Z      float64 `json:"z"`
+	Needed float64 `json:"needed"`
+	// Queries counts the queries that tell the two apart at all (runs of
+	// both outcomes).
+	Queries int  `json:"queries"`
+	Wins    bool `json:"wins"`
+}
+
+// Optimization is the outcome of --optimize: Skillet's fields, then
+// skill-creator's run_loop.py output beside them (original_description,
+// best_description, history, …), so its generate_report.py reads it.
 type Optimization struct {
-	Skill      string      `json:"skill"`
-	Original   string      `json:"original"`
-	Best       string      `json:"best"`
-	BestIter   int         `json:"best_iteration"`
-	Improved   bool        `json:"improved"`
-	Train      []int       `json:"train"`
-	Validation []int       `json:"validation"`
-	Iterations []Iteration `json:"iterations"`
-	Stopped    string      `json:"stopped,omitempty"`
+	Skill      string `json:"skill"`
+	Original   string `json:"original"`
+	Best       string `json:"best"`
+	BestIter   int    `json:"best_iteration"`
+	Improved   bool   `json:"improved"`
+	Train      []int  `json:"train"`
+	Validation []int  `json:"validation"`
+	// HeldOut are the queries of the final check, and HeldOutCheck how
+	// the original and the best did on them.
+	HeldOut      []int         `json:"held_out"`
+	HeldOutCheck *HeldOutCheck `json:"held_out_check,omitempty"`
+	Iterations   []Iteration   `json:"iterations"`
+	Stopped      string        `json:"stopped,omitempty"`
+
+	ExitReason          string    `json:"exit_reason"`
+	OriginalDescription string    `json:"original_description"`
+	BestDescription     string    `json:"best_description"`
+	BestScore           string    `json:"best_score"`
+	BestTrainScore      string    `json:"best_train_score"`
+	BestTestScore       *string   `json:"best_test_score"`
+	FinalDescription    string    `json:"final_description"`
+	IterationsRun       int       `json:"iterations_run"`
+	Holdout             float64   `json:"holdout"`
+	TrainSize           int       `json:"train_size"`
+	TestSize            int       `json:"test_size"`
+	History             []History `json:"history"`
+}
+
+// HeldOutCheck is the final check on queries neither the improver nor
+// the selection saw: whether the winner's gain holds beyond them.
+type HeldOutCheck struct {
+	Original SplitScore `json:"original"`
+	Best     SplitScore `json:"best"`
+}
+
+// History is one scored iteration as skill-creator's run_loop.py records
+// it: validation is its "test" split.
+type History struct {
+	Iteration    int          `json:"iteration"`
+	Description  string       `json:"description"`
+	TrainPassed  int          `json:"train_passed"`
+	TrainFailed  int          `json:"train_failed"`
+	TrainTotal   int          `json:"train_total"`
+	TrainResults []HistoryRow `json:"train_results"`
+	TestPassed   *int         `json:"test_passed"`
+	TestFailed   *int         `json:"test_failed"`
+	TestTotal    *int         `json:"test_total"`
+	TestResults  []HistoryRow `json:"test_results"`
+	// Passed, Failed, Total and Results repeat the train split, as
+	// run_loop.py does for its report generator.
+	Passed  int          `json:"passed"`
+	Failed  int          `json:"failed"`
+	Total   int          `json:"total"`
+	Results []HistoryRow `json:"results"`
+}
+
+// HistoryRow is one query of a History split: run_eval.py's row.
+type HistoryRow struct {
+	Query         string  `json:"query"`
+	ShouldTrigger bool    `json:"should_trigger"`
+	TriggerRate   float64 `json:"trigger_rate"`
+	Triggers      int     `json:"triggers"`
+	Runs          int     `json:"runs"`
+	Pass          bool    `json:"pass"`
+}
+
+// fillSkillCreator sets skill-creator's fields from Skillet's.
+func (o *Optimization) fillSkillCreator() {
+	o.OriginalDescription, o.BestDescription = o.Original, o.Best
+	o.Holdout = 0.4
+	o.TrainSize, o.TestSize = len(o.Train), len(o.Validation)
+	o.History = []History{}
+	for _, it := range o.Iterations {
+		if it.Note != "" && it.Train.Runs == 0 {
+			continue // never scored
+		}
+		h := History{Iteration: it.N, Description: it.Description, TrainResults: []HistoryRow{}}
+		var test []HistoryRow
+		var tp, tt int
+		for _, q := range it.Queries {
+			row := HistoryRow{Query: q.Query, ShouldTrigger: q.Should, TriggerRate: q.Rate, Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass}
+			if q.Split == SplitTrain {
+				h.TrainResults = append(h.TrainResults, row)
+				h.TrainTotal++
+				if q.Pass {
+					h.TrainPassed++
+				}
+				continue
+			}
+			if q.Split != SplitValidation {
+				continue // run_loop.py has no held-out split
+			}
+			test = append(test, row)
+			tt++
+			if q.Pass {
+				tp++
+			}
+		}
+		h.TrainFailed = h.TrainTotal - h.TrainPassed
+		h.Passed, h.Failed, h.Total, h.Results = h.TrainPassed, h.TrainFailed, h.TrainTotal, h.TrainResults
+		if tt > 0 {
+			tf := tt - tp
+			h.TestPassed, h.TestFailed, h.TestTotal, h.TestResults = &tp, &tf, &tt, test
+		}
+		o.History = append(o.History, h)
+		o.FinalDescription = it.Description
+		if it.N == o.BestIter {
+			o.BestTrainScore = fmt.Sprintf("%d/%d", h.TrainPassed, h.TrainTotal)
+			o.BestScore = o.BestTrainScore
+			if tt > 0 {
+				s := fmt.Sprintf("%d/%d", tp, tt)
+				o.BestScore, o.BestTestScore = s, &s
+			}
+		}
+	}
+	o.IterationsRun = len(o.History)
+	switch {
+	case o.Stopped != "":
+		o.ExitReason = "stopped: " + o.Stopped
+	case o.ExitReason == "":
+		o.ExitReason = fmt.Sprintf("max_iterations (%d)", len(o.Iterations)-1)
+	}
 }
 
 // Optimizer runs the description loop: score the original, then up to
@@ -124,13 +287,28 @@ type Optimizer struct {
 
 // Run runs the loop.
 func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
-	train, val, err := Split(o.Queries, o.Seed)
+	held := HoldOut(o.Queries, o.Seed)
+	var rest []Query
+	var restIdx []int
+	for i, q := range o.Queries {
+		if !slices.Contains(held, i) {
+			rest, restIdx = append(rest, q), append(restIdx, i)
+		}
+	}
+	tr, va, err := Split(rest, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	out := &Optimization{Skill: o.Skill, Original: o.Original, Best: o.Original, Train: train, Validation: val}
+	var train, val []int
+	for _, i := range tr {
+		train = append(train, restIdx[i])
+	}
+	for _, i := range va {
+		val = append(val, restIdx[i])
+	}
+	out := &Optimization{Skill: o.Skill, Original: o.Original, Best: o.Original, Train: train, Validation: val, HeldOut: append([]int{}, held...)}
 	iters := min(max(o.Iterations, 1), MaxIterations)
-	first, err := o.score(ctx, 0, o.Original, train, val)
+	first, err := o.score(ctx, 0, o.Original, train, val, held)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +316,7 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 	if first.Note != "" {
 		out.Stopped = first.Note
 		out.Iterations[0].Best = true
+		out.fillSkillCreator()
 		return out, nil
 	}
 	best := 0
@@ -149,13 +328,23 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 			out.Stopped = "improver: " + err.Error()
 			break
 		}
+		if note == "" {
+			// the same text scored again would only add noise: one of two
+			// equal descriptions could win by luck
+			for _, prev := range out.Iterations {
+				if prev.Description == desc {
+					note = fmt.Sprintf("the same description as iteration %d: not scored again", prev.N)
+					break
+				}
+			}
+		}
 		if note != "" {
 			out.Iterations = append(out.Iterations, Iteration{N: n, Description: desc, Note: note})
 			o.Log("iteration %d: %s", n, note)
 			stuck = true
 			continue
 		}
-		it, err := o.score(ctx, n, desc, train, val)
+		it, err := o.score(ctx, n, desc, train, val, held)
 		if err != nil {
 			return nil, err
 		}
@@ -167,27 +356,81 @@ func (o *Optimizer) Run(ctx context.Context) (*Optimization, error) {
 		o.Log("iteration %d: train %d/%d runs, validation %d/%d runs", n, it.Train.Correct, it.Train.Runs, it.Validation.Correct, it.Validation.Runs)
 		inc := out.Iterations[best]
 		stuck = it.Train.Accuracy <= bestTrain(out.Iterations[:len(out.Iterations)-1])
-		if beats(it.Validation, inc.Validation) {
+		pt := compare(out.Iterations[len(out.Iterations)-1], inc, iters)
+		out.Iterations[len(out.Iterations)-1].Paired = &pt
+		if pt.Wins {
 			best = len(out.Iterations) - 1
 		}
 		if it.Train.Correct == it.Train.Runs && it.Validation.Correct == it.Validation.Runs {
+			out.ExitReason = fmt.Sprintf("all_passed (iteration %d)", n)
 			break // nothing left to fix
 		}
 	}
 	out.Iterations[best].Best = true
 	out.Best, out.BestIter = out.Iterations[best].Description, out.Iterations[best].N
 	out.Improved = best != 0
+	if len(held) > 0 {
+		out.HeldOutCheck = &HeldOutCheck{Original: out.Iterations[0].HeldOut, Best: out.Iterations[best].HeldOut}
+	}
+	out.fillSkillCreator()
 	return out, nil
 }
 
-// beats reports whether a validation score is better than the
-// incumbent's beyond the intervals: each rate lies outside the other's
-// 95 % interval, so a lucky streak does not replace a description.
-func beats(cand, inc SplitScore) bool {
-	if cand.Runs == 0 || inc.Runs == 0 {
-		return false
+// compare tests whether a candidate does better than the incumbent on
+// the validation queries, query by query: the Cochran–Mantel–Haenszel
+// test with each query a stratum (its runs are independent given the
+// query and the description; the queries are not alike). It wins when
+// the statistic clears the one-sided 95 % quantile with the error split
+// over the candidates (Bonferroni), so trying five descriptions does not
+// give five chances for noise to win.
+func compare(cand, inc Iteration, candidates int) Paired {
+	pt := Paired{Against: inc.N, Needed: normalQuantile(1 - 0.05/float64(max(candidates, 1)))}
+	var num, variance float64
+	for _, c := range cand.Queries {
+		if c.Split != SplitValidation {
+			continue
+		}
+		i := slices.IndexFunc(inc.Queries, func(q IterQuery) bool { return q.Index == c.Index })
+		if i < 0 {
+			continue
+		}
+		a, n := correct(c), float64(c.Runs)
+		b, m := correct(inc.Queries[i]), float64(inc.Queries[i].Runs)
+		t, k := n+m, a+b
+		if n == 0 || m == 0 || t < 2 || k == 0 || k == t {
+			continue // this query cannot tell them apart
+		}
+		pt.Queries++
+		num += a - n*k/t
+		variance += n * m * k * (t - k) / (t * t * (t - 1))
 	}
-	return cand.Accuracy > inc.High && inc.Accuracy < cand.Low
+	if variance > 0 {
+		pt.Z = num / math.Sqrt(variance)
+	}
+	pt.Wins = pt.Z >= pt.Needed
+	return pt
+}
+
+// correct is how many of a query's runs did what its row wants.
+func correct(q IterQuery) float64 {
+	if q.Should {
+		return float64(q.Triggers)
+	}
+	return float64(q.Runs - q.Triggers)
+}
+
+// normalQuantile is the standard normal's p quantile, by bisection.
+func normalQuantile(p float64) float64 {
+	lo, hi := -10.0, 10.0
+	for range 100 {
+		mid := (lo + hi) / 2
+		if 0.5*math.Erfc(-mid/math.Sqrt2) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }
 
 func bestTrain(its []Iteration) float64 {
@@ -200,21 +443,24 @@ func bestTrain(its []Iteration) float64 {
 	return b
 }
 
-func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val []int) (Iteration, error) {
+func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val, held []int) (Iteration, error) {
 	rep, dir, stopped, err := o.Evaluate(ctx, n, desc)
 	if err != nil {
 		return Iteration{}, err
 	}
 	it := Iteration{N: n, Description: desc, Dir: dir, Note: stopped}
-	var tr, va SplitScore
+	var tr, va, ho SplitScore
 	for _, s := range rep.Arms[0].Skills {
 		if s.Name != o.Skill {
 			continue
 		}
 		for _, q := range s.Queries {
 			split, sc := SplitTrain, &tr
-			if slices.Contains(val, q.Index) {
+			switch {
+			case slices.Contains(val, q.Index):
 				split, sc = SplitValidation, &va
+			case slices.Contains(held, q.Index):
+				split, sc = SplitHeldOut, &ho
 			}
 			correct := q.Triggers
 			if !q.ShouldTrigger {
@@ -226,14 +472,15 @@ func (o *Optimizer) score(ctx context.Context, n int, desc string, train, val []
 			if q.Pass {
 				sc.Passed++
 			}
-			it.Queries = append(it.Queries, IterQuery{Index: q.Index, Query: q.Query, Should: q.ShouldTrigger, Split: split, Rate: q.TriggerRate, Pass: q.Pass, Verdict: q.Verdict})
+			it.Queries = append(it.Queries, IterQuery{Index: q.Index, Query: q.Query, Should: q.ShouldTrigger, Split: split, Rate: q.TriggerRate,
+				Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass, Verdict: q.Verdict})
 		}
 	}
-	for _, sc := range []*SplitScore{&tr, &va} {
+	for _, sc := range []*SplitScore{&tr, &va, &ho} {
 		sc.Accuracy = ratio(float64(sc.Correct), float64(sc.Runs))
 		sc.Low, sc.High = Wilson(sc.Correct, sc.Runs)
 	}
-	it.Train, it.Validation = tr, va
+	it.Train, it.Validation, it.HeldOut = tr, va, ho
 	return it, nil
 }
 

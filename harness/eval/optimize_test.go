@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -76,18 +77,37 @@ func TestParseDescription_TakesTheTaggedText(t *testing.T) {
 	}
 }
 
-func TestBeats_OnlyBeyondTheIntervals(t *testing.T) {
-	score := func(k, n int) SplitScore {
-		lo, hi := Wilson(k, n)
-		return SplitScore{Correct: k, Runs: n, Accuracy: float64(k) / float64(n), Low: lo, High: hi}
+func TestCompare_PairsTheQueries(t *testing.T) {
+	// iteration of should-trigger validation queries with these
+	// triggers, each of runs runs
+	iter := func(n, runs int, triggers ...int) Iteration {
+		it := Iteration{N: n}
+		for i, k := range triggers {
+			it.Queries = append(it.Queries, IterQuery{Index: i, Should: true, Split: SplitValidation, Triggers: k, Runs: runs})
+		}
+		return it
 	}
-	if beats(score(9, 12), score(6, 12)) {
-		t.Error("9/12 over 6/12 is within the noise and must not win")
+	if z := normalQuantile(0.975); math.Abs(z-z95) > 1e-9 {
+		t.Fatalf("normal quantile %v", z)
 	}
-	if !beats(score(12, 12), score(6, 12)) {
-		t.Error("12/12 over 6/12 should win")
-	}
-	if beats(score(2, 3), score(1, 3)) {
-		t.Error("2/3 over 1/3 is within the noise at three runs")
+	for _, c := range []struct {
+		name      string
+		cand, inc Iteration
+		tries     int
+		wins      bool
+	}{
+		{"two queries fixed, 3 of 3 from 0 of 3", iter(1, 3, 3, 3, 3), iter(0, 3, 0, 0, 3), 5, true},
+		{"one query fixed, among five tries", iter(1, 3, 3, 3), iter(0, 3, 0, 3), 5, false},
+		{"one query fixed, the only try", iter(1, 3, 3, 3), iter(0, 3, 0, 3), 1, true},
+		{"9 of 12 over 6 of 12 is noise", iter(1, 12, 9), iter(0, 12, 6), 5, false},
+		{"12 of 12 over 6 of 12", iter(1, 12, 12), iter(0, 12, 6), 5, true},
+		{"the same counts", iter(1, 3, 2, 1), iter(0, 3, 2, 1), 1, false},
+		// pooled, 6/9 beats 3/9; paired, one query lost where one was won
+		{"a gain bought with a loss", iter(1, 3, 3, 0, 3), iter(0, 3, 0, 3, 3), 1, false},
+	} {
+		pt := compare(c.cand, c.inc, c.tries)
+		if pt.Wins != c.wins {
+			t.Errorf("%s: z %.2f, needed %.2f, wins %v; want %v", c.name, pt.Z, pt.Needed, pt.Wins, c.wins)
+		}
 	}
 }

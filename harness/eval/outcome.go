@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"skillet/harness"
 )
@@ -57,6 +58,8 @@ type Result struct {
 	Tokens     int    `json:"tokens"`
 	Retries    int    `json:"retries,omitempty"`
 	StopReason string `json:"stop_reason"`
+	// Seconds is the run's wall time, first event to last.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Scored reports whether the run counts in the statistics: a run that
@@ -77,11 +80,21 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	var refusedLimit, lastError, stop string
 	var pastCap, sawEnd bool
 	var loadedFromEnd []string
+	// activated maps a call of a profile's activation tool (Claude Code's
+	// Skill, Codex's shell read of SKILL.md, …) to the skill it activated
+	activated := map[string]string{}
+	var first, last time.Time
 	for _, e := range events {
 		// the eval's turn is the first; a run reopened later and continued
 		// by hand does not change what it measured
 		if harness.TurnOf(e) > 1 {
 			break
+		}
+		if t := e.Head().Time; !t.IsZero() {
+			if first.IsZero() {
+				first = t
+			}
+			last = t
 		}
 		switch x := e.(type) {
 		case *harness.ModelCall:
@@ -119,6 +132,9 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 			if !x.OverLimit {
 				r.ToolCalls++
 			}
+			if x.Activated != "" {
+				activated[x.ToolCallID] = x.Activated
+			}
 			if x.Name == harness.ToolLoadSkill && x.Refused && loadArgs[x.ToolCallID] == skill && refusedLimit == "" {
 				refusedLimit = refusalLimit(x.Content)
 			}
@@ -150,6 +166,9 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 		}
 	}
 	r.StopReason = stop
+	if !first.IsZero() {
+		r.Seconds = last.Sub(first).Seconds()
+	}
 	r.Triggered = slices.Contains(r.Loaded, skill)
 	failed := ""
 	switch {
@@ -170,18 +189,21 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	case failed != "":
 		r.Error = failed
 	}
-	firstIsLoad := firstCall != nil && firstCall.Name == harness.ToolLoadSkill && loadName(firstCall.Arguments) == skill
+	// the first call loaded the skill: load_skill, or the profile's own
+	// activation of it
+	firstIsLoad := firstCall != nil && (firstCall.Name == harness.ToolLoadSkill && loadName(firstCall.Arguments) == skill ||
+		activated[firstCall.ID] == skill)
 	switch {
 	case r.Triggered && firstIsLoad:
 		r.Outcome = OutcomeTriggered
 	case r.Triggered:
-		r.Outcome, r.FirstTool, r.Followed = OutcomeToolFirst, toolLabel(firstCall), true
+		r.Outcome, r.FirstTool, r.Followed = OutcomeToolFirst, toolLabel(firstCall, activated), true
 	case refusedLimit != "":
 		r.Outcome, r.Limit = OutcomeRefused, refusedLimit
 	case len(r.Loaded) > 0:
 		r.Outcome, r.Other = OutcomeOtherSkill, r.Loaded[0]
 	case firstCall != nil:
-		r.Outcome, r.FirstTool = OutcomeToolFirst, toolLabel(firstCall)
+		r.Outcome, r.FirstTool = OutcomeToolFirst, toolLabel(firstCall, activated)
 	default:
 		r.Outcome = OutcomeAnswered
 	}
@@ -196,13 +218,16 @@ func loadName(args string) string {
 	return strings.TrimSpace(a.Name)
 }
 
-// toolLabel names a first tool call; a load of another skill says which.
-func toolLabel(tc *harness.ToolCallRecord) string {
-	if tc == nil {
+// toolLabel names a first tool call; a load or activation of another
+// skill says which.
+func toolLabel(tc *harness.ToolCallRecord, activated map[string]string) string {
+	switch {
+	case tc == nil:
 		return ""
-	}
-	if tc.Name == harness.ToolLoadSkill {
+	case tc.Name == harness.ToolLoadSkill:
 		return fmt.Sprintf("%s(%s)", tc.Name, loadName(tc.Arguments))
+	case activated[tc.ID] != "":
+		return fmt.Sprintf("%s(%s)", tc.Name, activated[tc.ID])
 	}
 	return tc.Name
 }

@@ -69,6 +69,29 @@ func (e *Expect) Met(loaded []string) bool {
 	return e.MaxSkills == 0 || len(loaded) <= e.MaxSkills
 }
 
+// Why says how the skills a run loaded miss the check; "" when they meet
+// it.
+func (e *Expect) Why(loaded []string) string {
+	if e == nil {
+		return ""
+	}
+	var out []string
+	for _, s := range e.MustInclude {
+		if !slices.Contains(loaded, s) {
+			out = append(out, "did not load "+s+" (must_include)")
+		}
+	}
+	for _, s := range e.MustNotInclude {
+		if slices.Contains(loaded, s) {
+			out = append(out, "loaded "+s+" (must_not_include)")
+		}
+	}
+	if e.MaxSkills > 0 && len(loaded) > e.MaxSkills {
+		out = append(out, fmt.Sprintf("loaded %d skills (%s), over max_skills %d", len(loaded), strings.Join(loaded, ", "), e.MaxSkills))
+	}
+	return strings.Join(out, "; ")
+}
+
 // weight is the row's weight, 1 when unset.
 func (q Query) weight() float64 {
 	if q.Weight == 0 {
@@ -133,8 +156,10 @@ func parseRow(raw json.RawMessage) (Query, error) {
 	if !ok {
 		return q, fmt.Errorf(`no "should_trigger" (query %q)`, clip(q.Query, 40))
 	}
-	if err := json.Unmarshal(st, &q.ShouldTrigger); err != nil {
-		return q, fmt.Errorf(`"should_trigger" must be true or false, got %s`, clip(string(st), 20))
+	// null is an error, not false: a label left blank must not silently
+	// become a should-not row
+	if err := json.Unmarshal(st, &q.ShouldTrigger); err != nil || string(bytes.TrimSpace(st)) == "null" {
+		return q, fmt.Errorf(`"should_trigger" must be true or false, got %s (query %q)`, clip(string(st), 20), clip(q.Query, 40))
 	}
 	var opt struct {
 		Skill  *string  `json:"skill"`
@@ -203,12 +228,22 @@ func SkillQueries(dir, skill string) ([]Query, error) {
 }
 
 // CheckSkills makes sure every row names a skill that is evaluated, and
-// every evaluated skill exists; known are the names the catalog holds.
-func CheckSkills(queries []Query, evaluated, known []string, closest func(string, []string) []string) error {
+// every evaluated skill exists; known are the names the catalog holds
+// enabled, and invalid, when set, says why a skill of that name that does
+// exist cannot be used ("" for none).
+func CheckSkills(queries []Query, evaluated, known []string, closest func(string, []string) []string, invalid func(string) string) error {
+	unknown := func(name string) error {
+		if invalid != nil {
+			if why := invalid(name); why != "" {
+				return fmt.Errorf("skill %q is not valid, so it is not enabled: %s (skillet validate shows every problem)", name, why)
+			}
+		}
+		return unknownSkill(name, known, closest)
+	}
 	var errs []error
 	for _, s := range evaluated {
 		if !slices.Contains(known, s) {
-			errs = append(errs, unknownSkill(s, known, closest))
+			errs = append(errs, unknown(s))
 		}
 	}
 	for _, q := range queries {
@@ -216,7 +251,7 @@ func CheckSkills(queries []Query, evaluated, known []string, closest func(string
 		case q.Skill == "":
 			errs = append(errs, fmt.Errorf("%s names no skill: add \"skill\" to the row or name the skill on the command line (skillet eval SKILL --queries FILE)", q.Source))
 		case !slices.Contains(known, q.Skill):
-			errs = append(errs, fmt.Errorf("%s: %w", q.Source, unknownSkill(q.Skill, known, closest)))
+			errs = append(errs, fmt.Errorf("%s: %w", q.Source, unknown(q.Skill)))
 		case len(evaluated) > 0 && !slices.Contains(evaluated, q.Skill):
 			errs = append(errs, fmt.Errorf("%s is about skill %s, which is not among the skills evaluated (%s)", q.Source, q.Skill, strings.Join(evaluated, ", ")))
 		}

@@ -51,6 +51,7 @@ func TestParseQueries_BadInputIsNamed(t *testing.T) {
 		"no query":            {`[{"should_trigger": true}]`, `row 1: no "query"`},
 		"no should_trigger":   {`[{"query": "a"}, {"query": "b", "should_trigger": false}]`, `row 1: no "should_trigger" (query "a")`},
 		"string bool":         {`[{"query": "a", "should_trigger": "yes"}]`, `"should_trigger" must be true or false, got "yes"`},
+		"null bool":           {`[{"query": "a", "should_trigger": true}, {"query": "b", "should_trigger": null}]`, `row 2: "should_trigger" must be true or false, got null (query "b")`},
 		"empty query":         {`[{"query": " ", "should_trigger": true}]`, `"query" must be a non-empty string`},
 		"bad type":            {`[{"query": "a", "should_trigger": true, "type": "vague"}]`, `"type" "vague": want explicit, implicit, contextual or negative`},
 		"bad weight":          {`[{"query": "a", "should_trigger": true, "weight": 0}]`, `"weight" must be more than 0`},
@@ -70,7 +71,7 @@ func TestParseQueries_BadInputIsNamed(t *testing.T) {
 
 func TestCheckSkills_UnknownSkillNamesTheClosest(t *testing.T) {
 	qs := []Query{{Query: "a", Skill: "acount-review", Source: "q.json row 1"}, {Query: "b", Source: "q.json row 2"}}
-	err := CheckSkills(qs, nil, []string{"account-review", "sql-review"}, closest)
+	err := CheckSkills(qs, nil, []string{"account-review", "sql-review"}, closest, nil)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -80,7 +81,7 @@ func TestCheckSkills_UnknownSkillNamesTheClosest(t *testing.T) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
 	}
-	err = CheckSkills(nil, []string{"sql-reveiw"}, []string{"account-review", "sql-review"}, closest)
+	err = CheckSkills(nil, []string{"sql-reveiw"}, []string{"account-review", "sql-review"}, closest, nil)
 	if err == nil || !strings.Contains(err.Error(), "closest: sql-review") {
 		t.Errorf("evaluated skill: %v", err)
 	}

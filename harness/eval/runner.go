@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +62,12 @@ type Progress struct {
 	Queries int
 	Elapsed time.Duration
 	ETA     time.Duration
+	// Workers is how many runs may go at once now: fewer than asked
+	// while the endpoint rate-limits.
+	Workers int
+	// Waiting is how long a rate-limited request waits before its retry,
+	// when that is over 10 s; zero otherwise.
+	Waiting time.Duration
 }
 
 // Stop reasons of an eval that ended before its plan.
@@ -69,17 +77,28 @@ const (
 	StoppedFailing     = "failing endpoint"
 )
 
-// failFast is how many first runs must all fail before the eval decides
-// the endpoint fails every run and stops.
+// failFast sets when failing runs stop the eval: errors naming the
+// endpoint (refused, unknown, unauthorized) at the first run, or after
+// failFast in a row once it had worked; other errors after 2·failFast
+// in a row spread over failFast queries (or all of them).
 const failFast = 4
+
+// regainAfter is how many successful model calls give back one worker
+// taken away by a rate limit.
+const regainAfter = 20
+
+// longWait is the retry wait the progress line tells of.
+const longWait = 10 * time.Second
 
 // Outcome is what Execute leaves: every finished run (earlier ones too,
 // when resumed) and why it stopped early, if it did.
 type Outcome struct {
 	Runs    []Run
 	Stopped string
-	// Failure is the first run's error when the endpoint failed every run.
+	// Failure is the error of the failing streak that stopped the eval,
+	// and Failing how many runs in a row failed.
 	Failure string
+	Failing int
 }
 
 // key identifies a query within an arm.
@@ -93,7 +112,9 @@ type qstate struct {
 	issued, inflight int
 	used             map[int]bool
 	runs             []Run
-	done             bool
+	// scoredN and errN count the finished runs that scored and errored.
+	scoredN, errN int
+	done          bool
 	// score is the query's score over its first scored runs, kept
 	// because progress reads every query's after each finished run.
 	score  QueryScore
@@ -129,6 +150,19 @@ type executor struct {
 	stopped string
 	failure string
 	fatal   error
+	// streak counts the errored runs since the last scored one (of them,
+	// streakEndpoint those naming the endpoint), failedQueries their
+	// queries; failing is the streak that stopped the eval.
+	streak, streakEndpoint, failing int
+	failedQueries                   map[key]bool
+
+	// limit is how many runs may go at once, active how many do; epoch
+	// counts the times a rate limit lowered limit, so a run started
+	// before the last cut does not cut again for the same burst.
+	limit, active, epoch int
+	successes            int
+	// waitUntil is when the longest retry wait under way ends.
+	waitUntil time.Time
 }
 
 // Execute runs the eval in opts.Dir: the runs RunsFile does not hold yet,
@@ -154,7 +188,7 @@ func Execute(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &executor{opts: opts, m: m, log: log, start: time.Now(), states: map[key]*qstate{}}
+	e := &executor{opts: opts, m: m, log: log, start: time.Now(), states: map[key]*qstate{}, limit: max(1, opts.Workers), failedQueries: map[key]bool{}}
 	e.cond = sync.NewCond(&e.mu)
 	for ai := range m.Plan.Arms {
 		for qi := range m.Queries {
@@ -179,6 +213,7 @@ func Execute(ctx context.Context, opts Options) (*Outcome, error) {
 		}
 		st.used[r.N] = true
 		st.issued++
+		st.count(r)
 		e.all = append(e.all, r)
 		e.tokens += r.Result.Tokens
 	}
@@ -190,11 +225,11 @@ func Execute(ctx context.Context, opts Options) (*Outcome, error) {
 	for range max(1, opts.Workers) {
 		wg.Go(func() {
 			for {
-				k, n, ok := e.next(ctx)
+				k, n, epoch, ok := e.next(ctx)
 				if !ok {
 					return
 				}
-				e.finish(ctx, k, n, e.runOne(ctx, k, n))
+				e.finish(ctx, k, n, e.runOne(ctx, k, n, epoch))
 			}
 		})
 	}
@@ -208,7 +243,7 @@ func Execute(ctx context.Context, opts Options) (*Outcome, error) {
 	stopWake()
 	lerr := log.close()
 
-	out := &Outcome{Runs: e.all, Stopped: e.stopped, Failure: e.failure}
+	out := &Outcome{Runs: e.all, Stopped: e.stopped, Failure: e.failure, Failing: e.failing}
 	if ctx.Err() != nil && out.Stopped == "" {
 		out.Stopped = StoppedInterrupted
 	}
@@ -236,42 +271,46 @@ func removeUnfinished(dir string, done []Run) error {
 	return nil
 }
 
-// want reports whether a query needs one more run now. Called with e.mu.
-func (e *executor) want(st *qstate) bool {
+// count adds a finished run to the query's tallies.
+func (st *qstate) count(r Run) {
+	if r.Result.Scored() {
+		st.scoredN++
+	} else {
+		st.errN++
+	}
+}
+
+// want reports whether a query needs one more run now: errored runs do
+// not count towards its runs, and are replaced until the plan's error cap.
+// Called with e.mu held.
+func (e *executor) want(k key, st *qstate) bool {
 	p := e.m.Plan
-	if st.done {
+	if st.done || st.errN >= p.ErrorCap() {
 		return false
 	}
 	if p.Runs > 0 {
-		return st.issued < p.Runs
+		return st.scoredN+st.inflight < p.Runs
 	}
-	if st.issued >= p.MaxRuns {
+	if st.scoredN+st.inflight >= p.MaxRuns {
 		return false
 	}
-	if st.issued < p.MinRuns {
+	if st.scoredN+st.inflight < p.MinRuns {
 		return true
 	}
 	// past the minimum, one run at a time: the verdict may settle
-	return st.inflight == 0
+	return st.inflight == 0 && p.Needs(st.scoredN, e.score(k).Verdict)
 }
 
-// settle marks a query done when it has what its plan asks. Called with
-// e.mu held (or before the workers start).
+// settle marks a query done when it has what its plan asks, or errored
+// as often as the plan allows. Called with e.mu held (or before the
+// workers start).
 func (e *executor) settle(k key) {
 	st := e.states[k]
 	p := e.m.Plan
 	if st.inflight > 0 {
 		return
 	}
-	switch {
-	case p.Runs > 0:
-		st.done = st.issued >= p.Runs
-	case st.issued >= p.MaxRuns:
-		st.done = true
-	case st.issued >= p.MinRuns:
-		sc := e.score(k)
-		st.done = sc.Runs >= p.MinRuns && sc.Verdict != VerdictUndetermined
-	}
+	st.done = st.errN >= p.ErrorCap() || !p.Needs(st.scoredN, e.score(k).Verdict)
 }
 
 // score is the query's score over its runs, computed again only when a
@@ -280,19 +319,20 @@ func (e *executor) settle(k key) {
 func (e *executor) score(k key) QueryScore {
 	st := e.states[k]
 	if st.scored != len(st.runs) || len(st.runs) == 0 {
-		st.score, st.scored = scoreQuery(k.query, e.m.Queries[k.query], st.runs), len(st.runs)
+		st.score, st.scored = scoreQuery(e.m.Plan, k.query, e.m.Queries[k.query], st.runs), len(st.runs)
 	}
 	return st.score
 }
 
 // next hands out the next run: the query with the fewest runs first, so
-// that every query progresses together. ok is false when there is none.
-func (e *executor) next(ctx context.Context) (key, int, bool) {
+// that every query progresses together, once fewer runs go than the
+// current limit. ok is false when there is none.
+func (e *executor) next(ctx context.Context) (key, int, int, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for {
 		if ctx.Err() != nil || e.stopped != "" || e.fatal != nil {
-			return key{}, 0, false
+			return key{}, 0, 0, false
 		}
 		var best *qstate
 		var bk key
@@ -302,17 +342,63 @@ func (e *executor) next(ctx context.Context) (key, int, bool) {
 			if st.inflight > 0 || !st.done {
 				busy = true
 			}
-			if e.want(st) && (best == nil || st.issued < best.issued) {
+			if e.want(k, st) && (best == nil || st.issued < best.issued) {
 				best, bk = st, k
 			}
 		}
-		if best != nil {
-			return bk, best.take(), true
+		if best != nil && e.active < e.limit {
+			e.active++
+			return bk, best.take(), e.epoch, true
 		}
 		if !busy {
-			return key{}, 0, false
+			return key{}, 0, 0, false
 		}
 		e.cond.Wait()
+	}
+}
+
+// throttled lowers the limit on runs at once after a rate limit: halved,
+// once per burst (runs started before the last cut do not cut again).
+func (e *executor) throttled(epoch int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if epoch != e.epoch || e.limit == 1 {
+		return
+	}
+	e.limit = max(1, e.limit/2)
+	e.epoch++
+	e.successes = 0
+}
+
+// succeeded counts a model call that was answered, and gives one worker
+// back per regainAfter of them.
+func (e *executor) succeeded() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.limit >= max(1, e.opts.Workers) {
+		return
+	}
+	e.successes++
+	if e.successes >= regainAfter {
+		e.successes = 0
+		e.limit++
+		e.cond.Broadcast()
+	}
+}
+
+// waiting notes a retry's wait; a long one is told on the progress line
+// at once.
+func (e *executor) waiting(d time.Duration) {
+	if d <= longWait {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if until := time.Now().Add(d); until.After(e.waitUntil) {
+		e.waitUntil = until
+	}
+	if e.opts.Progress != nil {
+		e.opts.Progress(e.progress())
 	}
 }
 
@@ -324,6 +410,7 @@ func (e *executor) finish(ctx context.Context, k key, n int, r *Run) {
 	defer e.cond.Broadcast()
 	st := e.states[k]
 	st.inflight--
+	e.active--
 	if r == nil {
 		// never ran to its end: its number is free again
 		delete(st.used, n)
@@ -335,18 +422,37 @@ func (e *executor) finish(ctx context.Context, k key, n int, r *Run) {
 		return
 	}
 	st.runs = append(st.runs, *r)
+	st.count(*r)
 	e.all = append(e.all, *r)
 	e.tokens += r.Result.Tokens
 	e.fresh++
-	if !r.Result.Scored() {
+	if r.Result.Scored() {
+		// the streak of failures is broken: the endpoint works
+		e.streak, e.streakEndpoint = 0, 0
+		clear(e.failedQueries)
+	} else {
 		e.failed++
-		if e.failure == "" {
+		e.streak++
+		if EndpointFailure(r.Result.Error) {
+			e.streakEndpoint++
+		}
+		if e.streak == 1 || EndpointFailure(r.Result.Error) {
 			e.failure = r.Result.Error
 		}
+		e.failedQueries[k] = true
 	}
 	e.settle(k)
-	if e.fresh >= failFast && e.failed == e.fresh && e.stopped == "" {
-		e.stopped = StoppedFailing
+	if e.stopped == "" && e.streak > 0 {
+		// An endpoint that refuses every request (401, refused) stops the
+		// eval at its first run, or after a few once it had worked; other
+		// errors may be one query's own, and stop it only once a streak of
+		// them spans the queries.
+		spread := len(e.failedQueries) >= min(failFast, len(e.order))
+		refused := e.streakEndpoint > 0 && (e.failed == e.fresh || e.streakEndpoint >= failFast)
+		if refused || (e.streak >= 2*failFast && spread) {
+			e.stopped = StoppedFailing
+			e.failing = e.streak
+		}
 	}
 	if e.opts.Budget > 0 && e.tokens >= e.opts.Budget && e.stopped == "" {
 		e.stopped = StoppedBudget
@@ -358,7 +464,10 @@ func (e *executor) finish(ctx context.Context, k key, n int, r *Run) {
 
 // progress is where the eval stands. Called with e.mu held.
 func (e *executor) progress() Progress {
-	p := Progress{Done: len(e.all), Tokens: e.tokens, Queries: len(e.order), Elapsed: time.Since(e.start)}
+	p := Progress{Done: len(e.all), Tokens: e.tokens, Queries: len(e.order), Elapsed: time.Since(e.start), Workers: e.limit}
+	if left := time.Until(e.waitUntil); left > 0 {
+		p.Waiting = left
+	}
 	for _, k := range e.order {
 		st := e.states[k]
 		sc := e.score(k)
@@ -380,21 +489,22 @@ func (e *executor) progress() Progress {
 }
 
 // expected is how many runs a query will have: what it has once done,
-// else what its plan asks so far. Called with e.mu held.
+// else what its plan asks so far, with its errored runs. Called with e.mu
+// held.
 func (e *executor) expected(k key) int {
 	st, p := e.states[k], e.m.Plan
 	switch {
 	case st.done:
 		return len(st.runs)
 	case p.Runs > 0:
-		return p.Runs
+		return p.Runs + st.errN
 	}
-	return min(p.MaxRuns, max(p.MinRuns, st.issued+1))
+	return min(p.MaxRuns, max(p.MinRuns, st.scoredN+st.inflight+1)) + st.errN
 }
 
 // runOne runs one session of one turn; nil when ctx was cancelled before
 // the run ended (an interrupted run is not kept).
-func (e *executor) runOne(ctx context.Context, k key, n int) *Run {
+func (e *executor) runOne(ctx context.Context, k key, n, epoch int) *Run {
 	q := e.m.Queries[k.query]
 	arm := e.m.Plan.Arms[k.arm]
 	spec := RunSpec{ID: RunID(arm, k.query, n), Dir: filepath.Join(e.opts.Dir, SessionsDir), Arm: arm, Query: q,
@@ -414,6 +524,15 @@ func (e *executor) runOne(ctx context.Context, k key, n int) *Run {
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
+		switch x := ev.(type) {
+		case *harness.Retry:
+			if RateLimited(x.Message) {
+				e.throttled(epoch)
+			}
+			e.waiting(time.Duration(x.WaitMS) * time.Millisecond)
+		case *harness.Assistant:
+			e.succeeded()
+		}
 		// The step cap: the call past it is cancelled before it is sent.
 		if mc, ok := ev.(*harness.ModelCall); ok && maxSteps > 0 && mc.Call > maxSteps {
 			cancel()
@@ -443,7 +562,35 @@ func (e *executor) runOne(ctx context.Context, k key, n int) *Run {
 	if cerr != nil && run.Result.Error == "" {
 		run.Result.Error = "close session: " + cerr.Error()
 	}
+	if !run.Result.Scored() && RateLimited(run.Result.Error) {
+		// its retries ran out: the endpoint wants fewer at once
+		e.throttled(epoch)
+	}
 	return run
+}
+
+// apiStatusRE reads the HTTP status of a model API error message.
+var apiStatusRE = regexp.MustCompile(`model API said (\d{3})`)
+
+// RateLimited reports whether an error message is a rate or concurrency
+// limit: an HTTP 429 or 503, or a provider's words for too many at once.
+func RateLimited(msg string) bool {
+	if m := apiStatusRE.FindStringSubmatch(msg); m != nil && (m[1] == "429" || m[1] == "503") {
+		return true
+	}
+	l := strings.ToLower(msg)
+	return strings.Contains(l, "concurrency limit") || strings.Contains(l, "too many concurrent")
+}
+
+// EndpointFailure reports whether an error message says the endpoint
+// itself will fail every request: unauthorized, forbidden, not found,
+// refused or unknown host. Other errors may belong to one query.
+func EndpointFailure(msg string) bool {
+	if m := apiStatusRE.FindStringSubmatch(msg); m != nil {
+		return m[1] == "401" || m[1] == "403" || m[1] == "404"
+	}
+	l := strings.ToLower(msg)
+	return strings.Contains(l, "connection refused") || strings.Contains(l, "no such host") || strings.Contains(l, "model base url")
 }
 
 // RunID is a run's session id: arm, query and run number.

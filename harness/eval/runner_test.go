@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"skillet/harness"
 	"skillet/harness/eval/evaltest"
@@ -107,10 +108,11 @@ func skillScore(t *testing.T, rep *Report, name string) SkillScore {
 // The scripted answers, four runs each: rates, intervals, outcomes, skill
 // metrics and confusion are known in advance.
 var script = map[string][]evaltest.Decision{
-	"alpha: rotate the logs":      {evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha")},
-	"alpha: check disk usage":     {evaltest.ToolLoad("bogus_tool", "alpha"), evaltest.Load("beta"), evaltest.Answer(), evaltest.Load("alpha")},
-	"alpha: what's the weather":   {evaltest.Answer(), evaltest.Answer(), evaltest.Load("alpha"), evaltest.Answer()},
-	"beta: summarize the report":  {evaltest.Load("beta"), evaltest.Load("gamma"), evaltest.Load("gamma"), evaltest.Fail()},
+	"alpha: rotate the logs":    {evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha"), evaltest.Load("alpha")},
+	"alpha: check disk usage":   {evaltest.ToolLoad("bogus_tool", "alpha"), evaltest.Load("beta"), evaltest.Answer(), evaltest.Load("alpha")},
+	"alpha: what's the weather": {evaltest.Answer(), evaltest.Answer(), evaltest.Load("alpha"), evaltest.Answer()},
+	// the error is replaced by a fifth run, which scores
+	"beta: summarize the report":  {evaltest.Load("beta"), evaltest.Fail(), evaltest.Load("gamma"), evaltest.Load("gamma"), evaltest.Load("gamma")},
 	"beta: unrelated chatter":     {evaltest.Answer(), evaltest.Answer(), evaltest.Answer(), evaltest.Answer()},
 	"delta: needs the long skill": {evaltest.Load("delta"), evaltest.Load("delta"), evaltest.Answer(), evaltest.Load("delta")},
 }
@@ -135,8 +137,8 @@ func TestExecute_ScriptedRunsGiveKnownRatesIntervalsAndConfusion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Stopped != "" || len(out.Runs) != 24 {
-		t.Fatalf("stopped %q after %d runs, want 24 runs", out.Stopped, len(out.Runs))
+	if out.Stopped != "" || len(out.Runs) != 25 {
+		t.Fatalf("stopped %q after %d runs, want 25 runs (24 and one replacing an error)", out.Stopped, len(out.Runs))
 	}
 	if srv.Throttled() == 0 {
 		t.Fatal("the server never answered 429: the test did not exercise retries")
@@ -157,8 +159,8 @@ func TestExecute_ScriptedRunsGiveKnownRatesIntervalsAndConfusion(t *testing.T) {
 		{"alpha", "alpha: check disk usage", 4, 2, 0.1500, 0.8500, true, VerdictUndetermined, 0,
 			map[string]int{OutcomeToolFirst: 1, OutcomeOtherSkill: 1, OutcomeAnswered: 1, OutcomeTriggered: 1}},
 		{"alpha", "alpha: what's the weather", 4, 1, 0.0456, 0.6994, true, VerdictUndetermined, 0, map[string]int{OutcomeAnswered: 3, OutcomeTriggered: 1}},
-		{"beta", "beta: summarize the report", 3, 1, 0.0615, 0.7923, false, VerdictUndetermined, 1,
-			map[string]int{OutcomeTriggered: 1, OutcomeOtherSkill: 2, OutcomeError: 1}},
+		{"beta", "beta: summarize the report", 4, 1, 0.0456, 0.6994, false, VerdictUndetermined, 1,
+			map[string]int{OutcomeTriggered: 1, OutcomeOtherSkill: 3, OutcomeError: 1}},
 		{"beta", "beta: unrelated chatter", 4, 0, 0, 0.4899, true, VerdictPass, 0, map[string]int{OutcomeAnswered: 4}},
 		{"delta", "delta: needs the long skill", 4, 0, 0, 0.4899, false, VerdictFail, 0, map[string]int{OutcomeRefused: 3, OutcomeAnswered: 1}},
 	} {
@@ -188,23 +190,23 @@ func TestExecute_ScriptedRunsGiveKnownRatesIntervalsAndConfusion(t *testing.T) {
 		t.Errorf("alpha: %+v", alpha)
 	}
 	beta := skillScore(t, rep, "beta")
-	if beta.TP != 1 || beta.FN != 2 || beta.TN != 4 || beta.FP != 0 || !near(beta.Recall, 1.0/3) || !near(beta.HijackRate, 2.0/3) || beta.Passed != 1 {
+	if beta.TP != 1 || beta.FN != 3 || beta.TN != 4 || beta.FP != 0 || !near(beta.Recall, 1.0/4) || !near(beta.HijackRate, 3.0/4) || beta.Passed != 1 {
 		t.Errorf("beta: %+v", beta)
 	}
 	c := rep.Arms[0].Confusion
 	wantCols := []string{"alpha", "beta", "delta", OtherSkill, NoSkill}
-	wantCounts := [][]int{{6, 1, 0, 0, 1}, {0, 1, 0, 2, 0}, {0, 0, 0, 0, 4}}
+	wantCounts := [][]int{{6, 1, 0, 0, 1}, {0, 1, 0, 3, 0}, {0, 0, 0, 0, 4}}
 	if fmt.Sprint(c.Cols) != fmt.Sprint(wantCols) || fmt.Sprint(c.Counts) != fmt.Sprint(wantCounts) {
 		t.Errorf("confusion %v %v, want %v %v", c.Cols, c.Counts, wantCols, wantCounts)
 	}
-	if rep.Errors != 1 || rep.Runs != 24 {
+	if rep.Errors != 1 || rep.Runs != 25 {
 		t.Errorf("totals: %d runs, %d errors", rep.Runs, rep.Errors)
 	}
 
 	// Every run is a session journal; re-scoring from the journals alone
 	// gives the same report.
 	runs, err := ReadRuns(dir)
-	if err != nil || len(runs) != 24 {
+	if err != nil || len(runs) != 25 {
 		t.Fatalf("runs file: %d runs, %v", len(runs), err)
 	}
 	again, problems := Rescore(dir, m, runs)
@@ -266,9 +268,10 @@ func TestExecute_AutoRunsUntilTheIntervalClears(t *testing.T) {
 		runs    int
 		verdict string
 	}{
-		{"alpha: clear", 4, VerdictPass}, // 3/3 straddles, 4/4 clears
+		// the confidence sequence holds 0.5 until 6 of 6
+		{"alpha: clear", 6, VerdictPass},
 		{"alpha: noisy", 10, VerdictUndetermined},
-		{"alpha: absent", 4, VerdictPass},
+		{"alpha: absent", 6, VerdictPass},
 	} {
 		got := queryScore(t, rep, "alpha", w.query)
 		if got.Runs != w.runs || got.Verdict != w.verdict || srv.Served(w.query) != w.runs {
@@ -328,7 +331,7 @@ func TestExecute_InterruptKeepsFinishedRunsAndResumeCompletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Stopped != StoppedInterrupted || len(out.Runs) < 7 || len(out.Runs) >= 24 {
+	if out.Stopped != StoppedInterrupted || len(out.Runs) < 7 || len(out.Runs) >= 25 {
 		t.Fatalf("stopped %q with %d runs", out.Stopped, len(out.Runs))
 	}
 	kept, _ := ReadRuns(dir)
@@ -343,7 +346,7 @@ func TestExecute_InterruptKeepsFinishedRunsAndResumeCompletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out2.Runs) != 24 || out2.Stopped != "" {
+	if len(out2.Runs) != 25 || out2.Stopped != "" {
 		t.Fatalf("resumed: %d runs, stopped %q", len(out2.Runs), out2.Stopped)
 	}
 	seen := map[string]bool{}
@@ -357,8 +360,8 @@ func TestExecute_InterruptKeepsFinishedRunsAndResumeCompletes(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, SessionsDir))
-	if len(entries) != 24 {
-		t.Errorf("%d session folders, want 24 (no leftovers of interrupted runs)", len(entries))
+	if len(entries) != 25 {
+		t.Errorf("%d session folders, want 25 (no leftovers of interrupted runs)", len(entries))
 	}
 	// the scripted counts are per query, whatever the interruption: the
 	// resumed eval reaches the same answers
@@ -392,7 +395,9 @@ func TestExecute_BudgetAndFailingEndpointStopCleanly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Stopped != StoppedFailing || !strings.Contains(out.Failure, "scripted failure") || len(out.Runs) < failFast || len(out.Runs) > failFast+1 {
+		// a 400 may be the query's own: the eval goes on until the
+		// errors span its queries (here the one) twice over
+		if out.Stopped != StoppedFailing || !strings.Contains(out.Failure, "scripted failure") || len(out.Runs) < 2*failFast || len(out.Runs) > 2*failFast+1 {
 			t.Errorf("stopped %q after %d runs, failure %q", out.Stopped, len(out.Runs), out.Failure)
 		}
 		if kept, _ := ReadRuns(dir); len(kept) != len(out.Runs) {
@@ -514,5 +519,123 @@ func TestExecute_ProgressAgreesWithTheScore(t *testing.T) {
 	if calls != len(out.Runs) || last.Done != len(out.Runs) || last.Passing != passing || last.Errors != rep.Errors || last.Decided != len(m.Queries) {
 		t.Errorf("%d progress calls, last %+v; want %d runs, %d passing, %d errors, %d decided",
 			calls, last, len(out.Runs), passing, rep.Errors, len(m.Queries))
+	}
+}
+
+// An errored run is replaced and never counted; a query whose runs keep
+// failing ends in error once it reaches the cap, while the others go on.
+func TestExecute_ErroredRunsAreReplacedUpToTheCap(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{
+		"alpha: flaky":  {evaltest.Fail(), evaltest.Load("alpha"), evaltest.Fail(), evaltest.Load("alpha")},
+		"alpha: broken": {evaltest.FailWith(500, "upstream overloaded")},
+		"alpha: fine":   {evaltest.Answer()},
+	})
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 4, MaxErrors: 3, Arms: []string{""}},
+		q("alpha", "alpha: flaky", true), q("alpha", "alpha: broken", true), q("alpha", "alpha: fine", false))
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 2, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stopped != "" {
+		t.Fatalf("stopped %q: one broken query must not stop the eval", out.Stopped)
+	}
+	rep := Score(m, out.Runs)
+	flaky := queryScore(t, rep, "alpha", "alpha: flaky")
+	if flaky.Runs != 4 || flaky.Errors != 2 || flaky.Triggers != 4 || flaky.Verdict != VerdictPass {
+		t.Errorf("flaky: %d scored runs, %d errors, %d triggers, %s; want 4, 2, 4, pass", flaky.Runs, flaky.Errors, flaky.Triggers, flaky.Verdict)
+	}
+	broken := queryScore(t, rep, "alpha", "alpha: broken")
+	if broken.Runs != 0 || broken.Errors != 3 || broken.Verdict != VerdictError || srv.Served("alpha: broken") != 3 {
+		t.Errorf("broken: %d runs, %d errors, %s, %d served; want 0, 3 (the cap), error", broken.Runs, broken.Errors, broken.Verdict, srv.Served("alpha: broken"))
+	}
+	if s := skillScore(t, rep, "alpha"); s.VerdictError != 1 || s.VerdictPass != 2 {
+		t.Errorf("alpha: %d error, %d pass verdicts", s.VerdictError, s.VerdictPass)
+	}
+}
+
+// An endpoint that refuses every request (401) stops the eval at its
+// first run, with the error.
+func TestExecute_AnUnauthorizedEndpointStopsAtOnce(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{"alpha: x": {evaltest.FailWith(401, "invalid api key")}, "alpha: y": {evaltest.FailWith(401, "invalid api key")}})
+	defer srv.Close()
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 5, Arms: []string{""}}, q("alpha", "alpha: x", true), q("alpha", "alpha: y", true))
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 1, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stopped != StoppedFailing || len(out.Runs) != 1 || !strings.Contains(out.Failure, "401") {
+		t.Errorf("stopped %q after %d runs, failure %q; want failing endpoint after 1", out.Stopped, len(out.Runs), out.Failure)
+	}
+}
+
+// A provider answering three requests at once and 429 beyond: eight
+// workers come down, every query gets its runs, and the workers come back
+// with successes.
+func TestExecute_RateLimitsLowerTheWorkers(t *testing.T) {
+	srv := evaltest.New(map[string][]evaltest.Decision{"alpha: a": {evaltest.Answer()}, "alpha: b": {evaltest.Answer()}, "alpha: c": {evaltest.Answer()}})
+	defer srv.Close()
+	srv.Concurrency, srv.Delay = 3, 10*time.Millisecond
+	open, names := harnessFor(t, library(t), srv.URL)
+	m := manifest(names, Plan{Runs: 20, Arms: []string{""}}, q("alpha", "alpha: a", true), q("alpha", "alpha: b", true), q("alpha", "alpha: c", true))
+	var mu sync.Mutex
+	least, rose := 8, false
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 8, NewSession: open, Progress: func(p Progress) {
+		mu.Lock()
+		if p.Workers > least {
+			rose = true
+		}
+		least = min(least, p.Workers)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Score(m, out.Runs)
+	for _, qs := range skillScore(t, rep, "alpha").Queries {
+		if qs.Runs != 20 {
+			t.Errorf("%s: %d scored runs (%d errors), want 20", qs.Query, qs.Runs, qs.Errors)
+		}
+	}
+	if srv.OverLimit() == 0 {
+		t.Fatal("the server never refused a request: the test did not exercise the limit")
+	}
+	if least > 4 {
+		t.Errorf("the workers never came down from 8 on 429s: least %d", least)
+	}
+	if !rose {
+		t.Errorf("the workers never came back after successes: least %d", least)
+	}
+}
+
+// An endpoint that worked and then refuses every request stops the eval
+// after a few of its failures, not after every query's error cap.
+func TestExecute_AnEndpointGoneMidEvalStops(t *testing.T) {
+	srv := evaltest.New(nil)
+	defer srv.Close()
+	var mu sync.Mutex
+	served := 0
+	srv.Decide = func(query, system string) evaltest.Decision {
+		mu.Lock()
+		defer mu.Unlock()
+		if served++; served > 5 {
+			return evaltest.FailWith(401, "key revoked")
+		}
+		return evaltest.Answer()
+	}
+	open, names := harnessFor(t, library(t), srv.URL)
+	var qs []Query
+	for i := range 6 {
+		qs = append(qs, q("alpha", fmt.Sprintf("alpha: q%d", i), false))
+	}
+	m := manifest(names, Plan{Runs: 5, Arms: []string{""}}, qs...)
+	out, err := Execute(context.Background(), Options{Dir: t.TempDir(), Manifest: m, Workers: 1, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Stopped != StoppedFailing || out.Failing != failFast || len(out.Runs) != 5+failFast || !strings.Contains(out.Failure, "key revoked") {
+		t.Errorf("stopped %q after %d runs, failing %d, failure %q; want failing endpoint after %d", out.Stopped, len(out.Runs), out.Failing, out.Failure, 5+failFast)
 	}
 }

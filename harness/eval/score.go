@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -59,6 +60,9 @@ type SkillScore struct {
 	VerdictPass  int `json:"verdict_pass"`
 	VerdictFail  int `json:"verdict_fail"`
 	Undetermined int `json:"undetermined"`
+	// VerdictError counts the queries that ended in error: too few
+	// scored runs once their errors reached the plan's cap.
+	VerdictError int `json:"verdict_error"`
 	// WeightedPass is the passing rows' share of the weights.
 	WeightedPass float64 `json:"weighted_pass"`
 	// HijackRate is the share of this skill's should-trigger runs where
@@ -93,9 +97,13 @@ type QueryScore struct {
 	// Errors are runs that failed before the model decided (not in Runs).
 	Errors   int            `json:"errors"`
 	Outcomes map[string]int `json:"outcomes"`
-	// ExpectMet counts the runs meeting the row's expect, when it has one.
-	ExpectMet *int        `json:"expect_met,omitempty"`
-	Cells     []RunResult `json:"run_results"`
+	// ExpectMet counts the runs meeting the row's expect, when it has one;
+	// ExpectFailure says how the first run that missed it did.
+	ExpectMet     *int   `json:"expect_met,omitempty"`
+	ExpectFailure string `json:"expect_failure,omitempty"`
+	// Seconds is the wall time of all its runs, errored ones too.
+	Seconds float64     `json:"seconds"`
+	Cells   []RunResult `json:"run_results"`
 }
 
 // RunResult is one run of a query, as the grids show it.
@@ -107,6 +115,7 @@ type RunResult struct {
 	Detail    string   `json:"detail,omitempty"`
 	Rank      int      `json:"offered_rank"`
 	Loaded    []string `json:"loaded"`
+	Seconds   float64  `json:"seconds"`
 }
 
 // Confusion counts, for each evaluated skill's should-trigger runs, which
@@ -171,7 +180,7 @@ func scoreSkill(m *Manifest, sk SkillInfo, arm int, byKey map[[2]int][]Run) Skil
 			continue
 		}
 		runs := slices.SortedFunc(slices.Values(byKey[[2]int{arm, qi}]), func(a, b Run) int { return cmp.Compare(a.N, b.N) })
-		qs := scoreQuery(qi, q, runs)
+		qs := scoreQuery(m.Plan, qi, q, runs)
 		for _, r := range runs {
 			if !r.Result.Scored() {
 				continue
@@ -217,6 +226,8 @@ func scoreSkill(m *Manifest, sk SkillInfo, arm int, byKey map[[2]int][]Run) Skil
 			s.VerdictPass++
 		case VerdictFail:
 			s.VerdictFail++
+		case VerdictError:
+			s.VerdictError++
 		default:
 			s.Undetermined++
 		}
@@ -231,13 +242,14 @@ func scoreSkill(m *Manifest, sk SkillInfo, arm int, byKey map[[2]int][]Run) Skil
 	return s
 }
 
-func scoreQuery(qi int, q Query, runs []Run) QueryScore {
+func scoreQuery(plan Plan, qi int, q Query, runs []Run) QueryScore {
 	qs := QueryScore{Index: qi, Query: q.Query, ShouldTrigger: q.ShouldTrigger, Type: q.Type, Weight: q.Weight, Outcomes: map[string]int{}, Cells: []RunResult{}}
 	met := 0
 	for _, r := range runs {
 		res := r.Result
 		qs.Outcomes[res.Outcome]++
-		qs.Cells = append(qs.Cells, RunResult{N: r.N, Session: r.Session, Triggered: res.Triggered, Outcome: res.Outcome, Detail: detail(res), Rank: res.Rank, Loaded: res.Loaded})
+		qs.Seconds += res.Seconds
+		qs.Cells = append(qs.Cells, RunResult{N: r.N, Session: r.Session, Triggered: res.Triggered, Outcome: res.Outcome, Detail: detail(res), Rank: res.Rank, Loaded: res.Loaded, Seconds: res.Seconds})
 		if !res.Scored() {
 			qs.Errors++
 			continue
@@ -251,15 +263,34 @@ func scoreQuery(qi int, q Query, runs []Run) QueryScore {
 		}
 	}
 	qs.TriggerRate = ratio(float64(qs.Triggers), float64(qs.Runs))
-	qs.Low, qs.High = Wilson(qs.Triggers, qs.Runs)
+	qs.Low, qs.High = plan.Interval(qs.Triggers, qs.Runs)
 	// skill-creator counts a query with no runs as failed
-	qs.Pass = qs.Runs > 0 && Pass(qs.TriggerRate, q.ShouldTrigger)
-	qs.Verdict = Verdict(qs.Triggers, qs.Runs, q.ShouldTrigger)
+	qs.Pass = qs.Runs > 0 && plan.Pass(qs.TriggerRate, q.ShouldTrigger)
+	qs.Verdict = plan.Verdict(qs.Triggers, qs.Runs, q.ShouldTrigger)
 	if q.Expect != nil {
 		qs.ExpectMet = &met
-		qs.Verdict = combine(qs.Verdict, Verdict(met, qs.Runs, true))
+		// the routing check is a rate that must be 1: pass once its
+		// interval clears the threshold, like a should-trigger row
+		qs.Verdict = combine(qs.Verdict, plan.Verdict(met, qs.Runs, true))
+		if met < qs.Runs {
+			qs.ExpectFailure = expectFailure(q.Expect, runs)
+		}
+	}
+	if qs.Errors >= plan.ErrorCap() && plan.Needs(qs.Runs, qs.Verdict) {
+		qs.Verdict = VerdictError
 	}
 	return qs
+}
+
+// expectFailure says how the first run that missed the row's routing
+// check missed it.
+func expectFailure(e *Expect, runs []Run) string {
+	for _, r := range runs {
+		if r.Result.Scored() && !e.Met(r.Result.Loaded) {
+			return fmt.Sprintf("run %d: %s", r.N, e.Why(r.Result.Loaded))
+		}
+	}
+	return ""
 }
 
 // detail is a run's outcome in a few words, for grids and test cases.

@@ -94,7 +94,7 @@ func (c *Client) Complete(ctx context.Context, req *chat.Request, on func(chat.S
 			}
 			return reply, c.redact(err)
 		}
-		wait := retry.wait(attempt + 1)
+		wait := retry.wait(attempt+1, c.cfg.MaxRetryWait)
 		if on != nil {
 			on(chat.StreamEvent{Kind: chat.EventRetry, Attempt: attempt + 1, Wait: wait, Err: c.redact(err)})
 		}

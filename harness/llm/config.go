@@ -14,6 +14,9 @@ const (
 	DefaultFirstByteTimeout = 120 * time.Second
 	DefaultIdleTimeout      = 60 * time.Second
 	DefaultMaxRetries       = 3
+	// DefaultMaxRetryWait bounds the wait a 429 or 503 asks for: a
+	// provider's Retry-After is honoured in full up to it.
+	DefaultMaxRetryWait = 5 * time.Minute
 )
 
 // Config says where the model API is and how patiently to talk to it.
@@ -38,6 +41,10 @@ type Config struct {
 	// connection was reset before any answer, is sent again. Zero means
 	// DefaultMaxRetries; a negative value means never.
 	MaxRetries int
+	// MaxRetryWait is the longest wait before a retry that the server may
+	// ask for (Retry-After); a longer ask waits this long. Zero means
+	// DefaultMaxRetryWait.
+	MaxRetryWait time.Duration
 	// HTTPClient replaces the client's own HTTP client, for tests.
 	HTTPClient *http.Client
 }
@@ -81,6 +88,9 @@ func (c Config) withDefaults() Config {
 	c.ConnectTimeout = orDefault(c.ConnectTimeout, DefaultConnectTimeout)
 	c.FirstByteTimeout = orDefault(c.FirstByteTimeout, DefaultFirstByteTimeout)
 	c.IdleTimeout = orDefault(c.IdleTimeout, DefaultIdleTimeout)
+	if c.MaxRetryWait <= 0 {
+		c.MaxRetryWait = DefaultMaxRetryWait
+	}
 	switch {
 	case c.MaxRetries == 0:
 		c.MaxRetries = DefaultMaxRetries

@@ -13,8 +13,9 @@ import (
 
 // Bounds of the wait between retries.
 const (
-	// maxRetryWait caps each wait, even when the server asks for longer.
-	maxRetryWait = 30 * time.Second
+	// maxBackoff caps the client's own backoff, when the server names no
+	// wait.
+	maxBackoff = 30 * time.Second
 	// baseRetryWait is the first wait when the server names none; it
 	// doubles with each retry.
 	baseRetryWait = 500 * time.Millisecond
@@ -28,14 +29,15 @@ type retryHint struct {
 }
 
 // wait is how long to wait before retry n (1, 2, …): what the server asked
-// for, else exponential backoff with jitter, capped at maxRetryWait.
-func (h *retryHint) wait(n int) time.Duration {
+// for, in full up to limit, else exponential backoff with jitter, capped
+// at maxBackoff.
+func (h *retryHint) wait(n int, limit time.Duration) time.Duration {
 	if h.set {
-		return min(max(h.after, 0), maxRetryWait)
+		return min(max(h.after, 0), limit)
 	}
 	d := baseRetryWait << min(n-1, 16)
-	if d <= 0 || d > maxRetryWait {
-		d = maxRetryWait
+	if d <= 0 || d > maxBackoff {
+		d = maxBackoff
 	}
 	// Equal jitter: between half and all of d, so clients that failed
 	// together do not retry together.
@@ -55,8 +57,8 @@ func retryAfter(h http.Header, now time.Time) *retryHint {
 		return &retryHint{}
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		if secs > maxRetryWait.Seconds() {
-			return &retryHint{after: maxRetryWait, set: true}
+		if secs > (24 * time.Hour).Seconds() {
+			return &retryHint{after: 24 * time.Hour, set: true}
 		}
 		return &retryHint{after: time.Duration(secs * float64(time.Second)), set: true}
 	}

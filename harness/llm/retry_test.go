@@ -177,8 +177,8 @@ func TestRetrySleepStopsWhenCancelled(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Complete kept sleeping after ctx was cancelled")
 	}
-	if wait != maxRetryWait {
-		t.Errorf("announced wait %v, want the cap %v", wait, maxRetryWait)
+	if wait != DefaultMaxRetryWait {
+		t.Errorf("announced wait %v, want the cap %v", wait, DefaultMaxRetryWait)
 	}
 	if n := len(api.requests()); n != 1 {
 		t.Errorf("%d requests, want 1", n)
@@ -195,10 +195,11 @@ func TestRetryAfterHeader(t *testing.T) {
 		{map[string]string{"Retry-After": "0"}, 0, true},
 		{map[string]string{"Retry-After": "2"}, 2 * time.Second, true},
 		{map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond, true},
-		{map[string]string{"Retry-After": "90"}, maxRetryWait, true},
+		{map[string]string{"Retry-After": "90"}, 90 * time.Second, true}, // honoured in full
+		{map[string]string{"Retry-After": "600"}, DefaultMaxRetryWait, true},
 		{map[string]string{"Retry-After": now.Add(7 * time.Second).Format(http.TimeFormat)}, 7 * time.Second, true},
 		{map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0, true},
-		{map[string]string{"Retry-After": now.Add(time.Hour).Format(http.TimeFormat)}, maxRetryWait, true},
+		{map[string]string{"Retry-After": now.Add(time.Hour).Format(http.TimeFormat)}, DefaultMaxRetryWait, true},
 		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "9"}, 250 * time.Millisecond, true},
 		{map[string]string{"Retry-After": "soon"}, 0, false},
 		{nil, 0, false},
@@ -214,15 +215,15 @@ func TestRetryAfterHeader(t *testing.T) {
 			continue
 		}
 		if tc.set {
-			if got := hint.wait(1); got != tc.want {
+			if got := hint.wait(1, DefaultMaxRetryWait); got != tc.want {
 				t.Errorf("%v: wait = %v, want %v", tc.header, got, tc.want)
 			}
 		}
 	}
 	unset := &retryHint{}
 	for n := 1; n <= 20; n++ {
-		if d := unset.wait(n); d <= 0 || d > maxRetryWait {
-			t.Errorf("backoff %d = %v, want in (0, %v]", n, d, maxRetryWait)
+		if d := unset.wait(n, DefaultMaxRetryWait); d <= 0 || d > maxBackoff {
+			t.Errorf("backoff %d = %v, want in (0, %v]", n, d, maxBackoff)
 		}
 	}
 }

@@ -21,12 +21,20 @@ import (
 type Decision struct {
 	// Kind is "load" (load Skill), "answer" (text, no tool), "tool" (call
 	// Tool, then answer), "tool-load" (call Tool, then load Skill),
-	// "load-load" (load Skill, then Skill2) or "error" (an HTTP 400).
-	Kind   string
-	Skill  string
-	Skill2 string
-	Tool   string
+	// "load-load" (load Skill, then Skill2), "call" (call Tool with Args,
+	// then answer: a profile's own activation tool) or "error" (an HTTP
+	// error, Status or 400, with Message).
+	Kind    string
+	Skill   string
+	Skill2  string
+	Tool    string
+	Args    string
+	Status  int
+	Message string
 }
+
+// Call calls tool with JSON args on the first call, then answers.
+func Call(tool, args string) Decision { return Decision{Kind: "call", Tool: tool, Args: args} }
 
 // Load, Answer, Tool, ToolLoad and Fail build decisions.
 func Load(skill string) Decision { return Decision{Kind: "load", Skill: skill} }
@@ -39,6 +47,11 @@ func LoadLoad(skill, skill2 string) Decision {
 	return Decision{Kind: "load-load", Skill: skill, Skill2: skill2}
 }
 func Fail() Decision { return Decision{Kind: "error"} }
+
+// FailWith is an HTTP error of that status and message.
+func FailWith(status int, message string) Decision {
+	return Decision{Kind: "error", Status: status, Message: message}
+}
 
 // Server is the scripted endpoint.
 type Server struct {
@@ -57,6 +70,9 @@ type Server struct {
 	throttled     int
 	throttledBody map[string]bool
 	ThrottleEvery int
+	// ThrottleAfter, when set, is the Retry-After (seconds) of those 429s
+	// instead of a Retry-After-Ms of 5.
+	ThrottleAfter string
 	// Delay is how long each answer takes.
 	Delay time.Duration
 	// Tokens is the usage each answer reports.
@@ -68,6 +84,28 @@ type Server struct {
 	// improver's. Its prompts are kept in order.
 	Improve func(prompt string) string
 	prompts []string
+	// Concurrency, when set, is how many requests the server answers at
+	// once, as a provider's concurrency limit: one more is answered 429
+	// with a Retry-After-Ms of RetryAfterMs (default 20).
+	Concurrency  int
+	RetryAfterMs int
+	inflight     int
+	peak         int
+	overLimit    int
+}
+
+// Peak is the most requests the server held at once.
+func (s *Server) Peak() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
+}
+
+// OverLimit is how many requests were refused for Concurrency.
+func (s *Server) OverLimit() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.overLimit
 }
 
 // Prompts are the user messages of the requests Improve answered.
@@ -134,6 +172,28 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request body", http.StatusBadRequest)
 		return
 	}
+	s.mu.Lock()
+	if s.Concurrency > 0 && s.inflight >= s.Concurrency {
+		s.overLimit++
+		wait := s.RetryAfterMs
+		if wait == 0 {
+			wait = 20
+		}
+		s.mu.Unlock()
+		w.Header().Set("Retry-After-Ms", strconv.Itoa(wait))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"concurrency limit reached"}}`)
+		return
+	}
+	s.inflight++
+	s.peak = max(s.peak, s.inflight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inflight--
+		s.mu.Unlock()
+	}()
 	if s.Delay > 0 {
 		time.Sleep(s.Delay)
 	}
@@ -148,7 +208,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		s.throttledBody[string(body)] = true
 		s.throttled++
 		s.mu.Unlock()
-		w.Header().Set("Retry-After-Ms", "5")
+		if s.ThrottleAfter != "" {
+			w.Header().Set("Retry-After", s.ThrottleAfter)
+		} else {
+			w.Header().Set("Retry-After-Ms", "5")
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"rate limited, slow down"}}`)
@@ -223,9 +287,17 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	load := func(name string) []any { return []any{toolCall(id(), "load_skill", fmt.Sprintf(`{"name":%q}`, name))} }
 	switch {
 	case d.Kind == "error":
+		status, msg := d.Status, d.Message
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		if msg == "" {
+			msg = "scripted failure"
+		}
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"error":{"message":"scripted failure"}}`)
+		w.WriteHeader(status)
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg}})
+		w.Write(b)
 	case step == 0 && (d.Kind == "load" || d.Kind == "load-load"):
 		reply(w, s.Tokens, "", load(d.Skill))
 	case step == 1 && d.Kind == "load-load":
@@ -234,6 +306,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		reply(w, s.Tokens, "", []any{toolCall(id(), d.Tool, `{}`)})
 	case step == 1 && d.Kind == "tool-load":
 		reply(w, s.Tokens, "", load(d.Skill))
+	case step == 0 && d.Kind == "call":
+		reply(w, s.Tokens, "", []any{toolCall(id(), d.Tool, d.Args)})
 	default:
 		reply(w, s.Tokens, "done: "+d.Kind, nil)
 	}

@@ -33,6 +33,12 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"title":  cellTitle,
 	"runsOf": runsMode,
 	"join":   strings.Join,
+	"interval": func(p eval.Plan) string {
+		if p.Sequential() {
+			return "confidence-sequence (valid wherever auto stops)"
+		}
+		return "Wilson"
+	},
 }).Parse(pageText))
 
 // HTML is the report as one self-contained page: no script, no external

@@ -23,19 +23,23 @@ const (
 // Results is results.json: skill-creator's fields first (skill_name,
 // description, results, summary), then Skillet's.
 type Results struct {
-	SkillName   string   `json:"skill_name"`
-	Description string   `json:"description"`
-	Results     []Row    `json:"results"`
-	Summary     Summary  `json:"summary"`
-	Skills      []Skill  `json:"skills"`
-	Confusion   any      `json:"confusion"`
-	Model       string   `json:"model"`
-	BaseURL     string   `json:"base_url"`
-	Demo        bool     `json:"demo,omitempty"`
-	Plan        any      `json:"plan"`
-	Stopped     string   `json:"stopped,omitempty"`
-	Arms        []ArmOut `json:"arms,omitempty"`
-	Flips       *int     `json:"aa_flips,omitempty"`
+	SkillName   string  `json:"skill_name"`
+	Description string  `json:"description"`
+	Results     []Row   `json:"results"`
+	Summary     Summary `json:"summary"`
+	Skills      []Skill `json:"skills"`
+	Confusion   any     `json:"confusion"`
+	Model       string  `json:"model"`
+	BaseURL     string  `json:"base_url"`
+	Demo        bool    `json:"demo,omitempty"`
+	Plan        any     `json:"plan"`
+	// IntervalMethod names the interval of every row: the confidence
+	// sequence with --runs auto, Wilson for a fixed count.
+	IntervalMethod string   `json:"interval_method"`
+	Threshold      float64  `json:"threshold"`
+	Stopped        string   `json:"stopped,omitempty"`
+	Arms           []ArmOut `json:"arms,omitempty"`
+	Flips          *int     `json:"aa_flips,omitempty"`
 }
 
 // Row is one query: skill-creator's fields, then Skillet's.
@@ -47,16 +51,18 @@ type Row struct {
 	Runs          int     `json:"runs"`
 	Pass          bool    `json:"pass"`
 
-	Skill        string           `json:"skill"`
-	Type         string           `json:"type,omitempty"`
-	Weight       float64          `json:"weight,omitempty"`
-	Verdict      string           `json:"verdict"`
-	Interval     [2]float64       `json:"interval"`
-	Errors       int              `json:"errors"`
-	Outcomes     map[string]int   `json:"outcomes"`
-	OfferedRanks []int            `json:"offered_ranks"`
-	ExpectMet    *int             `json:"expect_met,omitempty"`
-	RunResults   []eval.RunResult `json:"run_results"`
+	Skill         string           `json:"skill"`
+	Type          string           `json:"type,omitempty"`
+	Weight        float64          `json:"weight,omitempty"`
+	Verdict       string           `json:"verdict"`
+	Interval      [2]float64       `json:"interval"`
+	Errors        int              `json:"errors"`
+	Outcomes      map[string]int   `json:"outcomes"`
+	OfferedRanks  []int            `json:"offered_ranks"`
+	ExpectMet     *int             `json:"expect_met,omitempty"`
+	ExpectFailure string           `json:"expect_failure,omitempty"`
+	Seconds       float64          `json:"seconds"`
+	RunResults    []eval.RunResult `json:"run_results"`
 }
 
 // Summary is skill-creator's summary with verdict counts and totals.
@@ -67,6 +73,7 @@ type Summary struct {
 	VerdictPass  int `json:"verdict_pass"`
 	VerdictFail  int `json:"verdict_fail"`
 	Undetermined int `json:"undetermined"`
+	VerdictError int `json:"verdict_error"`
 	Runs         int `json:"runs"`
 	Errors       int `json:"errors"`
 	Tokens       int `json:"tokens"`
@@ -91,7 +98,8 @@ type ArmOut struct {
 // Build turns a scored eval into results.json's content; its rows are
 // the first arm's, all arms are under "arms" when there are two.
 func Build(rep *eval.Report) *Results {
-	out := &Results{Model: rep.Model, BaseURL: rep.BaseURL, Demo: rep.Demo, Plan: rep.Plan, Stopped: rep.Stopped}
+	out := &Results{Model: rep.Model, BaseURL: rep.BaseURL, Demo: rep.Demo, Plan: rep.Plan, Stopped: rep.Stopped,
+		IntervalMethod: rep.Plan.IntervalMethod(), Threshold: rep.Plan.TriggerThreshold()}
 	var arms []ArmOut
 	for _, a := range rep.Arms {
 		ao := ArmOut{Name: a.Name, Results: []Row{}, Skills: []Skill{}}
@@ -128,7 +136,7 @@ func Build(rep *eval.Report) *Results {
 func rowOut(skill string, q eval.QueryScore) Row {
 	r := Row{Query: q.Query, ShouldTrigger: q.ShouldTrigger, TriggerRate: q.TriggerRate, Triggers: q.Triggers, Runs: q.Runs, Pass: q.Pass,
 		Skill: skill, Type: q.Type, Weight: q.Weight, Verdict: q.Verdict, Interval: [2]float64{q.Low, q.High}, Errors: q.Errors,
-		Outcomes: q.Outcomes, OfferedRanks: []int{}, ExpectMet: q.ExpectMet, RunResults: q.Cells}
+		Outcomes: q.Outcomes, OfferedRanks: []int{}, ExpectMet: q.ExpectMet, ExpectFailure: q.ExpectFailure, Seconds: q.Seconds, RunResults: q.Cells}
 	for _, c := range q.Cells {
 		r.OfferedRanks = append(r.OfferedRanks, c.Rank)
 	}
@@ -153,6 +161,8 @@ func summarize(rows []Row) Summary {
 			s.VerdictPass++
 		case eval.VerdictFail:
 			s.VerdictFail++
+		case eval.VerdictError:
+			s.VerdictError++
 		default:
 			s.Undetermined++
 		}

@@ -81,14 +81,73 @@ func TestJSON_HasSkillCreatorsShape(t *testing.T) {
 	var suites struct {
 		Tests    int `xml:"tests,attr"`
 		Failures int `xml:"failures,attr"`
-		Skipped  int `xml:"skipped,attr"`
+		Errors   int `xml:"errors,attr"`
+		Suites   []struct {
+			Skipped int `xml:"skipped,attr"`
+		} `xml:"testsuite"`
 	}
 	if err := xml.Unmarshal(x, &suites); err != nil {
 		t.Fatal(err)
 	}
 	// alpha's first query passes, the second is undetermined (1/3), beta's fails (0/4)
-	if suites.Tests != 3 || suites.Failures != 1 || suites.Skipped != 1 {
+	if suites.Tests != 3 || suites.Failures != 1 || suites.Errors != 0 || len(suites.Suites) != 2 || suites.Suites[0].Skipped != 1 {
 		t.Errorf("junit %+v\n%s", suites, x)
+	}
+}
+
+// JUnit XML is valid against the common junit-10.xsd, checked by
+// xmllint (Debian's libxml2-utils), with an errored query as <error> and
+// times on every case and suite.
+func TestJUnit_ValidAgainstJUnit10XSD(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("no xmllint on PATH: install Debian's libxml2-utils to validate the JUnit XML")
+	}
+	rep := scored()
+	// a query whose every run errored: the error verdict
+	m := &eval.Manifest{Plan: eval.Plan{Runs: 2, MaxErrors: 2, Arms: []string{""}}, Skills: []eval.SkillInfo{{Name: "gamma"}},
+		Queries: []eval.Query{{Query: "broken & <odd>", ShouldTrigger: true, Skill: "gamma"}}}
+	failed := eval.Result{Outcome: eval.OutcomeError, Error: "model API said 500: down", Loaded: []string{}, Seconds: 1.25}
+	errRep := eval.Score(m, []eval.Run{{Query: 0, N: 1, Result: failed}, {Query: 0, N: 2, Result: failed}})
+	rep.Arms[0].Skills = append(rep.Arms[0].Skills, errRep.Arms[0].Skills...)
+	x, err := JUnit(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), JUnitFile)
+	os.WriteFile(path, x, 0o644)
+	out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit-10.xsd"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xmllint: %v\n%s\n%s", err, out, x)
+	}
+	var suites struct {
+		Time   string `xml:"time,attr"`
+		Errors int    `xml:"errors,attr"`
+		Suites []struct {
+			Time  string `xml:"time,attr"`
+			Cases []struct {
+				Time  string `xml:"time,attr"`
+				Error *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(x, &suites); err != nil {
+		t.Fatal(err)
+	}
+	last := suites.Suites[len(suites.Suites)-1]
+	if suites.Errors != 1 || last.Cases[0].Error == nil || !strings.Contains(last.Cases[0].Error.Message, "2 runs errored, 0 scored: model API said 500") {
+		t.Errorf("the errored query is not an <error>:\n%s", x)
+	}
+	if last.Time != "2.500" || last.Cases[0].Time != "2.500" || suites.Time == "" {
+		t.Errorf("times: suites %q, suite %q, case %q", suites.Time, last.Time, last.Cases[0].Time)
+	}
+	// the old shape fails the schema: the check can fail
+	bad := strings.Replace(string(x), `<testsuites name="skillet eval"`, `<testsuites skipped="1" name="skillet eval"`, 1)
+	os.WriteFile(path, []byte(bad), 0o644)
+	if out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit-10.xsd"), path).CombinedOutput(); err == nil {
+		t.Errorf("xmllint accepted skipped on testsuites:\n%s", out)
 	}
 }
 
@@ -248,5 +307,25 @@ func TestOptimizeHTML_RendersTheIterationGridInChromium(t *testing.T) {
 	green, red, _ := count(img)
 	if green < 500 || red < 200 {
 		t.Errorf("the screenshot shows %d green and %d red pixels: the grid did not render", green, red)
+	}
+}
+
+// A query left in error reads as such on the page, never as an undecided
+// 0/0.
+func TestHTML_ShowsErrorVerdicts(t *testing.T) {
+	m := &eval.Manifest{Plan: eval.Plan{Runs: 2, MaxErrors: 2, Arms: []string{""}}, Skills: []eval.SkillInfo{{Name: "gamma"}},
+		Queries: []eval.Query{{Query: "broken", ShouldTrigger: true, Skill: "gamma"}}}
+	failed := eval.Result{Outcome: eval.OutcomeError, Error: "model API said 500: down", Loaded: []string{}}
+	page, err := HTML(eval.Score(m, []eval.Run{{Query: 0, N: 1, Result: failed}, {Query: 0, N: 2, Result: failed}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<span class="badge error">error</span>`, "2 runs errored, 0 scored", `<span class="badge error">1 error</span>`, "Wilson intervals"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "0/0 = 0.00") {
+		t.Error("the errored query reads as 0/0 = 0.00")
 	}
 }
