@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 )
@@ -13,7 +15,7 @@ const BenchmarkFile = "benchmark.json"
 type benchmarkJSON struct {
 	Metadata   metadataJSON         `json:"metadata"`
 	Runs       []runJSON            `json:"runs"`
-	RunSummary map[string]any       `json:"run_summary"`
+	RunSummary runSummaryJSON       `json:"run_summary"`
 	Notes      []string             `json:"notes"`
 	Skillet    skilletBenchmarkJSON `json:"skillet"`
 }
@@ -47,6 +49,50 @@ type resultJSON struct {
 	Tokens      int     `json:"tokens"`
 	ToolCalls   int     `json:"tool_calls"`
 	Errors      int     `json:"errors"`
+}
+
+// runSummaryJSON is run_summary: the configurations in order (the skill's
+// first: the viewer takes the first key as its first column and the delta
+// as the first minus the second), then delta.
+type runSummaryJSON struct {
+	Configs []string
+	Stats   []summaryStatsJSON
+	Delta   *deltaJSON
+}
+
+type deltaJSON struct {
+	PassRate    string `json:"pass_rate"`
+	TimeSeconds string `json:"time_seconds"`
+	Tokens      string `json:"tokens"`
+}
+
+// MarshalJSON writes the keys in order.
+func (r runSummaryJSON) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, c := range r.Configs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(c)
+		v, err := json.Marshal(r.Stats[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if r.Delta != nil {
+		if len(r.Configs) > 0 {
+			b.WriteByte(',')
+		}
+		v, _ := json.Marshal(r.Delta)
+		b.WriteString(`"delta":`)
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 type summaryStatsJSON struct {
@@ -101,9 +147,8 @@ func benchmark(out string, rep *Report, sr *SkillReport) benchmarkJSON {
 	b := benchmarkJSON{
 		Metadata: metadataJSON{SkillName: sr.Skill, SkillPath: sr.Dir, ExecutorModel: rep.Model, AnalyzerModel: rep.GraderModel,
 			Timestamp: rep.Created.UTC().Format("2006-01-02T15:04:05Z"), EvalsRun: []int{}, RunsPerConfiguration: rep.Runs},
-		Runs:       []runJSON{},
-		RunSummary: map[string]any{},
-		Notes:      []string{},
+		Runs:  []runJSON{},
+		Notes: []string{},
 		Skillet: skilletBenchmarkJSON{Baseline: rep.Baseline, Configurations: sr.Configs, Evals: sr.Evals, Pooled: sr.Pooled,
 			Verdict: sr.Verdict, Flaky: append([]string{}, sr.Flaky...), Interval: rep.Interval, GraderModel: rep.GraderModel,
 			Errors: []errorJSON{}, Journals: []journalJSON{}},
@@ -139,14 +184,15 @@ func benchmark(out string, rep *Report, sr *SkillReport) benchmarkJSON {
 	// the viewer reads every key of run_summary but delta as a
 	// configuration: nothing else goes there
 	for _, c := range sr.Configs {
-		b.RunSummary[c.Configuration] = summaryStatsJSON{PassRate: c.PassRate, TimeSeconds: c.TimeSeconds, Tokens: c.Tokens}
+		b.RunSummary.Configs = append(b.RunSummary.Configs, c.Configuration)
+		b.RunSummary.Stats = append(b.RunSummary.Stats, summaryStatsJSON{PassRate: c.PassRate, TimeSeconds: c.TimeSeconds, Tokens: c.Tokens})
 	}
 	if len(sr.Configs) == 2 {
 		a, c := sr.Configs[0], sr.Configs[1]
-		b.RunSummary["delta"] = map[string]string{
-			"pass_rate":    fmt.Sprintf("%+.2f", a.PassRate.Mean-c.PassRate.Mean),
-			"time_seconds": fmt.Sprintf("%+.1f", a.TimeSeconds.Mean-c.TimeSeconds.Mean),
-			"tokens":       fmt.Sprintf("%+.0f", a.Tokens.Mean-c.Tokens.Mean),
+		b.RunSummary.Delta = &deltaJSON{
+			PassRate:    fmt.Sprintf("%+.2f", a.PassRate.Mean-c.PassRate.Mean),
+			TimeSeconds: fmt.Sprintf("%+.1f", a.TimeSeconds.Mean-c.TimeSeconds.Mean),
+			Tokens:      fmt.Sprintf("%+.0f", a.Tokens.Mean-c.Tokens.Mean),
 		}
 	}
 	b.Notes = notes(sr)

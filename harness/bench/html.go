@@ -80,11 +80,13 @@ func HTML(rep *Report) ([]byte, error) {
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
-	"num":   func(v float64) string { return fmt.Sprintf("%.2f", v) },
-	"sgn":   func(v float64) string { return fmt.Sprintf("%+.2f", v) },
-	"one":   func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"badge": func(v string) string { return map[string]string{VerdictHelps: "helps", VerdictHurts: "hurts", VerdictNoEvidence: "none", VerdictError: "err", VerdictUngraded: "none"}[v] },
+	"pct": func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) },
+	"num": func(v float64) string { return fmt.Sprintf("%.2f", v) },
+	"sgn": func(v float64) string { return fmt.Sprintf("%+.2f", v) },
+	"one": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"badge": func(v string) string {
+		return map[string]string{VerdictHelps: "helps", VerdictHurts: "hurts", VerdictNoEvidence: "none", VerdictError: "err", VerdictUngraded: "none"}[v]
+	},
 	"counts": func(r *RunResult) string {
 		p, t := r.Counts()
 		return fmt.Sprintf("%d/%d", p, t)
