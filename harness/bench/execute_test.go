@@ -150,6 +150,11 @@ func TestExecute_VerdictsComeOutAsScripted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(runs) != 30 {
+		for _, r := range runs {
+			if !r.Scored() {
+				t.Log(r.Error)
+			}
+		}
 		t.Fatalf("%d runs, want 3 evals × 2 configurations × 5", len(runs))
 	}
 	for _, r := range runs {

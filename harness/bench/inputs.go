@@ -96,3 +96,29 @@ func CopySkill(src, root, name string) (string, error) {
 	}
 	return dst, nil
 }
+
+// writeOutputs gives the run folder what skill-creator's review viewer
+// looks for: outputs/ with the files the run created or changed, and the
+// eval's eval_metadata.json beside it.
+func writeOutputs(dir string, e Eval, o Outcome) error {
+	outs := filepath.Join(dir, "outputs")
+	if err := os.MkdirAll(outs, 0o755); err != nil {
+		return fmt.Errorf("make %s: %w", outs, err)
+	}
+	for _, c := range o.Changed {
+		if c.Op == "delete" || c.Omitted {
+			continue
+		}
+		p, err := workspacePath(outs, c.Path)
+		if err != nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(c.Content), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return writeEvalMetadata(dir, e)
+}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/base64"
+	"io/fs"
 	"sort"
 
 	"skillet/harness"
@@ -82,6 +83,9 @@ func Read(events []harness.Event) Outcome {
 			o.Loaded = appendNew(o.Loaded, x.Skill)
 		case *harness.WorkspaceChanged:
 			for _, c := range x.Changes {
+				if fs.FileMode(c.Mode).IsDir() {
+					continue // a folder's files say what it holds
+				}
 				ch := Changed{Path: c.Path, Op: c.Op, Content: c.Content, Omitted: c.Omitted}
 				if c.Base64 {
 					if b, err := base64.StdEncoding.DecodeString(c.Content); err == nil {

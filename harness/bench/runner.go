@@ -286,6 +286,9 @@ func (x *executor) runOne(ctx context.Context, u *unit, attempt int) *RunResult 
 			return nil
 		}
 	}
+	if err := writeOutputs(spec.Dir, e, o); err != nil && r.Error == "" {
+		r.Error = err.Error()
+	}
 	if err := writeGrading(spec.Dir, r); err != nil && r.Error == "" {
 		r.Error = err.Error()
 	}
