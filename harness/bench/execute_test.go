@@ -340,3 +340,43 @@ func TestExecute_InterruptKeepsFinishedRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestExecute_GraderFabricatingEvidenceFailsAndNonsenseIsAnError(t *testing.T) {
+	dir := writeSkill(t, `{"skill_name":"report-style","evals":[
+	 {"id":1,"prompt":"Say hello for eval two","expectations":["The answer greets the user"]},
+	 {"id":2,"prompt":"Say hello again for eval two","expectations":["The answer is polite"]}]}`)
+	srv := benchtest.New(func(in benchtest.Request) benchtest.Reply {
+		if len(in.Tools) == 0 { // the grader
+			if strings.Contains(in.User, "greets") {
+				return benchtest.Reply{Text: `{"passed": true, "evidence": "Good morning, dear user"}`}
+			}
+			return benchtest.Reply{Text: "I think so."}
+		}
+		return benchtest.Reply{Text: "hello there"}
+	})
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := suite(t, dir)
+	configs := []string{bench.WithSkill, bench.WithoutSkill}
+	runs, err := bench.Execute(context.Background(), bench.Options{Out: t.TempDir(), Suites: []*bench.Suite{s}, Configurations: configs,
+		Runs: 2, Workers: 2, NewSession: sessions(t, dir, srv.URL), Grader: &bench.ModelGrader{Model: client, Name: "g"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := bench.Summarize([]*bench.Suite{s}, configs, runs, nil)[0]
+	first, second := rep.Evals[0], rep.Evals[1]
+	if first.Configs[0].Runs != 2 || first.Configs[0].Passed != 0 || first.Verdict != bench.VerdictNoEvidence {
+		t.Errorf("fabricated evidence: %+v %s", first.Configs, first.Verdict)
+	}
+	for _, r := range runs {
+		if r.EvalID == 1 && (len(r.Grades) != 1 || !strings.Contains(r.Grades[0].Evidence, "not in the output")) {
+			t.Errorf("grade %+v", r.Grades)
+		}
+	}
+	if second.Configs[0].Runs != 0 || second.Configs[0].Errors != 4 || second.Verdict != bench.VerdictError {
+		t.Errorf("nonsense grades: %+v %s; want errors (4 attempts each), never fails", second.Configs, second.Verdict)
+	}
+}
