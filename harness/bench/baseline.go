@@ -41,12 +41,16 @@ func SkillAtRevision(skillDir, rev, root, name string) (string, error) {
 		return "", fmt.Errorf("--baseline %s: %s is not in a git repository (and %s is not a folder)", rev, skillDir, rev)
 	}
 	p := strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
+	top, err := exec.Command(git, "-C", skillDir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", fmt.Errorf("--baseline %s: find the top of the git repository of %s: %w", rev, skillDir, err)
+	}
 	tree := rev + ":" + p
 	if p == "" {
 		tree = rev + ":"
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command(git, "-C", skillDir, "archive", "--format=tar", tree)
+	cmd := exec.Command(git, "-C", strings.TrimSpace(string(top)), "archive", "--format=tar", tree)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
