@@ -214,7 +214,7 @@ func TestHTML_RendersInHeadlessChromium(t *testing.T) {
 		`<span class="badge none">no evidence</span>`,
 		`file_contains report.md "GOOD"`,
 		"GOOD report", "plain report",
-		"report.md does not hold",
+		"report.md (12 bytes) does not hold",
 		`<b>with_skill</b>: 5/5 runs pass`,
 		`<b>without_skill</b>: 0/5 runs pass`,
 		`<b>flaky</b>`,
