@@ -111,4 +111,3 @@ func BenchmarkThroughput200(b *testing.B) {
 		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "wall/ideal")
 	}
 }
-
