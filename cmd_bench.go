@@ -150,6 +150,9 @@ func (f *benchFlags) prepare(names []string, stderr io.Writer) (*benchRun, error
 			w.close()
 		}
 	}()
+	if m != nil && f.graderBaseURL == "" && strings.Contains(m.GraderBaseURL, "REDACTED") {
+		return nil, usageError{fmt.Sprintf("--resume: the grader's endpoint %s had credentials in its URL, which are not recorded: give --grader-base-url again", m.GraderBaseURL)}
+	}
 	if m != nil && (w.demo != m.Demo || w.name != m.Model) {
 		return nil, usageError{fmt.Sprintf("--resume: the benchmark ran with model %s, this would use %s; give the same --model and --base-url", m.Model, w.name)}
 	}
@@ -246,7 +249,14 @@ func absPath(p string) string {
 func (f *benchFlags) suites(w *wiring, names []string) ([]*bench.Suite, error) {
 	var fromFile *bench.Evals
 	if f.evals != "" {
-		ev, err := bench.ReadEvals(f.evals, "")
+		data, err := os.ReadFile(f.evals)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageError{fmt.Sprintf("--evals %s does not exist", f.evals)}
+		}
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("--evals %s: %v", f.evals, err)}
+		}
+		ev, err := bench.ParseEvals(data, f.evals)
 		if err != nil {
 			return nil, usageError{err.Error()}
 		}
@@ -280,12 +290,16 @@ func (f *benchFlags) suites(w *wiring, names []string) ([]*bench.Suite, error) {
 		if !sk.Valid() && len(sk.Problems) > 0 {
 			return nil, usageError{fmt.Sprintf("skill %s is not valid: %s", name, sk.Problems[0])}
 		}
-		ev := fromFile
-		if ev == nil {
-			var err error
-			if ev, err = bench.SkillEvals(sk.Dir, name); err != nil {
-				return nil, usageError{err.Error()}
-			}
+		var ev *bench.Evals
+		var err error
+		if fromFile != nil {
+			// its files are relative to the skill's folder, as skill-creator's are
+			ev, err = bench.ReadEvals(f.evals, sk.Dir)
+		} else {
+			ev, err = bench.SkillEvals(sk.Dir, name)
+		}
+		if err != nil {
+			return nil, usageError{err.Error()}
 		}
 		out = append(out, &bench.Suite{Skill: name, Dir: sk.Dir, Evals: ev})
 	}

@@ -248,3 +248,56 @@ func TestBenchProgressLine(t *testing.T) {
 		t.Errorf("%q", line)
 	}
 }
+
+func TestBenchKeepsCredentialsOutOfItsFolder(t *testing.T) {
+	tmp := isolate(t)
+	lib := benchLibrary(t, tmp, "Mark every report with GOOD.")
+	srv := benchtest.New(reportAgent)
+	defer srv.Close()
+	const key, pass, gpass = "sk-bench-secret-0123456789", "url-pass-98765", "grader-pass-4321"
+	t.Setenv("OPENAI_API_KEY", key)
+	withCreds := strings.Replace(srv.URL, "http://", "http://user:"+pass+"@", 1)
+	graderCreds := strings.Replace(srv.URL, "http://", "http://g:"+gpass+"@", 1)
+	out := filepath.Join(tmp, "b")
+	code, stdout, stderr := runCmd(t, "", "bench", "report-style", "--skills", lib, "--base-url", withCreds, "--grader-base-url", graderCreds, "--runs", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	files := 0
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		files++
+		b, _ := os.ReadFile(p)
+		for _, s := range []string{key, pass, gpass} {
+			if strings.Contains(string(b), s) {
+				t.Errorf("a credential reached %s", p)
+			}
+		}
+		return nil
+	})
+	if files < 20 {
+		t.Fatalf("only %d files written", files)
+	}
+	if strings.Contains(stdout+stderr, pass) || strings.Contains(stdout+stderr, key) || strings.Contains(stdout+stderr, gpass) {
+		t.Error("a credential reached the output")
+	}
+	// resumed without the grader's URL, it is asked for again, not dropped
+	code, _, stderr = runCmd(t, "", "bench", "--resume", out, "--base-url", withCreds)
+	if code != 2 || !strings.Contains(stderr, "give --grader-base-url again") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestBenchEvalsFileFilesAreRelativeToTheSkill(t *testing.T) {
+	tmp := isolate(t)
+	lib := benchLibrary(t, tmp, "Mark every report with GOOD.")
+	evals := filepath.Join(tmp, "elsewhere.json")
+	must(t, os.WriteFile(evals, []byte(`{"skill_name":"report-style","evals":[{"id":4,"prompt":"hello","files":["evals/files/data.csv"],
+	  "checks":[{"kind":"file_contains","path":"data.csv","text":"a,b"}]}]}`), 0o644))
+	code, stdout, stderr := runCmd(t, "", "bench", "--evals", evals, "--skills", lib, "--offline", "--runs", "2", "--out", filepath.Join(tmp, "b"))
+	if code != 0 || !strings.Contains(stdout, "2/2 [0.34, 1.00] vs 2/2") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
