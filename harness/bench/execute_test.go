@@ -117,6 +117,11 @@ func (a *agent) reply(in benchtest.Request) benchtest.Reply {
 			return benchtest.Reply{Calls: []benchtest.Call{{Name: "write", Args: fmt.Sprintf(`{"path":"report.md","content":%q}`, content)}}}
 		}
 		return benchtest.Reply{Text: "Wrote report.md."}
+	case strings.Contains(in.User, "eval four"):
+		if withSkill {
+			return benchtest.Reply{Text: "Greetings."}
+		}
+		return benchtest.Reply{Text: "hello"}
 	case strings.Contains(in.User, "eval two"):
 		return benchtest.Reply{Text: "hello there"}
 	case strings.Contains(in.User, "eval three"):
@@ -133,8 +138,11 @@ func (a *agent) reply(in benchtest.Request) benchtest.Reply {
 	return benchtest.Reply{Text: "no script"}
 }
 
+// hurtsEval is one the skill makes worse.
+const hurtsEval = `{"id": 4, "prompt": "Greet for eval four", "checks": [{"kind": "answer_contains", "text": "hello"}]}`
+
 func TestExecute_VerdictsComeOutAsScripted(t *testing.T) {
-	dir := writeSkill(t, scriptedEvals)
+	dir := writeSkill(t, strings.Replace(scriptedEvals, "\n]}", ",\n"+hurtsEval+"\n]}", 1))
 	a := &agent{third: map[bool]int{}}
 	srv := benchtest.New(a.reply)
 	defer srv.Close()
@@ -149,13 +157,13 @@ func TestExecute_VerdictsComeOutAsScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 30 {
+	if len(runs) != 40 {
 		for _, r := range runs {
 			if !r.Scored() {
 				t.Log(r.Error)
 			}
 		}
-		t.Fatalf("%d runs, want 3 evals × 2 configurations × 5", len(runs))
+		t.Fatalf("%d runs, want 4 evals × 2 configurations × 5", len(runs))
 	}
 	for _, r := range runs {
 		if !r.Scored() {
@@ -167,22 +175,24 @@ func TestExecute_VerdictsComeOutAsScripted(t *testing.T) {
 	want := []struct {
 		verdict    string
 		with, base int
-	}{{bench.VerdictHelps, 5, 0}, {bench.VerdictNoEvidence, 5, 5}, {bench.VerdictNoEvidence, 3, 1}}
+	}{{bench.VerdictHelps, 5, 0}, {bench.VerdictNoEvidence, 5, 5}, {bench.VerdictNoEvidence, 3, 1}, {bench.VerdictHurts, 0, 5}}
 	for i, w := range want {
 		e := sr.Evals[i]
 		if e.Verdict != w.verdict || e.Configs[0].Passed != w.with || e.Configs[1].Passed != w.base {
 			t.Errorf("eval %d: %s %d/%d vs %d/%d, want %s %d vs %d", e.ID, e.Verdict, e.Configs[0].Passed, e.Configs[0].Runs,
 				e.Configs[1].Passed, e.Configs[1].Runs, w.verdict, w.with, w.base)
 		}
-		if (e.Verdict == bench.VerdictHelps) != (e.Delta.Low > 0) {
+		if (e.Verdict == bench.VerdictHelps) != (e.Delta.Low > 0) || (e.Verdict == bench.VerdictHurts) != (e.Delta.High < 0) {
 			t.Errorf("eval %d: verdict %s with interval [%.2f, %.2f]", e.ID, e.Verdict, e.Delta.Low, e.Delta.High)
 		}
 	}
 	if e := sr.Evals[2]; !(e.Delta.Delta > 0 && e.Delta.Low < 0) || !e.Flaky {
 		t.Errorf("eval 3: delta %.2f [%.2f, %.2f] flaky %v: want a positive delta whose interval holds 0, flaky", e.Delta.Delta, e.Delta.Low, e.Delta.High, e.Flaky)
 	}
-	if sr.Verdict != bench.VerdictHelps || sr.Pooled.Low <= 0 {
-		t.Errorf("pooled %s [%.2f, %.2f], want helps (13/15 vs 6/15)", sr.Verdict, sr.Pooled.Low, sr.Pooled.High)
+	// pooled 13/20 against 11/20: a skill that helps on one eval and hurts
+	// on another shows no evidence overall
+	if sr.Verdict != bench.VerdictNoEvidence || sr.Pooled.Low >= 0 || sr.Pooled.High <= 0 {
+		t.Errorf("pooled %s [%.2f, %.2f], want no evidence (13/20 vs 11/20)", sr.Verdict, sr.Pooled.Low, sr.Pooled.High)
 	}
 	if len(sr.Flaky) != 1 || sr.Flaky[0] != "Eval 3" {
 		t.Errorf("flaky %v, want [Eval 3]", sr.Flaky)
@@ -192,7 +202,7 @@ func TestExecute_VerdictsComeOutAsScripted(t *testing.T) {
 		t.Errorf("with_skill costs %+v against %+v: the skill's load is one more call", with, sr.Configs[1])
 	}
 	last := progress[len(progress)-1]
-	if last.Done != 30 || last.Total != 30 || len(progress) != 30 {
+	if last.Done != 40 || last.Total != 40 || len(progress) != 40 {
 		t.Errorf("last progress %+v after %d reports", last, len(progress))
 	}
 	// the run's own files are in its workspace, and its journal is kept
@@ -378,5 +388,41 @@ func TestExecute_GraderFabricatingEvidenceFailsAndNonsenseIsAnError(t *testing.T
 	}
 	if second.Configs[0].Runs != 0 || second.Configs[0].Errors != 4 || second.Verdict != bench.VerdictError {
 		t.Errorf("nonsense grades: %+v %s; want errors (4 attempts each), never fails", second.Configs, second.Verdict)
+	}
+}
+
+func TestExecute_RateLimitsLowerTheWorkersAndEveryRunScores(t *testing.T) {
+	dir := writeSkill(t, `{"skill_name":"report-style","evals":[{"id":1,"prompt":"Say hello for eval two","checks":[{"kind":"answer_contains","text":"hello"}]}]}`)
+	srv := benchtest.New(func(benchtest.Request) benchtest.Reply { return benchtest.Reply{Text: "hello"} })
+	srv.Concurrency = 2
+	srv.Delay = 30 * time.Millisecond
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL}) // retries 429s, as every session's client
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(spec bench.RunSpec, on func(harness.Event)) (*harness.Session, error) {
+		cat := skills.NewCatalog(nil, nil)
+		return harness.New(harness.Options{Config: harness.DefaultConfig(), Catalog: cat, Model: client, ModelName: "scripted",
+			Dir: spec.Dir, OnEvent: on, NewID: func() string { return bench.SessionID }, ApproveAll: true})
+	}
+	s := suite(t, dir)
+	runs, err := bench.Execute(context.Background(), bench.Options{Out: t.TempDir(), Suites: []*bench.Suite{s},
+		Configurations: []string{bench.WithSkill, bench.WithoutSkill}, Runs: 8, Workers: 8, NewSession: open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scored := 0
+	for _, r := range runs {
+		if r.Scored() {
+			scored++
+		} else if !strings.Contains(r.Error, "429") {
+			t.Errorf("run errored: %s", r.Error)
+		}
+	}
+	// a burst of 8 against a limit of 2 may run some out of retries; those
+	// are run again, fewer at once
+	if scored != 16 || srv.Throttled() == 0 || len(runs) > 24 {
+		t.Errorf("%d scored of %d attempts, %d throttled requests: want 16 through a limit that refused some", scored, len(runs), srv.Throttled())
 	}
 }

@@ -125,7 +125,7 @@ func Execute(ctx context.Context, opts Options) ([]*RunResult, error) {
 			}
 		}
 	}
-	x := &executor{opts: opts, units: units, start: time.Now()}
+	x := &executor{opts: opts, units: units, start: time.Now(), limit: opts.Workers}
 	x.cond = sync.NewCond(&x.mu)
 	for _, u := range units {
 		x.total += opts.Runs
@@ -160,6 +160,9 @@ type executor struct {
 	// next is where the search for work starts, so the configurations of
 	// an eval take turns.
 	next int
+	// limit is how many runs may go at once: Workers, fewer while the
+	// endpoint rate-limits; epoch counts its cuts.
+	limit, epoch, successes int
 }
 
 func (x *executor) work(ctx context.Context) {
@@ -182,6 +185,9 @@ func (x *executor) take(ctx context.Context) (*unit, int, bool) {
 			return nil, 0, false
 		}
 		for i := range x.units {
+			if x.running >= x.limit {
+				break
+			}
 			u := x.units[(x.next+i)%len(x.units)]
 			if !u.wants(x.opts.Runs) {
 				continue
@@ -249,11 +255,21 @@ func (x *executor) runOne(ctx context.Context, u *unit, attempt int) *RunResult 
 	}
 	var mu sync.Mutex
 	var events []harness.Event
+	epoch := x.currentEpoch()
 	onEvent := func(ev harness.Event) {
-		if harness.Journaled(ev) {
-			mu.Lock()
-			events = append(events, ev)
-			mu.Unlock()
+		if !harness.Journaled(ev) {
+			return
+		}
+		mu.Lock()
+		events = append(events, ev)
+		mu.Unlock()
+		switch e := ev.(type) {
+		case *harness.Retry:
+			if eval.RateLimited(e.Message) {
+				x.throttled(epoch)
+			}
+		case *harness.Assistant:
+			x.succeeded()
 		}
 	}
 	start := time.Now()
@@ -272,6 +288,9 @@ func (x *executor) runOne(ctx context.Context, u *unit, attempt int) *RunResult 
 	mu.Unlock()
 	if terr != nil && o.Error == "" {
 		o.Error = terr.Error()
+	}
+	if o.Error != "" && eval.RateLimited(o.Error) {
+		x.throttled(epoch) // its retries ran out: fewer at once
 	}
 	if cerr != nil && o.Error == "" {
 		o.Error = "close the session: " + cerr.Error()

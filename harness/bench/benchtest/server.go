@@ -64,9 +64,22 @@ type Server struct {
 	// Delay is how long each answer takes; Tokens the usage it reports.
 	Delay  time.Duration
 	Tokens int
+	// Concurrency, when set, is how many requests are answered at once, as
+	// a provider's limit: one more is answered 429 with a short
+	// Retry-After-Ms.
+	Concurrency int
 
-	mu       sync.Mutex
-	requests int
+	mu        sync.Mutex
+	requests  int
+	inflight  int
+	throttled int
+}
+
+// Throttled counts the requests answered 429 for Concurrency.
+func (s *Server) Throttled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.throttled
 }
 
 // New starts a server over a script.
@@ -135,9 +148,24 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		in.Tools = append(in.Tools, t.Function.Name)
 	}
 	s.mu.Lock()
+	if s.Concurrency > 0 && s.inflight >= s.Concurrency {
+		s.throttled++
+		s.mu.Unlock()
+		w.Header().Set("Retry-After-Ms", "10")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"concurrency limit reached"}}`)
+		return
+	}
+	s.inflight++
 	s.requests++
 	n := s.requests
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inflight--
+		s.mu.Unlock()
+	}()
 	if s.Delay > 0 {
 		time.Sleep(s.Delay)
 	}
