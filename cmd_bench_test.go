@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"skillet/harness"
 	"skillet/harness/bench"
@@ -299,5 +302,59 @@ func TestBenchEvalsFileFilesAreRelativeToTheSkill(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "", "bench", "--evals", evals, "--skills", lib, "--offline", "--runs", "2", "--out", filepath.Join(tmp, "b"))
 	if code != 0 || !strings.Contains(stdout, "2/2 [0.34, 1.00] vs 2/2") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// gradings counts the graded runs in a benchmark's folder.
+func gradings(out string) int {
+	n := 0
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == bench.GradingFile {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func TestBenchCtrlCKeepsGradedRunsAndResumeFinishes(t *testing.T) {
+	bin := buildSkillet(t) // before isolate, so the build cache is the usual one
+	tmp := isolate(t)
+	lib := benchLibrary(t, tmp, "Mark every report with GOOD.")
+	srv := benchtest.New(reportAgent)
+	srv.Delay = 60 * time.Millisecond
+	defer srv.Close()
+	out := filepath.Join(tmp, "b")
+	cmd := exec.Command(bin, "bench", "report-style", "--skills", lib, "--base-url", srv.URL, "--runs", "5", "--workers", "2", "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	must(t, cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	for gradings(out) < 3 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no runs finished: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted by ") || !strings.Contains(stderr.String(), "skillet bench --resume "+out) {
+		t.Errorf("stderr %q does not say how to resume", stderr.String())
+	}
+	kept := gradings(out)
+	if kept < 3 || kept >= 20 {
+		t.Fatalf("%d graded runs kept", kept)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report-style", bench.BenchmarkFile)); err != nil {
+		t.Errorf("no partial benchmark.json: %v", err)
+	}
+	code, stdout, errOut := runCmd(t, "", "bench", "--resume", out, "--base-url", srv.URL)
+	if code != 0 || gradings(out) != 20 || !strings.Contains(stdout, "5/5 [0.57, 1.00] vs 0/5") {
+		t.Fatalf("resume: exit %d, %d graded\n%s\n%s", code, gradings(out), stdout, errOut)
 	}
 }
