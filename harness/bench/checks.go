@@ -71,7 +71,7 @@ func ParseCheck(raw json.RawMessage) (Check, error) {
 		return c, errors.New("want an object with a kind")
 	}
 	if err := field(fields, "kind", &c.Kind); err != nil || c.Kind == "" {
-		return c, fmt.Errorf("kind: missing; want one of %s", strings.Join(Kinds(), ", "))
+		return c, fmt.Errorf("kind: missing or not a string; want one of %s", strings.Join(Kinds(), ", "))
 	}
 	spec, ok := checkFields[c.Kind]
 	if !ok {
@@ -117,6 +117,9 @@ func ParseCheck(raw json.RawMessage) (Check, error) {
 			return c, fmt.Errorf("%s: regex %q: %v", c.Kind, c.Regex, err)
 		}
 		c.re = re
+	}
+	if c.Kind == KindJSONPath && c.Pointer == nil {
+		return c, fmt.Errorf("%s: pointer is null; want an RFC 6901 pointer such as \"/items/0/name\" (\"\" for the whole document)", c.Kind)
 	}
 	if c.Pointer != nil {
 		if _, err := parsePointer(*c.Pointer); err != nil {

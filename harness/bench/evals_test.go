@@ -74,6 +74,10 @@ func TestParseEvals_BadInputNamesTheField(t *testing.T) {
 		{`{"evals":[{"id":1,"prompt":"p","checks":[{"kind":"json_path","path":"a","pointer":"a/b","equals":1}]}]}`, `pointer "a/b"`},
 		{`{"evals":[{"id":1,"prompt":"p","checks":[{"kind":"file_exists","path":"../up"}]}]}`, "leaves the run's workspace"},
 		{`not json`, "not JSON"},
+		{`{"evals":[{"id":1,"prompt":"p","checks":[{"kind":"json_path","path":"a","pointer":null,"equals":1}]}]}`, "pointer is null"},
+		{`{"evals":[{"id":1,"prompt":"p","checks":[{"kind":"file_contains","path":"a","text":5}]}]}`, "file_contains: json: cannot unmarshal number"},
+		{`{"evals":[{"id":1,"prompt":"p","checks":[{"kind":7}]}]}`, "kind: missing or not a string"},
+		{`{"evals":[{"id":1,"prompt":"p","checks":["file_exists"]}]}`, "checks[0]: want an object with a kind"},
 	} {
 		_, err := bench.ParseEvals([]byte(c.in), "evals.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -98,4 +102,21 @@ func TestReadEvals_MissingFilesAreNamed(t *testing.T) {
 	if _, err := bench.SkillEvals(t.TempDir(), "x"); err == nil || !strings.Contains(err.Error(), "skill x has no evals/evals.json") {
 		t.Errorf("no evals file: %v", err)
 	}
+}
+
+func FuzzParseEvals(f *testing.F) {
+	f.Add([]byte(scriptedEvals))
+	f.Add([]byte(`{"evals":[{"id":1,"prompt":"p","checks":[{"kind":"json_path","path":"a","pointer":"/~","equals":null}]}]}`))
+	f.Add([]byte(`[{"query":"x"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := bench.ParseEvals(data, "f")
+		if err != nil {
+			return
+		}
+		for _, e := range ev.Evals {
+			for _, c := range e.Checks {
+				_ = c.Label()
+			}
+		}
+	})
 }
