@@ -79,7 +79,13 @@ func Read(events []harness.Event) Outcome {
 			if x.IsError {
 				o.ToolErrors++
 			}
+			if x.Activated != "" {
+				// a profile's own activation (Claude Code's Skill tool, …)
+				o.Loaded = appendNew(o.Loaded, x.Activated)
+			}
 		case *harness.SkillLoaded:
+			o.Loaded = appendNew(o.Loaded, x.Skill)
+		case *harness.SkillActivated:
 			o.Loaded = appendNew(o.Loaded, x.Skill)
 		case *harness.WorkspaceChanged:
 			for _, c := range x.Changes {
@@ -104,6 +110,9 @@ func Read(events []harness.Event) Outcome {
 			sawEnd = true
 			o.Answer = x.Answer
 			o.StopReason = string(x.StopReason)
+			for _, sk := range x.Loaded {
+				o.Loaded = appendNew(o.Loaded, sk)
+			}
 		}
 	}
 	for _, c := range changed {
