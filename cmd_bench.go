@@ -361,6 +361,9 @@ func (b *benchRun) copyFor(s *bench.Suite, c, kind, dir string) error {
 		if _, err := os.Stat(filepath.Join(b.m.Baseline, "SKILL.md")); err != nil {
 			return usageError{fmt.Sprintf("--baseline %s: no SKILL.md there; give the folder of the skill's other version", b.m.Baseline)}
 		}
+		if sk := skills.LoadSkillFile(filepath.Join(b.m.Baseline, "SKILL.md")); sk != nil && sk.Name != "" && sk.Name != s.Skill {
+			return usageError{fmt.Sprintf("--baseline %s: its SKILL.md names %s, not %s: a baseline must be a version of the same skill", b.m.Baseline, sk.Name, s.Skill)}
+		}
 		_, err := bench.CopySkill(b.m.Baseline, dir, s.Skill)
 		return err
 	default:

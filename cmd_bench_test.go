@@ -358,3 +358,24 @@ func TestBenchCtrlCKeepsGradedRunsAndResumeFinishes(t *testing.T) {
 		t.Fatalf("resume: exit %d, %d graded\n%s\n%s", code, gradings(out), stdout, errOut)
 	}
 }
+
+func TestBenchBaselineFolder(t *testing.T) {
+	tmp := isolate(t)
+	lib := benchLibrary(t, tmp, "Mark every report with GOOD.")
+	old := filepath.Join(benchLibrary(t, filepath.Join(tmp, "old"), "Write plainly."), "report-style")
+	srv := benchtest.New(reportAgent)
+	defer srv.Close()
+	out := filepath.Join(tmp, "b")
+	code, stdout, stderr := runCmd(t, "", "bench", "report-style", "--skills", lib, "--base-url", srv.URL, "--runs", "3", "--baseline", old, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "helps        3/3 [0.44, 1.00] vs 0/3") || !strings.Contains(stdout, "(with_skill − baseline)") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// another skill is no baseline
+	other := filepath.Join(tmp, "other")
+	must(t, os.MkdirAll(other, 0o755))
+	must(t, os.WriteFile(filepath.Join(other, "SKILL.md"), []byte("---\nname: other-skill\ndescription: Something else.\n---\n\nBody.\n"), 0o644))
+	code, _, stderr = runCmd(t, "", "bench", "report-style", "--skills", lib, "--base-url", srv.URL, "--baseline", other, "--out", filepath.Join(tmp, "c"))
+	if code != 2 || !strings.Contains(stderr, "its SKILL.md names other-skill, not report-style: a baseline must be a version of the same skill") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
