@@ -23,6 +23,25 @@ type Changed struct {
 	// Binary marks content that is not text (not shown to the grader).
 	Binary  bool `json:"binary,omitempty"`
 	Omitted bool `json:"omitted,omitempty"`
+	// Cut marks content kept only in part in grading.json (the whole file
+	// is in the run's outputs/ folder and its journal).
+	Cut bool `json:"cut,omitempty"`
+}
+
+// keptContent is how much of a changed file grading.json keeps.
+const keptContent = 64 << 10
+
+// trimmed is the outcome as grading.json keeps it: long files cut.
+func (o Outcome) trimmed() Outcome {
+	out := o
+	out.Changed = make([]Changed, len(o.Changed))
+	for i, c := range o.Changed {
+		if len(c.Content) > keptContent {
+			c.Content, c.Cut = c.Content[:keptContent], true
+		}
+		out.Changed[i] = c
+	}
+	return out
 }
 
 // Outcome is what one run did, read from its events.

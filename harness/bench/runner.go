@@ -308,6 +308,7 @@ func (x *executor) runOne(ctx context.Context, u *unit, attempt int) *RunResult 
 	if err := writeOutputs(spec.Dir, e, o); err != nil && r.Error == "" {
 		r.Error = err.Error()
 	}
+	r.Outcome = o.trimmed()
 	if err := writeGrading(spec.Dir, r); err != nil && r.Error == "" {
 		r.Error = err.Error()
 	}
