@@ -232,3 +232,23 @@ func TestHTML_RendersInHeadlessChromium(t *testing.T) {
 }
 
 func must2(b []byte, _ error) []byte { return b }
+
+func TestHTML_EscapesWhatTheRunsWrote(t *testing.T) {
+	run := &bench.RunResult{Skill: "s", EvalID: 1, Configuration: bench.WithSkill, Attempt: 1,
+		Outcome: bench.Outcome{Answer: "done <script>alert(1)</script>", Changed: []bench.Changed{{Path: "x.html", Op: "create", Content: "<img src=x onerror=alert(2)>"}}},
+		Grades:  []bench.Grade{{Text: "answer_contains \"<b>\"", Passed: false, Evidence: "<i>no</i>", By: "check"}}}
+	sr := &bench.SkillReport{Skill: "s", Evals: []*bench.EvalReport{{ID: 1, Name: "Eval 1", Prompt: "<p>",
+		Configs: []bench.EvalConfig{{Configuration: bench.WithSkill, Runs: 1}}, Verdict: bench.VerdictError}}, Runs: []*bench.RunResult{run}}
+	page, err := bench.HTML(&bench.Report{Model: "m", Runs: 1, Configurations: []string{bench.WithSkill, bench.WithoutSkill}, Skills: []*bench.SkillReport{sr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"<script>alert", "<img src=x", "<i>no</i>", `answer_contains "<b>"`} {
+		if strings.Contains(string(page), bad) {
+			t.Errorf("the page holds %q as markup", bad)
+		}
+	}
+	if !strings.Contains(string(page), "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Error("the answer is not shown escaped")
+	}
+}
