@@ -24,6 +24,10 @@ usage:
   skillet eval [flags] [SKILL...] [--queries FILE]
                                    measure whether skills trigger, with
                                    repeated runs and intervals (skillet eval -h)
+  skillet bench [flags] [SKILL...] [--evals FILE]
+                                   measure whether a skill helps: its evals
+                                   with the skill and against a baseline,
+                                   graded, with intervals (skillet bench -h)
   skillet validate [--json] [PATH...]
                                    check skills against the Agent Skills spec
                                    (skillet validate -h)
@@ -77,6 +81,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		case "eval":
 			return runEval(args[1:], stdout, stderr)
+		case "bench":
+			return runBench(args[1:], stdout, stderr)
 		case "validate":
 			return runValidate(args[1:], stdout, stderr)
 		case "show":
