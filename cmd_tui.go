@@ -137,11 +137,34 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		}
 		return out.String(), nil
 	}
+	bench := func(skill string) (string, error) {
+		var out, errOut strings.Builder
+		args := []string{skill}
+		for _, d := range c.skills {
+			args = append(args, "--skills", d)
+		}
+		if c.config != "" {
+			args = append(args, "--config", c.config)
+		}
+		if c.baseURL != "" {
+			args = append(args, "--base-url", c.baseURL)
+		}
+		if c.model != "" {
+			args = append(args, "--model", c.model)
+		}
+		if c.offline {
+			args = append(args, "--offline")
+		}
+		if code := runBench(args, &out, &errOut); code != 0 {
+			return out.String(), errors.New(strings.TrimSpace(errOut.String()))
+		}
+		return out.String(), nil
+	}
 	// SIGTERM (kill, timeout, docker stop, systemd) and SIGHUP (the
 	// terminal closed) end it from here, the same way.
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	opts.Style, opts.Resumed, opts.Present, opts.Why = style, w.journal, f.present, why
+	opts.Style, opts.Resumed, opts.Present, opts.Why, opts.Bench = style, w.journal, f.present, why, bench
 	var eng ui.Engine
 	if s != nil {
 		eng = s

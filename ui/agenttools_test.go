@@ -53,3 +53,24 @@ func TestAgentToolsShowTheirRunsAndDiffs(t *testing.T) {
 		t.Fatalf("/files does not list the write:\n%s", screen)
 	}
 }
+
+// TestBenchRunsTheActiveSkillsEvals: /bench with no name benchmarks the
+// active skill, says so, and shows the report when it is done.
+func TestBenchRunsTheActiveSkillsEvals(t *testing.T) {
+	var asked []string
+	sink := NewEventSink()
+	s, _ := sampleSession(t, sink, nil)
+	d := driveEngineWith(t, s, sink, 160, 48, Options{Style: "dark", Bench: func(skill string) (string, error) {
+		asked = append(asked, skill)
+		return "account-review: helps · delta +0.60 [0.12, 0.85]", nil
+	}})
+	d.send("/load account-review")
+	d.send("/bench")
+	d.settle()
+	if len(asked) != 1 || asked[0] != "account-review" {
+		t.Fatalf("benchmarked %v, want the active skill", asked)
+	}
+	if !strings.Contains(d.screen(), "helps · delta") {
+		t.Fatalf("the report is not shown:\n%s", d.screen())
+	}
+}

@@ -37,6 +37,7 @@ func commandList() []command {
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
 		{name: "history", args: "[TURN]", help: "the side panes as a turn's first model call went out (alt+[ alt+] step, esc live)", run: (*model).cmdHistory},
 		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
+		{name: "bench", args: "[SKILL]", help: "does the skill help? its evals with and without it, in the background (skillet bench)", run: (*model).cmdBench, complete: (*model).knownSkills},
 		{name: "files", help: "the workspace files the agent tools changed, with each call's diff (alt+f)", run: (*model).cmdFiles},
 		{name: "export", args: "FILE", help: "write the transcript: FILE.md Markdown, .cast asciicast, .html replay", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
@@ -289,6 +290,34 @@ func (m *model) cmdSkills(string) tea.Cmd {
 }
 
 func (m *model) cmdInspect(string) tea.Cmd { return m.openInspector(0) }
+
+// cmdBench runs a skill's evals with and without it in the background
+// and shows the report when they are done; with no name, the active
+// skill's.
+func (m *model) cmdBench(args string) tea.Cmd {
+	if m.opts.Bench == nil {
+		return m.flashErr(fmt.Errorf("/bench: this session cannot run benchmarks"))
+	}
+	skill := args
+	if skill == "" && m.snap != nil && len(m.snap.Loaded) > 0 {
+		skill = m.snap.Loaded[0].Name
+	}
+	if skill == "" {
+		if len(m.knownSkills()) == 0 {
+			return m.flashErr(needArg("bench", "a skill name (tab completes)"))
+		}
+		m.overlay = newPicker(m.th, "Benchmark which skill?", m.knownSkills(), "", func(n string) tea.Cmd { return runCommand("/bench " + n) })
+		return nil
+	}
+	run := m.opts.Bench
+	return tea.Batch(m.flashInfo(fmt.Sprintf("bench %s runs in the background; its verdict shows when it is done", skill)), func() tea.Msg {
+		text, err := run(skill)
+		if err != nil {
+			text = fmt.Sprintf("bench %s: %v\n\n%s", skill, err, text)
+		}
+		return openViewerMsg{title: "bench " + skill, text: text}
+	})
+}
 
 // cmdFiles shows, call by call, what the agent tools changed in the
 // workspace: each shell command and its exit, each file's diff.

@@ -33,6 +33,10 @@ type Options struct {
 	// Why explains a skill's fate in the session, as `skillet why` prints
 	// it, for the /why card; nil leaves /why out. It may read files.
 	Why func(skill string) (string, error)
+	// Bench runs a skill's evals (skillet bench) and returns its report,
+	// for /bench; nil leaves /bench out. It runs for a while: the UI
+	// calls it off its own path and shows the verdict when it returns.
+	Bench func(skill string) (string, error)
 	// Opening, when set, opens the engine while the program already
 	// shows a progress line; Run is then given a nil engine.
 	Opening *Opening
