@@ -403,3 +403,42 @@ func TestWorkspaceCommandWritesTheSessionsFiles(t *testing.T) {
 		t.Fatalf("an unknown call: %v %s", err, errOut)
 	}
 }
+
+// TestReplayToolsMakesTheRecordedFileChangesAgain: a session recorded to a
+// cassette ran a command that wrote a file; replayed with --replay-tools,
+// no command runs, and the new workspace gets the file with its recorded
+// content.
+func TestReplayToolsMakesTheRecordedFileChangesAgain(t *testing.T) {
+	requireSandbox(t)
+	bin := skilletBinary(t)
+	tmp := t.TempDir()
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Dir = procEnv(tmp), tmp
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	cas := filepath.Join(tmp, "take.cassette")
+	msg := `call shell {"command":"date +%s%N > stamp.txt; echo ran"}`
+	if out, err := run("run", "--approve-all", "--record", cas, msg); err != nil {
+		t.Fatalf("record: %v\n%s", err, out)
+	}
+	first, _ := filepath.Glob(filepath.Join(tmp, "state", "skillet", "sessions", "*", "workspace", "stamp.txt"))
+	if len(first) != 1 {
+		t.Fatalf("the recorded run wrote no stamp: %v", first)
+	}
+	b, _ := os.ReadFile(first[0])
+	recorded := string(b)
+	if out, err := run("run", "--replay", cas, "--replay-tools", msg); err != nil {
+		t.Fatalf("replay: %v\n%s", err, out)
+	}
+	paths, _ := filepath.Glob(filepath.Join(tmp, "state", "skillet", "sessions", "*", "workspace", "stamp.txt"))
+	if len(paths) != 2 {
+		t.Fatalf("want the stamp in both workspaces, found %v", paths)
+	}
+	for _, p := range paths {
+		if b, _ := os.ReadFile(p); string(b) != recorded {
+			t.Fatalf("%s holds %q, the recording %q: the command ran again", p, b, recorded)
+		}
+	}
+}
