@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -76,6 +77,10 @@ func stateAtCall(st *rulebook.State, mc *ModelCall) *Snapshot {
 		snap.Preloaded = append(snap.Preloaded, historyLoaded(ls, false))
 	}
 	snap.Window = WindowInfo{Messages: mc.Entry, Cap: st.Settings.MaxTranscriptMessages}
+	snap.Workspace = st.Workspace
+	for _, p := range slices.Sorted(maps.Keys(st.Files)) {
+		snap.Files = append(snap.Files, st.Files[p])
+	}
 	return snap
 }
 

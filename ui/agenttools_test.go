@@ -52,6 +52,26 @@ func TestAgentToolsShowTheirRunsAndDiffs(t *testing.T) {
 	if !strings.Contains(screen, "changed files") || !strings.Contains(screen, "notes/todo.md") {
 		t.Fatalf("/files does not list the write:\n%s", screen)
 	}
+	// time travel: as the second call went out, the write had not happened
+	d.key("esc")
+	d.key("alt+[")
+	d.settle()
+	d.key("alt+[")
+	d.settle()
+	d.key("alt+f")
+	d.settle()
+	screen = d.screen()
+	if !strings.Contains(screen, "workspace at call 2") || strings.Contains(screen, "notes/todo.md") || !strings.Contains(screen, "--at 2 --out DIR") {
+		t.Fatalf("/files while travelling:\n%s", screen)
+	}
+	d.key("esc")
+	d.key("alt+]")
+	d.settle()
+	d.key("alt+f")
+	d.settle()
+	if screen = d.screen(); !strings.Contains(screen, "workspace at call 3") || !strings.Contains(screen, "notes/todo.md") {
+		t.Fatalf("/files at the third call:\n%s", screen)
+	}
 }
 
 // TestBenchRunsTheActiveSkillsEvals: /bench with no name benchmarks the

@@ -291,6 +291,20 @@ func (m *model) cmdSkills(string) tea.Cmd {
 
 func (m *model) cmdInspect(string) tea.Cmd { return m.openInspector(0) }
 
+// filesAt lists the files tool calls had changed as a call went out, and
+// how to write that workspace out.
+func filesAt(snap *harness.Snapshot) string {
+	var b strings.Builder
+	if len(snap.Files) == 0 {
+		b.WriteString("no tool call had changed a workspace file yet\n")
+	}
+	for _, f := range snap.Files {
+		fmt.Fprintf(&b, "%-6s %s (%d bytes)\n", f.Op, f.Path, f.Size)
+	}
+	fmt.Fprintf(&b, "\nskillet workspace %s --at %d --out DIR writes the whole workspace as it was then\n", snap.SessionID, snap.Call)
+	return b.String()
+}
+
 // cmdBench runs a skill's evals with and without it in the background
 // and shows the report when they are done; with no name, the active
 // skill's.
@@ -322,6 +336,13 @@ func (m *model) cmdBench(args string) tea.Cmd {
 // cmdFiles shows, call by call, what the agent tools changed in the
 // workspace: each shell command and its exit, each file's diff.
 func (m *model) cmdFiles(string) tea.Cmd {
+	if m.travel != nil {
+		// the workspace as the viewed call went out
+		snap := m.travel.snaps[m.travel.idx]
+		return func() tea.Msg {
+			return openViewerMsg{title: fmt.Sprintf("workspace at call %d", snap.Call), text: filesAt(snap)}
+		}
+	}
 	text := m.tr.filesText()
 	if text == "" {
 		return m.flashErr(fmt.Errorf("no tool call has changed a workspace file yet"))
