@@ -88,12 +88,12 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 		reply, partial, err := s.complete(ctx, call, c.req)
 		if err != nil {
 			if ctx.Err() != nil {
-				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true, FinishReason: "cancelled", ToolCalls: []ToolCallRecord{}})
+				s.emit(&Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, FinishReason: "cancelled", ToolCalls: []ToolCallRecord{}})
 				return StopCancelled, nil
 			}
 			s.emit(&Error{Message: err.Error()})
-			if partial.text != "" || partial.reasoning != "" {
-				s.emit(&Assistant{Call: call, Text: partial.text, Reasoning: partial.reasoning, Interrupted: true, ToolCalls: []ToolCallRecord{}})
+			if partial.text.Len() > 0 || partial.reasoning.Len() > 0 {
+				s.emit(&Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, ToolCalls: []ToolCallRecord{}})
 			}
 			return StopError, err
 		}
@@ -121,19 +121,22 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 	}
 }
 
-type partialReply struct{ text, reasoning string }
+// partialReply is what a reply streamed before it was cut short. The
+// builders grow in place: a long reply streamed in many chunks is not
+// copied again at each one.
+type partialReply struct{ text, reasoning strings.Builder }
 
 // complete calls the model, turning its stream into delta events.
-func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*chat.Reply, partialReply, error) {
-	var p partialReply
+func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*chat.Reply, *partialReply, error) {
+	p := &partialReply{}
 	m := read(s, func(*frame) chat.Model { return s.model })
 	reply, err := m.Complete(ctx, req, func(ev chat.StreamEvent) {
 		switch ev.Kind {
 		case chat.EventText:
-			p.text += ev.Text
+			p.text.WriteString(ev.Text)
 			s.emit(&TextDelta{Call: call, Text: ev.Text})
 		case chat.EventReasoning:
-			p.reasoning += ev.Text
+			p.reasoning.WriteString(ev.Text)
 			s.emit(&ReasoningDelta{Call: call, Text: ev.Text})
 		case chat.EventRetry:
 			msg := ""
