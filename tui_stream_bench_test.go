@@ -130,7 +130,8 @@ func (s *streamingTUI) settle() {
 }
 
 // turnCPU sends a message and returns the CPU the process used until the
-// screen shows the reply's last line with the turn ended.
+// screen shows the reply's last line with the turn ended and the process
+// is quiet again (the wall time is until the screen showed it).
 func (s *streamingTUI) turnCPU(msg string) (time.Duration, time.Duration) {
 	s.t.Helper()
 	s.settle()
@@ -141,7 +142,10 @@ func (s *streamingTUI) turnCPU(msg string) (time.Duration, time.Duration) {
 		scr := s.screen()
 		return strings.Contains(scr, "REPLY-END") && !strings.Contains(scr, "a turn is running")
 	})
-	return cpuOf(s.t, s.pid) - c0, time.Since(t0)
+	took := time.Since(t0)
+	// the raw text shows before its Markdown: count the render that lands
+	s.settle()
+	return cpuOf(s.t, s.pid) - c0, took
 }
 
 // TestTUIStreamCPU measures the whole process streaming a 100 KB reply,
