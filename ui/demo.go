@@ -118,7 +118,7 @@ func (p *demoProgram) typeOne() tea.Cmd {
 	if p.pos >= len(p.typing) {
 		return nil
 	}
-	p.m.in.ta.InsertRune(p.typing[p.pos])
+	p.m.in.insertRune(p.typing[p.pos])
 	p.pos++
 	if p.pos < len(p.typing) {
 		return p.tick()

@@ -18,6 +18,10 @@ type inputBox struct {
 	// text being written, kept in draft.
 	hist  int
 	draft string
+	// shown is the text area as last drawn; stale once anything that
+	// changes it ran (every change goes through a method below).
+	shown string
+	stale bool
 }
 
 func newInputBox(th *theme) *inputBox {
@@ -37,10 +41,11 @@ func newInputBox(th *theme) *inputBox {
 	st.Focused.CursorLine = st.Focused.Text
 	ta.SetStyles(st)
 	ta.Focus()
-	return &inputBox{ta: ta}
+	return &inputBox{ta: ta, stale: true}
 }
 
 func (in *inputBox) setTheme(th *theme) {
+	in.stale = true
 	st := textarea.DefaultStyles(th.dark)
 	st.Cursor.Blink = false
 	st.Focused.CursorLine = st.Focused.Text
@@ -50,6 +55,7 @@ func (in *inputBox) setTheme(th *theme) {
 // setSize fits the text area in a box of inner width w; the tallest it may
 // grow depends on the screen.
 func (in *inputBox) setSize(w, screenH int) {
+	in.stale = true
 	switch {
 	case screenH < 20:
 		in.ta.MinHeight, in.ta.MaxHeight = 1, 2
@@ -66,12 +72,14 @@ func (in *inputBox) height() int { return in.ta.Height() }
 func (in *inputBox) value() string { return in.ta.Value() }
 
 func (in *inputBox) set(s string) {
+	in.stale = true
 	in.ta.SetValue(s)
 	in.ta.MoveToEnd()
 }
 
 // take empties the box and records the text in the history.
 func (in *inputBox) take() string {
+	in.stale = true
 	v := in.ta.Value()
 	if t := strings.TrimSpace(v); t != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != v) {
 		in.history = append(in.history, v)
@@ -84,6 +92,7 @@ func (in *inputBox) take() string {
 // browse steps through the history with ↑/↓ while the cursor is on the
 // first or last line; it reports whether it used the key.
 func (in *inputBox) browse(up bool) bool {
+	in.stale = true
 	if len(in.history) == 0 {
 		return false
 	}
@@ -114,15 +123,24 @@ func (in *inputBox) browse(up bool) bool {
 }
 
 func (in *inputBox) update(msg tea.Msg) tea.Cmd {
+	in.stale = true
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
 	return cmd
 }
 
-func (in *inputBox) view() string { return in.ta.View() }
+func (in *inputBox) view() string {
+	if in.stale {
+		in.shown, in.stale = in.ta.View(), false
+	}
+	return in.shown
+}
 
 // cursor is the terminal cursor inside the text area, nil when blurred.
 func (in *inputBox) cursor() *tea.Cursor { return in.ta.Cursor() }
 
-func (in *inputBox) focus() tea.Cmd { return in.ta.Focus() }
-func (in *inputBox) blur()          { in.ta.Blur() }
+func (in *inputBox) focus() tea.Cmd { in.stale = true; return in.ta.Focus() }
+func (in *inputBox) blur()          { in.stale = true; in.ta.Blur() }
+
+// insertRune types r at the cursor.
+func (in *inputBox) insertRune(r rune) { in.stale = true; in.ta.InsertRune(r) }

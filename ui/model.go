@@ -102,6 +102,11 @@ type model struct {
 
 	// now is the clock the approval guard reads; tests set it.
 	now func() time.Time
+
+	// boxes (one per pane, the input's last) and status are what the last
+	// frame drew, kept to draw again only what changed.
+	boxes  [numPanes]boxMemo
+	status statusMemo
 }
 
 // Internal messages.

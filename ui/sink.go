@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -49,10 +50,18 @@ func (d *delta) event() harness.Event {
 	return &harness.TextDelta{Header: h, Call: d.call, Text: d.text.String()}
 }
 
+// frame is the shortest time between two deliveries: the program draws the
+// screen after every message, and a model streams hundreds of chunks a
+// second, so chunks are delivered at most once per frame of a 60 Hz
+// screen, however fast they come.
+const frame = time.Second / 60
+
 // Sink carries the engine's events and approval requests into the running
 // program. The engine calls OnEvent from its own goroutine; the sink queues
-// and never blocks it. Streamed deltas that pile up while the program is busy
-// are merged into one; every other event is delivered once, in order.
+// and never blocks it. Deliveries are at most one per frame; streamed
+// deltas that arrive in between are merged into one, every other event is
+// delivered once, in order. (The engine journals every chunk itself; only
+// the screen sees them merged.)
 type Sink struct {
 	mu      sync.Mutex
 	pending []any
@@ -149,14 +158,27 @@ func (s *Sink) attach(p sender) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var last time.Time
+		pace := time.NewTimer(frame)
+		defer pace.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-s.wake:
 			}
+			// what arrives until the frame is over joins this delivery
+			if wait := frame - time.Since(last); wait > 0 {
+				pace.Reset(wait)
+				select {
+				case <-ctx.Done():
+					return
+				case <-pace.C:
+				}
+			}
 			if batch := s.take(); len(batch) > 0 {
 				p.Send(batch)
+				last = time.Now()
 			}
 		}
 	}()

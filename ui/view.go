@@ -50,7 +50,7 @@ func (m *model) render() string {
 		screen = append(screen, m.inputBox(r)...)
 	}
 	if lay.status.h > 0 {
-		screen = append(screen, fit(m.statusLine(m.w), m.w))
+		screen = append(screen, m.statusBar(m.w))
 	}
 	for len(screen) < m.h {
 		screen = append(screen, fit("", m.w))
@@ -122,7 +122,7 @@ func (m *model) paneBox(p pane, r rect) []string {
 	if m.zoom == p {
 		title += " · zoomed — ctrl+z or esc restores"
 	}
-	return box(m.th, title, lines, r.w, r.h, m.focus == p, footer)
+	return m.boxes[p].box(m.th, title, lines, r.w, r.h, m.focus == p, footer)
 }
 
 // dimmed redraws a line of what is under a dialog in the dim colour.
@@ -243,7 +243,7 @@ func (m *model) inputBox(r rect) []string {
 	case m.opening != nil:
 		title = "Message · the session is reopening — enter queues"
 	}
-	return box(m.th, title, lines, r.w, r.h, m.focus == paneInput, "")
+	return m.boxes[paneInput].box(m.th, title, lines, r.w, r.h, m.focus == paneInput, "")
 }
 
 // messageLine shows the last command's outcome or error, else key hints.
