@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -10,20 +9,20 @@ import (
 )
 
 // ranker scores skills against a message by shared words, weighted by how
-// rare each word is among the enabled skills (R10, R22). Each skill's words
-// are computed once per parsed skill.
+// rare each word is among the enabled skills (R10, R22). The word index of
+// a set of skills is built once per process and shared by every ranker
+// whose pool holds that set, in whatever order: the runs of an eval and
+// the turns of a session over unchanged skills rank against one index.
 type ranker struct {
-	terms map[*skills.Skill]map[string]float64
-	// postings lists, per word, the pool positions holding it and the
-	// word's weight there times its rarity.
-	postings map[string][]posting
-	// gen is the set of skills idf was computed for.
+	// idx is the index of the pool's skills; at maps the index's
+	// positions to pool positions.
+	idx *rankIndex
+	at  []int
+	// gen is the pool idx and at were made for.
 	gen []*skills.Skill
-	// score is scratch space for top, one slot per pool skill, all zero
+	// score is scratch space for top, one slot per skill, all zero
 	// between calls.
 	score []float64
-	// byName are the pool's names, sorted.
-	byName []string
 	// last is the last list asked for, kept while the pool and the
 	// message stay the same: a session composes many times per message.
 	last *topList
@@ -43,9 +42,7 @@ type posting struct {
 	wt float64
 }
 
-func newRanker() *ranker {
-	return &ranker{terms: map[*skills.Skill]map[string]float64{}}
-}
+func newRanker() *ranker { return &ranker{} }
 
 var stopWords = map[string]bool{
 	"the": true, "and": true, "for": true, "with": true, "use": true, "when": true, "this": true,
@@ -80,21 +77,6 @@ func stem(w string) string {
 	return w
 }
 
-func (r *ranker) skillTerms(s *skills.Skill) map[string]float64 {
-	if t, ok := r.terms[s]; ok {
-		return t
-	}
-	t := map[string]float64{}
-	for _, w := range words(s.Description) {
-		t[w] = 1
-	}
-	for _, w := range words(strings.ReplaceAll(s.Name, "-", " ")) {
-		t[w] = 2 // a word of the name says more than one of the description
-	}
-	r.terms[s] = t
-	return t
-}
-
 func sameSkills(a, b []*skills.Skill) bool {
 	if len(a) != len(b) {
 		return false
@@ -108,38 +90,12 @@ func sameSkills(a, b []*skills.Skill) bool {
 }
 
 func (r *ranker) prepare(pool []*skills.Skill) {
-	if r.postings != nil && sameSkills(r.gen, pool) {
+	if r.idx != nil && sameSkills(r.gen, pool) {
 		return
 	}
-	df := map[string]int{}
-	for _, s := range pool {
-		for w := range r.skillTerms(s) {
-			df[w]++
-		}
-	}
-	n := float64(len(pool))
-	r.postings = make(map[string][]posting, len(df))
-	for i, s := range pool {
-		for w, wt := range r.skillTerms(s) {
-			idf := math.Log(1 + n/float64(df[w]))
-			r.postings[w] = append(r.postings[w], posting{i: i, wt: wt * idf})
-		}
-	}
+	r.idx, r.at = sharedIndex(pool)
 	r.gen = append(r.gen[:0], pool...)
-	r.byName = r.byName[:0]
-	for _, s := range pool {
-		r.byName = append(r.byName, s.Name)
-	}
-	sort.Strings(r.byName)
 	r.last = nil
-	// forget skills that were replaced or removed
-	if len(r.terms) > 2*len(pool)+16 {
-		keep := make(map[*skills.Skill]map[string]float64, len(pool))
-		for _, s := range pool {
-			keep[s] = r.terms[s]
-		}
-		r.terms = keep
-	}
 }
 
 // top returns the k skills of pool that fit msg best (ties keep pool
@@ -154,6 +110,7 @@ func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, 
 	if len(r.score) != len(pool) {
 		r.score = make([]float64, len(pool))
 	}
+	// score and hits are by pool position
 	score := r.score
 	var hits []int
 	seen := map[string]bool{}
@@ -162,11 +119,12 @@ func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, 
 			continue
 		}
 		seen[w] = true
-		for _, p := range r.postings[w] {
-			if score[p.i] == 0 {
-				hits = append(hits, p.i)
+		for _, p := range r.idx.postings[w] {
+			i := r.at[p.i]
+			if score[i] == 0 {
+				hits = append(hits, i)
 			}
-			score[p.i] += p.wt
+			score[i] += p.wt
 		}
 	}
 	defer func() {
@@ -198,7 +156,7 @@ func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, 
 		listed[s.Name] = true
 	}
 	left := make([]string, 0, len(pool)-len(list))
-	for _, name := range r.byName {
+	for _, name := range r.idx.byName {
 		if !listed[name] {
 			left = append(left, name)
 		}

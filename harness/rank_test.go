@@ -63,8 +63,8 @@ func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []floa
 			continue
 		}
 		seen[w] = true
-		for _, p := range r.postings[w] {
-			all[p.i].score += p.wt
+		for _, p := range r.idx.postings[w] {
+			all[r.at[p.i]].score += p.wt
 		}
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].score > all[b].score })
@@ -74,4 +74,59 @@ func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []floa
 		out[i], scores[i] = a.s, a.score
 	}
 	return out, scores
+}
+
+// privateRanker ranks pool with an index of its own, built for pool's
+// order and shared with no one.
+func privateRanker(pool []*skills.Skill) *ranker {
+	rankIndexes.mu.Lock()
+	idx := buildIndex(pool, 0)
+	rankIndexes.mu.Unlock()
+	at := make([]int, len(pool))
+	for i := range at {
+		at[i] = i
+	}
+	return &ranker{idx: idx, at: at, gen: slices.Clone(pool)}
+}
+
+// Pools of the same skills in other orders share one index, and rank as an
+// index built for their own order would: ties keep each pool's order.
+func TestR10_PoolsOfTheSameSkillsShareAnIndex(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	vocab := []string{"account", "review", "release", "incident", "query", "report"}
+	var pool []*skills.Skill
+	for i := 0; i < 120; i++ {
+		pool = append(pool, &skills.Skill{Name: fmt.Sprintf("s-%03d", i), Description: vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]})
+	}
+	first := newRanker()
+	first.prepare(pool)
+	for trial := 0; trial < 50; trial++ {
+		perm := slices.Clone(pool)
+		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		r := newRanker()
+		msg := vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
+		k := 1 + rng.Intn(60)
+		list, left, scores := r.top(perm, msg, k)
+		if r.idx != first.idx {
+			t.Fatal("a reordered pool of the same skills built an index of its own")
+		}
+		wl, wleft, wscores := privateRanker(perm).top(perm, msg, k)
+		if !slices.Equal(list, wl) || !slices.Equal(left, wleft) || !slices.Equal(scores, wscores) {
+			t.Fatalf("%q k=%d: the shared index ranks differently from the pool's own", msg, k)
+		}
+	}
+	// a different set of skills, even of the same size, is not shared
+	other := slices.Clone(pool)
+	other[0] = &skills.Skill{Name: "replaced", Description: "report"}
+	r := newRanker()
+	r.prepare(other)
+	if r.idx == first.idx {
+		t.Fatal("a pool with a replaced skill shares the old index")
+	}
+	// a pool naming one skill twice ranks each place
+	dup := append(slices.Clone(pool[:3]), pool[0])
+	list, _, _ := newRanker().top(dup, "nothing matches", 4)
+	if !slices.Equal(list, dup) {
+		t.Fatalf("a pool with a repeated skill lists %v", list)
+	}
 }

@@ -24,6 +24,7 @@ type Tokenizer struct {
 	err    error
 	ready  atomic.Bool
 	loaded chan struct{} // closed when loading ended, however it went
+	memo   countMemo
 }
 
 // NewTokenizer returns a tokenizer for an encoding name ("" = o200k_base).
@@ -79,6 +80,20 @@ func (t *Tokenizer) Count(s string) int {
 	if !t.ready.Load() {
 		return CountEstimate(s)
 	}
+	if len(s) < minMemoText {
+		return t.encode(s)
+	}
+	k := t.memo.key(s)
+	if n, ok := t.memo.get(k); ok {
+		return n
+	}
+	n := t.encode(s)
+	t.memo.put(k, n)
+	return n
+}
+
+// encode counts s's tokens with the tables, piece by piece.
+func (t *Tokenizer) encode(s string) int {
 	n := 0
 	for _, piece := range pieces(s, maxRun) {
 		n += len(t.enc.EncodeOrdinary(piece))

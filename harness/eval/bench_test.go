@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,4 +178,53 @@ func BenchmarkRunOverheadCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpu/time.Duration(b.N)).Microseconds())/1000, "cpu-ms/run")
 	b.ReportMetric(float64(len(names)), "skills")
+}
+
+// realSkill is a real skill of about 20 KB in the shared corpus.
+const realSkill = "rdkit"
+
+// BenchmarkRunOverheadRealSkill is BenchmarkRunOverhead with a 20 KB real
+// skill beside the small ones, loaded by every run: the CPU a run costs
+// beyond its model calls when the context holds a real skill's text.
+func BenchmarkRunOverheadRealSkill(b *testing.B) {
+	corpus := os.Getenv("SKILLET_CORPUS")
+	if corpus == "" {
+		corpus = realCorpus
+	}
+	text, err := os.ReadFile(filepath.Join(corpus, realSkill, "SKILL.md"))
+	if err != nil {
+		b.Skipf("no %s in the corpus at %s: %v", realSkill, corpus, err)
+	}
+	root := library(b)
+	if err := os.MkdirAll(filepath.Join(root, realSkill), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, realSkill, "SKILL.md"), text, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	const ask = "rdkit: parse these SMILES"
+	srv := evaltest.New(map[string][]evaltest.Decision{ask: {evaltest.Load(realSkill)}})
+	defer srv.Close()
+	open, names := harnessWith(b, root, srv.URL, 24000)
+	warm := manifest(names, Plan{Runs: 1, Arms: []string{""}}, q(realSkill, ask, true))
+	if _, err := Execute(context.Background(), Options{Dir: b.TempDir(), Manifest: warm, Workers: 1, NewSession: open}); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	m := manifest(names, Plan{Runs: b.N, Arms: []string{""}}, q(realSkill, ask, true))
+	b.ResetTimer()
+	start := cpuTime()
+	out, err := Execute(context.Background(), Options{Dir: dir, Manifest: m, Workers: 1, NewSession: open})
+	cpu := cpuTime() - start
+	b.StopTimer()
+	if err != nil || len(out.Runs) != b.N {
+		b.Fatalf("%d runs, %v", len(out.Runs), err)
+	}
+	for _, r := range out.Runs {
+		if !r.Result.Triggered {
+			b.Fatalf("run %s did not load %s: %+v", r.Session, realSkill, r.Result)
+		}
+	}
+	b.ReportMetric(float64((cpu/time.Duration(b.N)).Microseconds())/1000, "cpu-ms/run")
+	b.ReportMetric(float64(len(text))/1024, "skill-KB")
 }

@@ -41,6 +41,12 @@ func library(t testing.TB) string {
 // command does: the run's catalogue order as the config's [[skills]].
 func harnessFor(t testing.TB, root, url string) (SessionFunc, []string) {
 	t.Helper()
+	return harnessWith(t, root, url, 2000)
+}
+
+// harnessWith is harnessFor with max_skill_chars at maxChars.
+func harnessWith(t testing.TB, root, url string, maxChars int) (SessionFunc, []string) {
+	t.Helper()
 	cat := skills.NewCatalog([]skills.Root{{Dir: root}}, nil)
 	if _, err := cat.Refresh(); err != nil {
 		t.Fatal(err)
@@ -50,7 +56,7 @@ func harnessFor(t testing.TB, root, url string) (SessionFunc, []string) {
 		t.Fatal(err)
 	}
 	base := harness.DefaultConfig()
-	base.Session.MaxSkillChars = 2000
+	base.Session.MaxSkillChars = maxChars
 	var names []string
 	for _, sk := range cat.All() {
 		if sk.Valid() {

@@ -31,6 +31,11 @@ type Workspace struct {
 
 	mu       sync.RWMutex
 	readOnly []string
+	// pending are folders added but not yet resolved: resolving a
+	// library's thousand folders costs a few milliseconds of system calls,
+	// and most sessions never call a file tool.
+	pending []string
+	have    map[string]bool
 }
 
 // Scratch makes dir (and its parents) as a fresh, empty workspace. An
@@ -75,14 +80,25 @@ func (w *Workspace) IsInPlace() bool { return w.inPlace }
 // AddReadOnly adds folders the file tools may read but never write (the
 // skills' folders). Each is made absolute with its symlinks resolved, so a
 // path through a link into it is recognised; a folder that does not exist
-// is kept as given and simply holds nothing to read.
+// is kept as given and simply holds nothing to read. Folders are resolved
+// when first needed (ReadOnly, Resolve), as they are at that moment.
 func (w *Workspace) AddReadOnly(dirs ...string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, d := range dirs {
-		if d == "" {
-			continue
+		if d != "" {
+			w.pending = append(w.pending, d)
 		}
+	}
+}
+
+// resolvePending resolves the folders AddReadOnly added since the last
+// call. Called with w.mu held for writing.
+func (w *Workspace) resolvePending() {
+	if w.have == nil {
+		w.have = map[string]bool{}
+	}
+	for _, d := range w.pending {
 		abs, err := filepath.Abs(d)
 		if err != nil {
 			continue
@@ -90,20 +106,25 @@ func (w *Workspace) AddReadOnly(dirs ...string) {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		dup := false
-		for _, have := range w.readOnly {
-			dup = dup || have == abs
-		}
-		if !dup {
+		if !w.have[abs] {
+			w.have[abs] = true
 			w.readOnly = append(w.readOnly, abs)
 		}
 	}
+	w.pending = nil
 }
 
 // ReadOnly lists the read-only folders, as resolved by AddReadOnly.
 func (w *Workspace) ReadOnly() []string {
 	w.mu.RLock()
-	defer w.mu.RUnlock()
+	if len(w.pending) == 0 {
+		defer w.mu.RUnlock()
+		return append([]string(nil), w.readOnly...)
+	}
+	w.mu.RUnlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.resolvePending()
 	return append([]string(nil), w.readOnly...)
 }
 
