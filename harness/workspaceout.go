@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"skillet/harness/event"
 	wspace "skillet/harness/workspace"
@@ -134,77 +133,47 @@ func emptyOrAbsent(dir string) error {
 	return nil
 }
 
-// safeJoin is the path of a recorded file inside out, refusing one that
-// would leave it: an absolute path, "..", or a parent that is a symbolic
-// link (a hostile journal could record one pointing anywhere).
-func safeJoin(out, p string) (string, error) {
-	rel := filepath.FromSlash(p)
-	if !filepath.IsLocal(rel) || strings.ContainsRune(p, 0) {
-		return "", fmt.Errorf("path %q leaves the workspace", p)
-	}
-	dir := out
-	parts := strings.Split(rel, string(filepath.Separator))
-	for _, part := range parts[:len(parts)-1] {
-		dir = filepath.Join(dir, part)
-		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return "", fmt.Errorf("path %q goes through the symbolic link %s", p, dir)
-		}
-	}
-	return filepath.Join(out, rel), nil
-}
-
-// writeChanges writes recorded changes into the folder out: the files'
-// recorded content, links and folders, deletions; never outside out.
-// What cannot be written is said in rep.
+// writeChanges makes recorded changes in the folder out with the
+// workspace's own Apply: never outside out, never through a link. What
+// cannot be written is said in rep.
 func writeChanges(out string, changes map[string]FileChange, rep *WorkspaceReport) error {
+	ws, err := wspace.InPlace(out)
+	if err != nil {
+		return fmt.Errorf("write workspace: %w", err)
+	}
+	blobs := wspace.NewMemBlobs()
+	list := make([]wspace.Change, 0, len(changes))
 	for _, p := range slices.Sorted(maps.Keys(changes)) {
 		c := changes[p]
-		dst, err := safeJoin(out, p)
-		if err != nil {
-			rep.Warned = append(rep.Warned, fmt.Sprintf("%s: %v (not written)", p, err))
-			continue
-		}
-		switch {
-		case c.Op == event.FileDelete:
-			if err := os.RemoveAll(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		ch := wspace.Change{Path: c.Path, Op: c.Op, Omitted: c.Omitted,
+			After: wspace.FileState{Hash: c.Hash, Size: c.Size, Mode: fs.FileMode(c.Mode), Link: c.Link}}
+		if c.Op != event.FileDelete && !c.Omitted && c.Link == "" && !ch.After.Mode.IsDir() {
+			data := []byte(c.Content)
+			if c.Base64 {
+				if data, err = base64.StdEncoding.DecodeString(c.Content); err != nil {
+					rep.Warned = append(rep.Warned, fmt.Sprintf("%s: its recorded content does not decode: not written", p))
+					continue
+				}
+			}
+			if ch.After.Hash, err = blobs.Put(data); err != nil {
 				return fmt.Errorf("write workspace: %w", err)
 			}
-			continue
-		case fs.FileMode(c.Mode).IsDir():
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				return fmt.Errorf("write workspace: %w", err)
-			}
-			continue
-		case c.Omitted:
-			rep.Warned = append(rep.Warned, fmt.Sprintf("%s (%d bytes) was too large to keep in the journal: not written", p, c.Size))
-			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return fmt.Errorf("write workspace: %w", err)
-		}
-		_ = os.RemoveAll(dst)
-		if c.Link != "" {
-			if err := os.Symlink(c.Link, dst); err != nil {
-				return fmt.Errorf("write workspace: %w", err)
-			}
+		list = append(list, ch)
+	}
+	err = ws.Apply(list, blobs)
+	var inc *wspace.IncompleteError
+	if errors.As(err, &inc) {
+		rep.Warned = append(rep.Warned, inc.Error()+" (too large to keep in the journal)")
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("write workspace: %w", err)
+	}
+	for _, c := range list {
+		if c.Op != event.FileDelete && !c.After.Mode.IsDir() {
 			rep.Files++
-			continue
 		}
-		data := []byte(c.Content)
-		if c.Base64 {
-			if data, err = base64.StdEncoding.DecodeString(c.Content); err != nil {
-				rep.Warned = append(rep.Warned, fmt.Sprintf("%s: its recorded content does not decode: not written", p))
-				continue
-			}
-		}
-		mode := fs.FileMode(c.Mode).Perm()
-		if mode == 0 {
-			mode = 0o644
-		}
-		if err := os.WriteFile(dst, data, mode); err != nil {
-			return fmt.Errorf("write workspace: %w", err)
-		}
-		rep.Files++
 	}
 	return nil
 }
