@@ -78,8 +78,10 @@ type Snapshot struct {
 	Demo bool `json:"demo"`
 	// Turn is the number of the running or last turn.
 	Turn int `json:"turn"`
-	// Workspace is where the agent tools work, nil without them; Files
-	// the files tool calls had changed by then, by path, without content.
+	// Workspace is where the agent tools work, nil without them; Files,
+	// in a snapshot of History, the files tool calls had changed by then,
+	// by path, without content (a live snapshot leaves it out: the
+	// transcript carries each call's changes).
 	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
 	Files     []FileChange   `json:"files,omitempty"`
 	// Call is, in a snapshot of History, the model call it shows; 0 for

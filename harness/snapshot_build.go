@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"maps"
 	"skillet/harness/rulebook"
 	"slices"
 	"sort"
@@ -111,9 +110,6 @@ func (f *frame) snapState(c *composition) *Snapshot {
 		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.win))
 	}
 	snap.Tools = append(slices.Clone(c.infos), f.goneTools(c.infos)...)
-	for _, p := range slices.Sorted(maps.Keys(f.st.Files)) {
-		snap.Files = append(snap.Files, f.st.Files[p])
-	}
 	for i := range snap.Tools {
 		// shown until the session ends (R15)
 		snap.Tools[i].SessionApproved = f.st.Approved[snap.Tools[i].Name]
