@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -140,28 +141,30 @@ var Profiles = []string{"skillet", "claude-code", "codex", "crush", "opencode", 
 
 // For returns the tools of a profile.
 func For(profile string) ([]Def, error) {
-	var defs []Def
-	switch profile {
-	case "skillet":
-		defs = skilletDefs()
-	case "claude-code":
-		defs = claudeDefs()
-	case "codex":
-		defs = codexDefs()
-	case "crush":
-		defs = crushDefs()
-	case "opencode":
-		defs = opencodeDefs()
-	case "gemini-cli":
-		defs = geminiDefs()
-	default:
+	defsOnce.Do(func() {
+		defsBy = map[string][]Def{"skillet": skilletDefs(), "claude-code": claudeDefs(), "codex": codexDefs(),
+			"crush": crushDefs(), "opencode": opencodeDefs(), "gemini-cli": geminiDefs()}
+		for p, defs := range defsBy {
+			for i := range defs {
+				defs[i].profile = p
+			}
+		}
+	})
+	defs, ok := defsBy[profile]
+	if !ok {
 		return nil, fmt.Errorf("agent tools: unknown profile %q (known: %s)", profile, strings.Join(Profiles, ", "))
 	}
-	for i := range defs {
-		defs[i].profile = profile
-	}
-	return defs, nil
+	// a copy of the list: callers may reorder it; the definitions' schemas
+	// are shared and never written
+	return append([]Def(nil), defs...), nil
 }
+
+// defsBy are the definitions per profile, made once: the engine asks for
+// them at every request and snapshot.
+var (
+	defsOnce sync.Once
+	defsBy   map[string][]Def
+)
 
 // aliases are names an agent still accepts for one of its tools.
 var aliases = map[string]map[string]string{
