@@ -22,7 +22,7 @@ import (
 	"skillet/ui"
 )
 
-const tuiUsage = commandsUsage + `
+var tuiUsage = commandsUsage() + `
 The terminal UI shows the transcript, the loaded skills, the exact
 <current_context> and the tools side by side. Type /help inside for
 commands and ? for keys; ctrl+c twice quits. It needs a terminal; for

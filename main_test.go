@@ -139,3 +139,22 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// The help is built from the dispatch table: every command it lists runs,
+// answers -h, and its help names it.
+func TestHelpIsTheDispatchTable(t *testing.T) {
+	isolate(t)
+	_, help, _ := runBinary(t, "help")
+	for _, c := range commands {
+		if !strings.Contains(help, c.synopsis) {
+			t.Errorf("skillet help does not list %q:\n%s", c.synopsis, help)
+		}
+		code, out, errOut := runBinary(t, c.names[0], "-h")
+		if code != 0 || errOut != "" {
+			t.Errorf("skillet %s -h: exit %d\n%s", c.names[0], code, errOut)
+		}
+		if name := strings.TrimLeft(c.names[0], "-"); name != "version" && !strings.Contains(out, "skillet "+name) {
+			t.Errorf("skillet %s -h does not name the command:\n%s", c.names[0], out)
+		}
+	}
+}
