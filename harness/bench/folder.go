@@ -217,3 +217,6 @@ func (f *Folder) Report() *Report {
 func RunLabel(r *RunResult) string {
 	return strings.Join([]string{fmt.Sprintf("eval %d", r.EvalID), r.Configuration, fmt.Sprintf("run %d", r.Attempt)}, " · ")
 }
+
+// ReadRun reads one run's grading.json from its folder (…/run-N).
+func ReadRun(runDir string) (*RunResult, error) { return readGrading(runDir) }
