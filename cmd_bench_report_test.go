@@ -128,3 +128,26 @@ func TestBenchReportRefusesWhatIsNoBenchmark(t *testing.T) {
 		t.Errorf("damaged grading.json: exit %d, %q", code, stderr)
 	}
 }
+
+// TestBenchReportAndViewHelp: both are in the help, with their flags.
+func TestBenchReportAndViewHelp(t *testing.T) {
+	isolate(t)
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"bench", "report", "-h"}, []string{"usage: skillet bench report", "  -require VERDICT\n"}},
+		{[]string{"-h"}, []string{"skillet bench report [--require helps] DIR", "skillet --view PATH", "  -view ID\n"}},
+		{[]string{"bench", "-h"}, []string{"skillet bench report DIR scores"}},
+	} {
+		code, out, errOut := runBinary(t, c.args...)
+		if code != 0 || errOut != "" {
+			t.Errorf("%v: exit %d\n%s", c.args, code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in:\n%s", c.args, w, out)
+			}
+		}
+	}
+}

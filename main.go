@@ -28,6 +28,11 @@ usage:
                                    measure whether a skill helps: its evals
                                    with the skill and against a baseline,
                                    graded, with intervals (skillet bench -h)
+  skillet bench report [--require helps] DIR
+                                   score a benchmark's folder again without
+                                   running it (skillet bench report -h)
+  skillet --view PATH              a session or a bench run in the terminal
+                                   UI, read-only (panes, time travel)
   skillet validate [--json] [PATH...]
                                    check skills against the Agent Skills spec
                                    (skillet validate -h)
