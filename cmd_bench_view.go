@@ -101,7 +101,11 @@ func runOutcome(r *bench.RunResult) string {
 // skills it recorded unless the session's flags name others.
 func tuiOpenRun(c *common) func(session string) (ui.Engine, func(), error) {
 	return func(session string) (ui.Engine, func(), error) {
-		s, _, err := inspectForView(c, session)
+		w, err := viewWiring(c, session)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, _, err := inspectWith(w, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,19 +113,26 @@ func tuiOpenRun(c *common) func(session string) (ui.Engine, func(), error) {
 	}
 }
 
-// inspectForView folds the session at path read-only; problems are the
-// journal lines it skipped.
-func inspectForView(c *common, path string) (*harness.Session, []string, error) {
+// viewWiring finds the session at path and its skills as --resume does,
+// with the skills and config the flags name instead, if any.
+func viewWiring(c *common, path string) (*wiring, error) {
 	vc := common{resume: path, skills: c.skills, config: c.config, sessionDir: c.sessionDir}
-	s, _, problems, err := inspectSession(&vc)
+	w, err := wireSkills(&vc)
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
 			err = usageError{strings.TrimPrefix(ue.msg, "--resume: ")}
 		}
-		return nil, problems, err
+		return nil, err
 	}
-	return s, problems, nil
+	return w, nil
+}
+
+// inspectWith folds w's journal read-only, as skillet show does; problems
+// are the journal lines it skipped.
+func inspectWith(w *wiring, progress func(done, total int64)) (*harness.Session, []string, error) {
+	opts := harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, Roots: rootDirs(w.catalog), OnProgress: progress}
+	return harness.Inspect(w.journal, opts)
 }
 
 // viewTarget is what --view PATH opens: the session folder or id, and how
@@ -177,20 +188,32 @@ func runView(path string, f *tuiFlags, stdin io.Reader, stdout, stderr io.Writer
 	if err != nil {
 		return reportError(stderr, "skillet", err)
 	}
+	w, err := viewWiring(&f.common, target)
+	if err != nil {
+		return reportError(stderr, "skillet", fmt.Errorf("--view %s: %w", path, err))
+	}
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		fmt.Fprintf(stderr, "skillet --view needs a terminal; to print the session's state: skillet show %s\n", shellQuote(target))
 		return 2
 	}
-	s, problems, err := inspectForView(&f.common, target)
-	if err != nil {
-		return reportError(stderr, "skillet", fmt.Errorf("--view %s: %w", path, err))
-	}
-	defer s.Close()
+	// a long journal takes a while to fold: the UI draws at once with a
+	// progress line, as for --resume
+	var problems []string
+	re := startReopen(func(progress func(done, total int64)) (*harness.Session, error) {
+		s, p, err := inspectWith(w, progress)
+		problems = p
+		return s, err
+	})
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	err = ui.Run(ctx, s, nil, ui.Options{Style: f.style, Present: f.present, ReadOnly: ro})
+	err = ui.Run(ctx, nil, nil, ui.Options{Style: f.style, Present: f.present, ReadOnly: ro,
+		Opening: &ui.Opening{Label: w.journal, Progress: re.progress, Wait: re.wait}})
+	<-re.done
+	if re.s != nil {
+		re.s.Close()
+	}
 	for _, p := range problems {
-		fmt.Fprintf(stderr, "skillet: %s: %s was skipped\n", target, p)
+		fmt.Fprintf(stderr, "skillet: %s: %s was skipped\n", w.journal, p)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "skillet:", err)

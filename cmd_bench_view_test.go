@@ -63,6 +63,19 @@ func TestViewOpensABenchRunReadOnly(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "a benchmark's folder, not one run") || !strings.Contains(stderr, filepath.Join(out, "report-style", "eval-1")) {
 		t.Errorf("--view on the benchmark: exit %d, %q", code, stderr)
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--view", filepath.Join(tmp, "gone")}, "no session " + filepath.Join(tmp, "gone")},
+		{[]string{"--view", lib}, "holds no session journal"},
+		{[]string{"--view", run}, "--view needs a terminal; to print the session's state: skillet show " + filepath.Join(run, "session")},
+		{[]string{"--view", run, "--resume", run}, "--view and --resume: give one"},
+	} {
+		if code, _, stderr := runCmd(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
 }
 
 // TestTUIBenchOpensARunAndComesBack: /bench in the live session runs the
