@@ -99,17 +99,36 @@ func runOutcome(r *bench.RunResult) string {
 
 // tuiOpenRun folds a bench run's session read-only for the UI, with the
 // skills it recorded unless the session's flags name others.
-func tuiOpenRun(c *common) func(session string) (ui.Engine, func(), error) {
-	return func(session string) (ui.Engine, func(), error) {
+func tuiOpenRun(c *common) func(session string) (*ui.OpenedRun, error) {
+	return func(session string) (*ui.OpenedRun, error) {
 		w, err := viewWiring(c, session)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s, _, err := inspectWith(w, nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return s, func() { s.Close() }, nil
+		return &ui.OpenedRun{Engine: s, Close: func() { s.Close() }, Why: viewWhy(c, session)}, nil
+	}
+}
+
+// viewWhy is the /why card of a session shown read-only: skillet why
+// over its journal.
+func viewWhy(c *common, session string) func(skill string) (string, error) {
+	return func(skill string) (string, error) {
+		args := []string{skill, "--session", session}
+		for _, d := range c.skills {
+			args = append(args, "--skills", d)
+		}
+		if c.config != "" {
+			args = append(args, "--config", c.config)
+		}
+		var out, errOut strings.Builder
+		if code := runWhy(args, &out, &errOut); code != 0 {
+			return out.String(), errors.New(strings.TrimSpace(errOut.String()))
+		}
+		return out.String(), nil
 	}
 }
 
@@ -206,7 +225,7 @@ func runView(path string, f *tuiFlags, stdin io.Reader, stdout, stderr io.Writer
 	})
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	err = ui.Run(ctx, nil, nil, ui.Options{Style: f.style, Present: f.present, ReadOnly: ro,
+	err = ui.Run(ctx, nil, nil, ui.Options{Style: f.style, Present: f.present, ReadOnly: ro, Why: viewWhy(&f.common, w.journal),
 		Opening: &ui.Opening{Label: w.journal, Progress: re.progress, Wait: re.wait}})
 	<-re.done
 	if re.s != nil {

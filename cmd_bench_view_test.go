@@ -49,6 +49,12 @@ func TestViewOpensABenchRunReadOnly(t *testing.T) {
 	u.waitFor("viewing call 1 of 3")
 	u.keys("M-]")
 	u.waitFor("viewing call 2 of 3")
+	u.keys("Escape")
+	waitGone(u, "viewing call 2 of 3")
+	u.send("/why report-style") // the card reads the run's journal
+	u.waitFor(`"Write the report for eval one" · offered at rank 1 of 1`)
+	u.keys("Escape")
+	waitGone(u, "offered at rank 1 of 1")
 	u.keys("C-q")
 	u.waitFor("SKILLET-EXIT=0")
 	if after := readFile(t, journal); after != before {
@@ -106,6 +112,13 @@ func TestTUIBenchOpensARunAndComesBack(t *testing.T) {
 	u.waitFor("viewing call 1 of 2")
 	u.keys("M-]")
 	u.waitFor("viewing call 2 of 2")
+	u.keys("Escape")
+	waitGone(u, "viewing call 2 of 2")
+	u.send("/why report-style") // the run had no skill to offer
+	u.waitFor("why report-style")
+	u.waitFor("turns of session session")
+	u.keys("Escape")
+	waitGone(u, "turns of session session")
 	u.keys("C-q")
 	u.waitFor("back to the live session from report-style · eval 1 · without_skill · run 3")
 	if s := u.screen(); strings.Contains(s, "read-only: a bench run · report-style") {

@@ -29,6 +29,16 @@ type BenchRun struct {
 	Session string
 }
 
+// OpenedRun is a bench run's session, folded read-only.
+type OpenedRun struct {
+	Engine Engine
+	// Close releases the session once it is no longer shown; nil: nothing to release.
+	Close func()
+	// Why explains a skill's fate in the run, for its /why card; nil
+	// leaves /why out.
+	Why func(skill string) (string, error)
+}
+
 // ReadOnly shows a session that takes no turns: a bench run, or a session
 // opened with skillet --view. Messages and every command that would change
 // the session are refused with its Reason; a line under the interface
@@ -208,17 +218,19 @@ func (m *model) benchRuns(title, text string, res *BenchResult, current string) 
 // benchRunOpenedMsg is a run's session, folded off the program's path.
 type benchRunOpenedMsg struct {
 	run         BenchRun
-	eng         Engine
-	close       func()
+	opened      *OpenedRun
 	title, text string
 	res         *BenchResult
 }
 
 func (b benchRunOpenedMsg) apply(m *model) tea.Cmd {
-	v := &runView{eng: b.eng, ctx: m.base, opts: Options{Style: m.styleName(), ExportDir: m.opts.ExportDir, Present: m.present,
+	v := &runView{eng: b.opened.Engine, ctx: m.base, opts: Options{Style: m.styleName(), ExportDir: m.opts.ExportDir, Present: m.present,
+		Why:      b.opened.Why,
 		ReadOnly: &ReadOnly{Reason: "a bench run", Label: b.run.Label + " · " + b.run.Outcome, Back: "back to the live session"}}}
 	return tea.Exec(v, func(err error) tea.Msg {
-		b.close()
+		if b.opened.Close != nil {
+			b.opened.Close()
+		}
 		return benchRunClosedMsg{run: b.run, err: err, title: b.title, text: b.text, res: b.res}
 	})
 }
@@ -249,14 +261,14 @@ func (b benchRunClosedMsg) apply(m *model) tea.Cmd {
 func (m *model) openBenchRun(title, text string, res *BenchResult, r BenchRun) tea.Cmd {
 	open := m.opts.OpenRun
 	return func() tea.Msg {
-		eng, closeFn, err := open(r.Session)
+		opened, err := open(r.Session)
 		if err != nil {
 			return benchRunErrMsg{fmt.Errorf("open %s: %w", r.Label, err)}
 		}
-		if closeFn == nil {
-			closeFn = func() {}
+		if opened == nil || opened.Engine == nil {
+			return benchRunErrMsg{fmt.Errorf("open %s: no session", r.Label)}
 		}
-		return benchRunOpenedMsg{run: r, eng: eng, close: closeFn, title: title, text: text, res: res}
+		return benchRunOpenedMsg{run: r, opened: opened, title: title, text: text, res: res}
 	}
 }
 

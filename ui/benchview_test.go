@@ -46,9 +46,9 @@ func TestBenchReportOpensARun(t *testing.T) {
 		{Label: "report-style · eval 1 · without_skill · run 1", Outcome: "failed 1/2", Session: "/b/1/without/1"},
 	}}
 	opts := Options{Style: "dark", Bench: func(string) (*BenchResult, error) { return res, nil },
-		OpenRun: func(session string) (Engine, func(), error) {
+		OpenRun: func(session string) (*OpenedRun, error) {
 			opened = append(opened, session)
-			return nil, nil, errors.New("no such run")
+			return nil, errors.New("no such run")
 		}}
 	d := newDriverWith(t, nil, 160, 48, opts)
 	d.send("/bench report-style")

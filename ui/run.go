@@ -39,9 +39,8 @@ type Options struct {
 	// returns.
 	Bench func(skill string) (*BenchResult, error)
 	// OpenRun folds a bench run's session (BenchRun.Session) read-only,
-	// for the report's view to show; close releases it. nil: runs are
-	// not opened.
-	OpenRun func(session string) (eng Engine, close func(), err error)
+	// for the report's view to show. nil: runs are not opened.
+	OpenRun func(session string) (*OpenedRun, error)
 	// ReadOnly shows the engine's session without taking turns.
 	ReadOnly *ReadOnly
 	// Opening, when set, opens the engine while the program already
