@@ -211,6 +211,7 @@ func (m *model) benchRuns(title, text string, res *BenchResult, current string) 
 		return m.openBenchRun(title, text, res, r)
 	}
 	p := &runPicker{picker: newPicker(m.th, "Open which run? (read-only)", items, cur, pick)}
+	p.hint = "type to filter · ↑/↓ choose · enter open · esc report"
 	p.back = func() { m.overlay = m.benchReport(title, text, res, current) }
 	return p
 }

@@ -58,7 +58,7 @@ func TestBenchReportOpensARun(t *testing.T) {
 	}
 	d.key("enter")
 	d.settle()
-	if s := d.screen(); !strings.Contains(s, "Open which run?") || !strings.Contains(s, "without_skill · run 1 · failed 1/2") {
+	if s := d.screen(); !strings.Contains(s, "Open which run?") || !strings.Contains(s, "enter open · esc report") || !strings.Contains(s, "without_skill · run 1 · failed 1/2") {
 		t.Fatalf("the run list:\n%s", s)
 	}
 	d.typeText("without")
