@@ -136,7 +136,7 @@ func (p *readOnlyProgram) View() tea.View {
 		return v
 	}
 	line := fmt.Sprintf(" read-only: %s · %s · %s %s", p.ro.Reason, p.ro.Label, ReadOnlyKey, p.ro.Back)
-	v.Content += "\n" + fit(p.m.th.accent.Render(clip(line, p.m.w)), p.m.w)
+	v.Content += "\n" + fit(p.m.th.accent.Render(clip(sanitize(line), p.m.w)), p.m.w)
 	return v
 }
 
