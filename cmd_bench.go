@@ -35,6 +35,10 @@ the delta with Newcombe's interval and a verdict (helps, hurts or no
 evidence). Results go in --out: per skill benchmark.json and per run
 grading.json (skill-creator's schemas), junit.xml and report.html.
 
+skillet bench report DIR scores a benchmark's folder again without
+running it (skillet bench report -h); a skill named report is benched
+with skillet bench -- report.
+
 Exit status: 0 when the benchmark finished, 1 when a --require is not met,
 a run could not start or the benchmark was interrupted, 2 on a usage
 error.
@@ -72,6 +76,9 @@ func (f *benchFlags) register(fs *flag.FlagSet) {
 
 // runBench is `skillet bench`.
 func runBench(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "report" {
+		return runBenchReport(args[1:], stdout, stderr)
+	}
 	stderr = &lockedWriter{w: stderr}
 	var f benchFlags
 	fs := flag.NewFlagSet("skillet bench", flag.ContinueOnError)
@@ -176,6 +183,10 @@ func (f *benchFlags) prepare(names []string, stderr io.Writer) (*benchRun, error
 		for _, s := range b.suites {
 			m.Skills = append(m.Skills, s.Skill)
 		}
+	}
+	m.SkillDirs = map[string]string{}
+	for _, s := range b.suites {
+		m.SkillDirs[s.Skill] = s.Dir
 	}
 	b.m = m
 	if err := b.makeCatalogs(); err != nil {
@@ -312,11 +323,7 @@ func (f *benchFlags) suites(w *wiring, names []string) ([]*bench.Suite, error) {
 // resumed benchmark runs the skill it started with.
 func (b *benchRun) makeCatalogs() error {
 	kind := bench.BaselineKind(b.m.Baseline)
-	base := bench.Baseline
-	if kind == bench.WithoutSkill {
-		base = bench.WithoutSkill
-	}
-	b.configs = []string{bench.WithSkill, base}
+	b.configs = bench.Configurations(b.m.Baseline)
 	for _, s := range b.suites {
 		root := filepath.Join(b.dir, s.Skill, "skills")
 		for _, c := range b.configs {
@@ -473,13 +480,8 @@ func (b *benchRun) run(stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "skillet bench: %v; the graded runs are kept: continue with: skillet bench --resume %s\n", err, b.dir)
 		}
 	}
-	if b.f.require != "" {
-		for _, s := range rep.Skills {
-			if s.Verdict != b.f.require {
-				fmt.Fprintf(stderr, "skillet bench: --require %s: %s is %s\n", b.f.require, s.Skill, s.Verdict)
-				status = 1
-			}
-		}
+	if requireVerdict(stderr, "skillet bench", b.f.require, rep) != 0 {
+		status = 1
 	}
 	return status
 }

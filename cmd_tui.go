@@ -36,12 +36,17 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f tuiFlags
 	fs := flag.NewFlagSet("skillet", flag.ContinueOnError)
 	f.register(fs)
+	view := fs.String("view", "", "open a session read-only: a session `ID`, folder or journal, or a bench run's folder\n"+
+		"(BENCH/SKILL/eval-ID/CONFIG/run-N); its panes and time travel work, it takes no turns, ctrl+q quits")
 	if code, done := parseFlags(fs, args, tuiUsage, stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "skillet: unexpected argument %q (to run turns headless: skillet run MESSAGE...)\n", fs.Arg(0))
 		return 2
+	}
+	if *view != "" {
+		return runView(*view, &f, stdin, stdout, stderr)
 	}
 	return f.start(ui.Options{}, stdin, stdout, stderr)
 }
@@ -137,34 +142,12 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		}
 		return out.String(), nil
 	}
-	bench := func(skill string) (string, error) {
-		var out, errOut strings.Builder
-		args := []string{skill}
-		for _, d := range c.skills {
-			args = append(args, "--skills", d)
-		}
-		if c.config != "" {
-			args = append(args, "--config", c.config)
-		}
-		if c.baseURL != "" {
-			args = append(args, "--base-url", c.baseURL)
-		}
-		if c.model != "" {
-			args = append(args, "--model", c.model)
-		}
-		if c.offline {
-			args = append(args, "--offline")
-		}
-		if code := runBench(args, &out, &errOut); code != 0 {
-			return out.String(), errors.New(strings.TrimSpace(errOut.String()))
-		}
-		return out.String(), nil
-	}
 	// SIGTERM (kill, timeout, docker stop, systemd) and SIGHUP (the
 	// terminal closed) end it from here, the same way.
 	ctx, sigs := catchSignals(context.Background(), syscall.SIGTERM, syscall.SIGHUP)
 	defer sigs.stop()
-	opts.Style, opts.Resumed, opts.Present, opts.Why, opts.Bench = style, w.journal, f.present, why, bench
+	opts.Style, opts.Resumed, opts.Present, opts.Why = style, w.journal, f.present, why
+	opts.Bench, opts.OpenRun = tuiBench(c), tuiOpenRun(c)
 	var eng ui.Engine
 	if s != nil {
 		eng = s

@@ -20,7 +20,8 @@ import (
 // run dispatches on and what skillet help prints, so the two cannot
 // disagree.
 type command struct {
-	// names are what selects the command; the first is shown in the help.
+	// names are what selects the command; none marks a line of the help
+	// whose command another entry (or the terminal UI) runs.
 	names []string
 	// synopsis and summary are the help's two columns; summary's lines
 	// are already wrapped.
@@ -30,7 +31,8 @@ type command struct {
 	// may have written: their output goes through the terminal-text
 	// sanitiser so no escape sequence of a file reaches the terminal.
 	plain bool
-	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// run is nil exactly when names is empty.
+	run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 // commands is every subcommand, in the order the help lists them. The
@@ -45,6 +47,10 @@ var commands = []command{
 	{names: []string{"bench"}, synopsis: "skillet bench [flags] [SKILL...] [--evals FILE]",
 		summary: []string{"measure whether a skill helps: its evals", "with the skill and against a baseline,", "graded, with intervals (skillet bench -h)"},
 		run:     withoutStdin(runBench)},
+	{synopsis: "skillet bench report [--require helps] DIR",
+		summary: []string{"score a benchmark's folder again without", "running it (skillet bench report -h)"}},
+	{synopsis: "skillet --view PATH",
+		summary: []string{"a session or a bench run in the terminal", "UI, read-only (panes, time travel)"}},
 	{names: []string{"validate"}, synopsis: "skillet validate [--json] [PATH...]",
 		summary: []string{"check skills against the Agent Skills spec", "(skillet validate -h)"},
 		run:     withoutStdin(runValidate)},

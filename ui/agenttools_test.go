@@ -80,9 +80,9 @@ func TestBenchRunsTheActiveSkillsEvals(t *testing.T) {
 	var asked []string
 	sink := NewEventSink()
 	s, _ := sampleSession(t, sink, nil)
-	d := driveEngineWith(t, s, sink, 160, 48, Options{Style: "dark", Bench: func(skill string) (string, error) {
+	d := driveEngineWith(t, s, sink, 160, 48, Options{Style: "dark", Bench: func(skill string) (*BenchResult, error) {
 		asked = append(asked, skill)
-		return "account-review: helps · delta +0.60 [0.12, 0.85]", nil
+		return &BenchResult{Report: "account-review: helps · delta +0.60 [0.12, 0.85]"}, nil
 	}})
 	d.send("/load account-review")
 	d.send("/bench")

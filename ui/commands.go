@@ -37,7 +37,7 @@ func commandList() []command {
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
 		{name: "history", args: "[TURN]", help: "the side panes as a turn's first model call went out (alt+[ alt+] step, esc live)", run: (*model).cmdHistory},
 		{name: "mcp", help: "MCP servers and the end of their logs", run: (*model).cmdMCP},
-		{name: "bench", args: "[SKILL]", help: "does the skill help? its evals with and without it, in the background (skillet bench)", run: (*model).cmdBench, complete: (*model).knownSkills},
+		{name: "bench", args: "[SKILL]", help: "does the skill help? its evals with and without it, in the background (skillet bench); enter in its report opens a run read-only", run: (*model).cmdBench, complete: (*model).knownSkills},
 		{name: "files", help: "the workspace files the agent tools changed, with each call's diff (alt+f)", run: (*model).cmdFiles},
 		{name: "export", args: "FILE", help: "write the transcript: FILE.md Markdown, .cast asciicast, .html replay", run: (*model).cmdExport},
 		{name: "clear", help: "start a new session", between: true, run: (*model).cmdClear},
@@ -325,11 +325,8 @@ func (m *model) cmdBench(args string) tea.Cmd {
 	}
 	run := m.opts.Bench
 	return tea.Batch(m.flashInfo(fmt.Sprintf("bench %s runs in the background; its verdict shows when it is done", skill)), func() tea.Msg {
-		text, err := run(skill)
-		if err != nil {
-			text = fmt.Sprintf("bench %s: %v\n\n%s", skill, err, text)
-		}
-		return openViewerMsg{title: "bench " + skill, text: text}
+		res, err := run(skill)
+		return benchDoneMsg{skill: skill, res: res, err: err}
 	})
 }
 

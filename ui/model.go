@@ -139,7 +139,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 	th := newTheme(style != "light")
 	md := newMarkdown(style)
 	m := &model{
-		eng:     eng,
+		eng:     readOnlyFor(eng, opts),
 		opts:    opts,
 		base:    ctx,
 		keys:    newKeyMap(),
@@ -296,6 +296,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.runLine(msg.line)
 	case copyMsg:
 		return m, tea.Batch(tea.SetClipboard(msg.text), m.flashInfo(fmt.Sprintf("copied %s (%s bytes) to the clipboard", msg.what, thousands(len(msg.text)))))
+	case benchMsg:
+		return m, msg.apply(m)
 	case openViewerMsg:
 		m.overlay = newTextOverlay(m.th, msg.title, msg.text, nil, fileName("skillet", msg.title)+".txt", m.opts.ExportDir)
 		return m, nil
@@ -421,6 +423,9 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 // send starts a turn with the user's text; the engine runs it in a
 // command and Esc cancels its context (R25).
 func (m *model) send(text string) tea.Cmd {
+	if cmd, refused := m.refuseSend(text); refused {
+		return cmd
+	}
 	if m.opening != nil {
 		return m.enqueue(text) // sent once the session is open
 	}

@@ -92,7 +92,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 		m.openErr = fmt.Errorf("open %s: no session", st.label)
 		return tea.Quit
 	}
-	m.eng = msg.eng
+	m.eng = readOnlyFor(msg.eng, m.opts)
 	cmds := []tea.Cmd{m.requestRefresh()}
 	if len(st.held) > 0 {
 		cmds = append(cmds, m.onEvents(st.held))

@@ -38,6 +38,8 @@ type picker struct {
 	err     string
 	pick    func(string) tea.Cmd
 	h       int
+	// hint replaces the key line under the list when set.
+	hint string
 }
 
 func newPicker(th *theme, title string, items []string, current string, pick func(string) tea.Cmd) *picker {
@@ -159,6 +161,10 @@ func (p *picker) view(w, h int) ([]string, int, int) {
 	for len(lines) < bh-3 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("↑/↓ choose · enter pick · esc close", iw)))
+	hint := p.hint
+	if hint == "" {
+		hint = "↑/↓ choose · enter pick · esc close"
+	}
+	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip(hint, iw)))
 	return box(th, p.title, lines, bw, bh, true, fmt.Sprintf("%d", len(ms))), max(0, (w-bw)/2), max(0, (h-bh)/2)
 }

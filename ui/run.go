@@ -33,10 +33,16 @@ type Options struct {
 	// Why explains a skill's fate in the session, as `skillet why` prints
 	// it, for the /why card; nil leaves /why out. It may read files.
 	Why func(skill string) (string, error)
-	// Bench runs a skill's evals (skillet bench) and returns its report,
-	// for /bench; nil leaves /bench out. It runs for a while: the UI
-	// calls it off its own path and shows the verdict when it returns.
-	Bench func(skill string) (string, error)
+	// Bench runs a skill's evals (skillet bench) and returns its report
+	// and runs, for /bench; nil leaves /bench out. It runs for a while:
+	// the UI calls it off its own path and shows the verdict when it
+	// returns.
+	Bench func(skill string) (*BenchResult, error)
+	// OpenRun folds a bench run's session (BenchRun.Session) read-only,
+	// for the report's view to show. nil: runs are not opened.
+	OpenRun func(session string) (*OpenedRun, error)
+	// ReadOnly shows the engine's session without taking turns.
+	ReadOnly *ReadOnly
 	// Opening, when set, opens the engine while the program already
 	// shows a progress line; Run is then given a nil engine.
 	Opening *Opening
@@ -102,7 +108,7 @@ func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
-	p := tea.NewProgram(withDemo(m, opts.Demo), popts...)
+	p := tea.NewProgram(program(m, opts), popts...)
 	stop := sink.attach(p)
 	_, err := p.Run()
 	stop()

@@ -47,12 +47,20 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 	return os.WriteFile(dst, data, mode.Perm()|0o200)
 }
 
+// EvalMetadataFile is each eval's record in the benchmark's folder,
+// skill-creator's eval_metadata.json with Skillet's checks.
+const EvalMetadataFile = "eval_metadata.json"
+
 // writeEvalMetadata writes skill-creator's eval_metadata.json beside the
 // configurations' folders.
 func writeEvalMetadata(dir string, e Eval) error {
-	return writeJSON(filepath.Join(dir, "eval_metadata.json"), map[string]any{
-		"eval_id": e.ID, "eval_name": e.Title(), "prompt": e.Prompt, "assertions": e.Expectations,
-	})
+	// checks: Skillet's own, kept so `skillet bench report` can rescore
+	// the folder from it alone
+	meta := map[string]any{"eval_id": e.ID, "eval_name": e.Title(), "prompt": e.Prompt, "assertions": e.Expectations}
+	if len(e.Checks) > 0 {
+		meta["checks"] = e.Checks
+	}
+	return writeJSON(filepath.Join(dir, EvalMetadataFile), meta)
 }
 
 // CopySkill copies a skill folder into root/name without its evals

@@ -16,6 +16,8 @@ const ManifestFile = "bench.json"
 type Manifest struct {
 	Created time.Time `json:"created"`
 	Skills  []string  `json:"skills"`
+	// SkillDirs are the benched skills' folders, by name.
+	SkillDirs map[string]string `json:"skill_dirs,omitempty"`
 	// Evals is the --evals file, "" for each skill's own.
 	Evals    string   `json:"evals,omitempty"`
 	Baseline string   `json:"baseline"`
