@@ -145,3 +145,26 @@ func waitGone(u *tui, text string) {
 	}
 	u.t.Fatalf("%q stayed on the screen:\n%s", text, u.screen())
 }
+
+// A newcomer's first bench: the sample skills' incident-report ships
+// evals, and on the offline demo model its skill-dependent eval helps and
+// the other shows no evidence; each run reads back with skillet show,
+// although the samples' config names skills the run's catalog leaves out.
+func TestBenchSampleSkillOffline(t *testing.T) {
+	tmp := isolate(t)
+	out := filepath.Join(tmp, "out")
+	code, stdout, stderr := runBinary(t, "bench", "incident-report", "--out", out)
+	if code != 0 {
+		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"incident-report: helps", "helps        5/5", "· Eval 1", "no evidence  5/5"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in:\n%s", want, stdout)
+		}
+	}
+	run := filepath.Join(out, "incident-report", "eval-1", "with_skill", "run-1")
+	code, shown, stderr := runBinary(t, "show", filepath.Join(run, "session"))
+	if code != 0 || !strings.Contains(shown, "incident-report v1") {
+		t.Fatalf("show of a bench run: exit %d\n%s\n%s", code, shown, stderr)
+	}
+}

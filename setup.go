@@ -15,6 +15,7 @@ import (
 	sampleskills "skillet/sample-skills"
 
 	"skillet/harness"
+	"skillet/harness/bench"
 	"skillet/harness/chat"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
@@ -230,6 +231,11 @@ func wireSkills(c *common) (*wiring, error) {
 	cfg, err := findConfig(cfgPath, cwd)
 	if err != nil {
 		return nil, err
+	}
+	if c.config == "" && w.journal != "" && bench.RunOfJournal(w.journal) {
+		// a bench run ran over its configuration's catalog alone, without
+		// the config's choice of skills, and is read back the same way
+		cfg.Skills = nil
 	}
 
 	var roots []skills.Root
