@@ -55,6 +55,14 @@ func crushRefuses(s Skill) string {
 	return "Crush rejects it: " + strings.Join(why, "; ")
 }
 
+// crushDescription is the description as Crush reads it. Crush's
+// splitFrontmatter joins the frontmatter's lines without a final newline,
+// so a `|` block that ends the frontmatter loses its line break, which
+// Skillet's parser keeps; when a key or a blank line follows the block,
+// Crush keeps it too, a difference the profile does not see (the skill
+// holds no frontmatter layout) and TestCrushConformance pins.
+func crushDescription(d string) string { return strings.TrimRight(d, "\n") }
+
 type crush struct{}
 
 func (crush) Name() string { return "crush" }
@@ -75,9 +83,14 @@ func (p crush) Catalogue(in Input) Catalogue {
 			b.WriteString("<available_skills>\n")
 		}
 		listed++
-		// a `|` block's trailing newline is not kept
+		// a `|` block's trailing newline is not kept (see crushDescription);
+		// a builtin skill's placeholder is already of the escaped length
+		desc := crushEscape.Replace(crushDescription(s.Description))
+		if builtin {
+			desc = s.Description
+		}
 		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n",
-			crushEscape.Replace(s.Name), crushEscape.Replace(strings.TrimRight(s.Description, "\n")), crushEscape.Replace(s.Path))
+			crushEscape.Replace(s.Name), desc, crushEscape.Replace(s.Path))
 		if builtin {
 			b.WriteString("    <type>builtin</type>\n")
 		}
