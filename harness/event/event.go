@@ -108,6 +108,18 @@ type ModelCall struct {
 	// without repeating what earlier lines hold; reading puts them back.
 	Ref          *RequestRef `json:"request_ref,omitempty"`
 	LeftOffDelta *ListDelta  `json:"left_off_delta,omitempty"`
+	// Listing is the skill listing this call was the first to attach to
+	// its turn's user message, under a profile that lists each skill once
+	// (Claude Code: the whole catalogue first, later only the skills no
+	// listing the request carries named); nil when it attached none.
+	Listing *Listing `json:"listing,omitempty"`
+}
+
+// Listing is a skill listing attached to a user message: its text and
+// the skills it names, each with the digest of its entry.
+type Listing struct {
+	Text   string            `json:"text"`
+	Skills map[string]string `json:"skills"`
 }
 
 // RequestRef is a journaled request body: Head, its messages joined by

@@ -205,6 +205,10 @@ type Input struct {
 	// bundled_skills setting); by default they are listed and share the
 	// budget, as the agent does.
 	NoBundled bool
+	// Listed are the skills earlier listings of the conversation named;
+	// an agent that lists each skill once (Claude Code) lists only the
+	// others. Empty: the first listing.
+	Listed Listed
 }
 
 // EngineList is Skillet's own list as the engine composed it (R10).
@@ -302,6 +306,9 @@ type Catalogue struct {
 	// Budget is nil for profiles without one.
 	Budget   *Budget  `json:"budget,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Listed names what the listing shows, for Input.Listed of the next
+	// one (Claude Code); nil for the other profiles.
+	Listed Listed `json:"-"`
 }
 
 // Text is the whole catalogue text, blocks in order, each headed by its
