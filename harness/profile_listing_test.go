@@ -111,3 +111,27 @@ func TestClaudeCodeListsEachSkillOnce(t *testing.T) {
 	}
 
 }
+
+// TestProfileVersionAndModelNotice: a session under claude-code@2.1.332
+// records the profile by its name; a model Claude Code does not know is
+// said among the session's notices, with what the budget then rests on;
+// another version is refused, naming the one reproduced.
+func TestProfileVersionAndModelNotice(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", func(o *Options) { o.Profile = "claude-code@2.1.332" })
+	f.turn("hello", say("ok"))
+	if got := f.s.State().Profile; got != "claude-code" {
+		t.Errorf("profile recorded as %q", got)
+	}
+	notices := strings.Join(f.s.Snapshot().Notices, "\n")
+	if !strings.Contains(notices, `Claude Code 2.1.332 does not know the model "test-model"`) {
+		t.Errorf("no notice of the unknown model: %q", notices)
+	}
+	if err := f.s.SwitchProfile("codex@0.1.0"); err == nil || !strings.Contains(err.Error(), "reproduces Codex 0.171.0 only") {
+		t.Errorf("switch to an unknown version: %v", err)
+	}
+	if err := f.s.SwitchProfile("codex@0.171.0"); err != nil || f.s.State().Profile != "codex" {
+		t.Errorf("switch to codex@0.171.0: %v, %q", err, f.s.State().Profile)
+	}
+}

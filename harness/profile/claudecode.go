@@ -103,6 +103,19 @@ func ClaudeBytesPerToken(model string) int {
 	return claudeBytesPerToken3
 }
 
+// ClaudeKnows reports whether Claude Code knows a model by its name: a
+// Claude model of a family and version it names (claude-3*, opus, sonnet
+// or haiku with a version), or one of its aliases (opus, sonnet, haiku,
+// with or without [1m]).
+func ClaudeKnows(model string) bool {
+	m := strings.TrimSuffix(strings.ToLower(model), "[1m]")
+	switch m {
+	case "opus", "sonnet", "haiku", "opusplan", "best", "default":
+		return true
+	}
+	return strings.Contains(m, "claude-3") || strings.Contains(m, "claude") && claudeModelRE.MatchString(m)
+}
+
 // ClaudeWindow is the context window Claude Code assumes for a model:
 // 1,000,000 for opus-4-7 and a name ending in [1m], else 200,000.
 func ClaudeWindow(model string) int {
