@@ -294,7 +294,7 @@ func (s *Session) start(id, prof string, window int) error {
 		ws = &info
 	}
 	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
-		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, Workspace: ws})
+		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, ProfileAgent: p.Agent(), Workspace: ws})
 	return s.syncJournal()
 }
 

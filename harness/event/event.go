@@ -60,6 +60,9 @@ type SessionStart struct {
 	// derives from, 0 when it has none.
 	Profile       string `json:"profile,omitempty"`
 	ContextWindow int    `json:"context_window,omitempty"`
+	// ProfileAgent is the agent version the profile reproduces, such as
+	// "Claude Code 2.1.332"; absent under skillet.
+	ProfileAgent string `json:"profile_agent,omitempty"`
 	// Workspace is where the agent tools work; nil when the session has
 	// no agent tools.
 	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
