@@ -206,10 +206,13 @@ func TestCrushConformance(t *testing.T) {
 			conformSkill(t, root, "zz-last", "name: zz-last\ndescription: Sorted by folder, case aside.")
 			conformSkill(t, root, "Alpha-First", "name: Alpha-First\ndescription: Sorted by folder, case aside.")
 		},
-		// a key after a `|` block: Crush keeps the block's newline, the
-		// profile drops it (the one known difference, see below)
-		"block-then-key": func(root string) {
-			writeSkillFile(t, root, "block", "---\nname: block\ndescription: |\n  Ends in a newline.\nlicense: MIT\n---\nThe instructions.\n")
+		// what follows a block decides whether Crush keeps its final newline
+		"blocks": func(root string) {
+			writeSkillFile(t, root, "then-key", "---\nname: then-key\ndescription: |\n  Ends in a newline.\nlicense: MIT\n---\nThe instructions.\n")
+			writeSkillFile(t, root, "then-blank", "---\nname: then-blank\ndescription: |\n  A blank line follows.\n\n---\nThe instructions.\n")
+			writeSkillFile(t, root, "keep", "---\nname: keep\ndescription: |+\n  Keeps blank lines.\n\n---\nThe instructions.\n")
+			writeSkillFile(t, root, "folded", "---\nname: folded\ndescription: >\n  Folded\n  text.\n---\nThe instructions.\n")
+			writeSkillFile(t, root, "strip", "---\nname: strip\ndescription: |-\n  Stripped.\n---\nThe instructions.\n")
 		},
 		"refused": func(root string) {
 			conformSkill(t, root, "ok", "name: ok\ndescription: Listed.")
@@ -220,10 +223,19 @@ func TestCrushConformance(t *testing.T) {
 			conformSkill(t, root, "double--hyphen", "name: double--hyphen\ndescription: Two hyphens in a row.")
 		},
 	}
+	if corpus, err := filepath.Abs(*corpusFlag); err == nil {
+		if _, err := os.Stat(corpus); err == nil {
+			sets["corpus"] = nil // the real corpus, as it is
+		}
+	}
 	for name, build := range sets {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
-			build(root)
+			if build == nil {
+				root, _ = filepath.Abs(*corpusFlag)
+			} else {
+				build(root)
+			}
 			agent := list(root)
 			c := skills.NewCatalog([]skills.Root{{Dir: root}}, nil)
 			if _, err := c.Refresh(); err != nil {
@@ -256,13 +268,11 @@ func TestCrushConformance(t *testing.T) {
 					}
 					continue
 				}
-				if name == "block-then-key" && a[i] == strings.Replace(o[i], "newline.</description>", "newline.\n</description>", 1) && a[i] != o[i] {
-					continue // known: the profile cannot see what follows the block
-				}
 				if a[i] != o[i] {
 					t.Errorf("skill %d differs:\ncrush:   %q\nprofile: %q", i+1, a[i], o[i])
 				}
 			}
+			t.Logf("%d skills listed, %d refused by Crush", len(a), len(agent.Refused))
 			refused := map[string]string{}
 			for _, r := range agent.Refused {
 				refused[filepath.Base(filepath.Dir(r.Path))] = r.Error

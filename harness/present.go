@@ -107,7 +107,7 @@ func profileSkill(sk *skills.Skill) profile.Skill { return ProfileSkill(sk) }
 func ProfileSkill(sk *skills.Skill) profile.Skill {
 	ps := profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
 		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder()}
+		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder(), DescriptionAtEnd: sk.DescriptionAtEnd}
 	for _, p := range sk.Problems {
 		if p.Lax != "" {
 			ps.Breaches = append(ps.Breaches, profile.Breach{Rule: string(p.Lax), Message: p.Field + ": " + p.Message})

@@ -46,8 +46,8 @@ func crushRefuses(s Skill) string {
 	if len(s.Name) > 64 || !crushName.MatchString(s.Name) {
 		why = append(why, fmt.Sprintf("name %q must be at most 64 letters, digits and single hyphens", s.Name))
 	}
-	if len(s.Description) > crushMaxDescBytes {
-		why = append(why, fmt.Sprintf("a description over %d bytes (this one has %d)", crushMaxDescBytes, len(s.Description)))
+	if d := crushDescription(s); len(d) > crushMaxDescBytes {
+		why = append(why, fmt.Sprintf("a description over %d bytes (this one has %d)", crushMaxDescBytes, len(d)))
 	}
 	if len(why) == 0 {
 		return ""
@@ -57,11 +57,15 @@ func crushRefuses(s Skill) string {
 
 // crushDescription is the description as Crush reads it. Crush's
 // splitFrontmatter joins the frontmatter's lines without a final newline,
-// so a `|` block that ends the frontmatter loses its line break, which
-// Skillet's parser keeps; when a key or a blank line follows the block,
-// Crush keeps it too, a difference the profile does not see (the skill
-// holds no frontmatter layout) and TestCrushConformance pins.
-func crushDescription(d string) string { return strings.TrimRight(d, "\n") }
+// so a block scalar that ends the frontmatter loses one line break, which
+// Skillet's parser keeps; one followed by another key or a blank line
+// keeps it in both.
+func crushDescription(s Skill) string {
+	if s.DescriptionAtEnd {
+		return strings.TrimSuffix(s.Description, "\n")
+	}
+	return s.Description
+}
 
 type crush struct{}
 
@@ -83,9 +87,10 @@ func (p crush) Catalogue(in Input) Catalogue {
 			b.WriteString("<available_skills>\n")
 		}
 		listed++
-		// a `|` block's trailing newline is not kept (see crushDescription);
-		// a builtin skill's placeholder is already of the escaped length
-		desc := crushEscape.Replace(crushDescription(s.Description))
+		// a block that ends the frontmatter loses its final newline (see
+		// crushDescription); a builtin skill's placeholder is already of
+		// the escaped length
+		desc := crushEscape.Replace(crushDescription(s))
 		if builtin {
 			desc = s.Description
 		}

@@ -65,6 +65,9 @@ type Skill struct {
 	// Folder is the name of the skill's folder, which Claude Code knows a
 	// skill by; "" means the last element of Dir.
 	Folder string `json:"folder,omitempty"`
+	// DescriptionAtEnd: the description is a block scalar that ends the
+	// frontmatter (skills.Skill.DescriptionAtEnd).
+	DescriptionAtEnd bool `json:"-"`
 	// Breaches are the rules of the Agent Skills spec the skill breaks
 	// that some agents read past (skills.LaxRule); each profile says
 	// whether its agent lists the skill anyway.
