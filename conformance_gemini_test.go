@@ -61,6 +61,9 @@ func TestGeminiConformance(t *testing.T) {
 	conformSkill(t, root, "no-name", "description: A skill without a name.")
 	conformSkill(t, root, "meta", "name: meta\ndescription: A metadata list.\nmetadata:\n  tags: [a, b]")
 	conformSkill(t, root, "skill-creator", "name: skill-creator\ndescription: Mine replaces the built-in one.")
+	// a block that ends the frontmatter, and one a key follows
+	writeSkillFile(t, root, "block-end", "---\nname: block-end\ndescription: |\n  Ends the\n  frontmatter.\n---\nThe instructions.\n")
+	writeSkillFile(t, root, "block-key", "---\nname: block-key\ndescription: |\n  A key follows.\nlicense: MIT\n---\nThe instructions.\n")
 	// the read order: folders by name, descending in UTF-16 code units,
 	// whatever order they were made in
 	for _, folder := range []string{"b-second", "Upper", "10-digits", "2-digits", "é-accent", "漢字", "a-first", "c_under", "c.dot", "c-dash"} {
