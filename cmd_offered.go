@@ -202,6 +202,13 @@ func offered(w *wiring, profiles []profile.Profile, window int, model string, us
 	// the session's own notices name invalid and unselected skills, which
 	// left_out says with the reason
 	rep := &offeredJSON{ContextWindow: window, Model: model, Notices: append([]string{}, w.notices...), Profiles: []offeredProfile{}, LeftOut: []offeredLeftOut{}}
+	for _, p := range profiles {
+		win := window
+		if len(profiles) > 1 && p.DefaultWindow() == 0 {
+			win = 0 // a window for all profiles is meant for the ones with a budget
+		}
+		rep.Notices = append(rep.Notices, profile.Notices(p, model, win)...)
+	}
 
 	status := map[string]harness.SkillStatus{}
 	for _, st := range snap.Skills {

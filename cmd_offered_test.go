@@ -199,6 +199,8 @@ func TestOfferedBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"offered", "--profile", "cursor", dir}, `unknown profile "cursor": known profiles are skillet, claude-code, codex, crush, opencode, gemini-cli, or all`},
+		{[]string{"offered", "--profile", "claude-code@2.0.0", dir}, `unknown Claude Code version "2.0.0": the claude-code profile reproduces Claude Code 2.1.332 only (known versions: 2.1.332)`},
+		{[]string{"offered", "--profile", "skillet@1", dir}, `profile skillet reproduces no other agent, so it takes no version ("1")`},
 		{[]string{"offered", "--context-window", "0", dir}, "--context-window 0: want a positive number of tokens"},
 		{[]string{"offered", "--context-window", "-5", dir}, "--context-window -5: want a positive number of tokens"},
 		{[]string{"offered", "--context-window", "lots", dir}, `want a whole number of tokens, not "lots"`},

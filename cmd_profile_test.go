@@ -103,6 +103,7 @@ func TestRunProfileBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--offline", "--profile", "cursor", "x"}, "known profiles are skillet, claude-code, codex, crush, opencode, gemini-cli"},
+		{[]string{"run", "--offline", "--profile", "codex@0.170.0", "x"}, `unknown Codex version "0.170.0": the codex profile reproduces Codex 0.171.0 only (known versions: 0.171.0)`},
 		{[]string{"run", "--offline", "--context-window", "0", "x"}, "--context-window 0"},
 		{[]string{"run", "--offline", "--context-window", "-3", "x"}, "--context-window -3"},
 		{[]string{"run", "--offline", "--set", "lifecycle=false", "x"}, "lifecycle=false needs a profile other than skillet"},

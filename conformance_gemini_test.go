@@ -35,10 +35,7 @@ process.stdout.write(renderAgentSkills(m.getSkills().map((s) => ({ name: s.name,
 // TestGeminiConformance lists fixed skill sets through Gemini CLI core's
 // own modules and compares them with the gemini-cli profile's section:
 // the header, the built-in skills' names, place and description sizes,
-// and the user skills' entries byte for byte. Gemini CLI lists
-// the user's skills in its glob's order, which follows the file system;
-// the profile's order is Skillet's, so the user entries are compared as
-// a set.
+// and the user skills' entries byte for byte and in Gemini CLI's order.
 func TestGeminiConformance(t *testing.T) {
 	mods := os.Getenv("SKILLET_AGENTS_NODE_MODULES")
 	if mods == "" {
@@ -64,6 +61,14 @@ func TestGeminiConformance(t *testing.T) {
 	conformSkill(t, root, "no-name", "description: A skill without a name.")
 	conformSkill(t, root, "meta", "name: meta\ndescription: A metadata list.\nmetadata:\n  tags: [a, b]")
 	conformSkill(t, root, "skill-creator", "name: skill-creator\ndescription: Mine replaces the built-in one.")
+	// a block that ends the frontmatter, and one a key follows
+	writeSkillFile(t, root, "block-end", "---\nname: block-end\ndescription: |\n  Ends the\n  frontmatter.\n---\nThe instructions.\n")
+	writeSkillFile(t, root, "block-key", "---\nname: block-key\ndescription: |\n  A key follows.\nlicense: MIT\n---\nThe instructions.\n")
+	// the read order: folders by name, descending in UTF-16 code units,
+	// whatever order they were made in
+	for _, folder := range []string{"b-second", "Upper", "10-digits", "2-digits", "é-accent", "漢字", "a-first", "c_under", "c.dot", "c-dash"} {
+		conformSkill(t, root, folder, "name: "+folder+"\ndescription: Folder "+folder+".")
+	}
 	out, err := exec.Command(node, script, mods, root).Output()
 	if err != nil {
 		t.Fatalf("gemini-cli-core: %v\n%s", err, out)
@@ -101,13 +106,10 @@ func TestGeminiConformance(t *testing.T) {
 		len(desc.FindStringSubmatch(ae[1])[1]) != len(desc.FindStringSubmatch(oe[1])[1]) {
 		t.Errorf("second entry:\nagent:   %q\nskillet: %q", ae[1], oe[1])
 	}
-	want := map[string]bool{}
-	for _, e := range ae[2:] {
-		want[strings.TrimSuffix(e, "</available_skills>")] = true
-	}
-	for _, e := range oe[2:] {
-		if e = strings.TrimSuffix(e, "</available_skills>"); !want[e] {
-			t.Errorf("Skillet lists an entry the agent does not:\n%q\nagent:\n%s", e, agent)
+	// the user's skills in the agent's read order, byte for byte
+	for i := 2; i < len(ae); i++ {
+		if a, o := strings.TrimSuffix(ae[i], "</available_skills>"), strings.TrimSuffix(oe[i], "</available_skills>"); a != o {
+			t.Errorf("entry %d:\nagent:   %q\nskillet: %q", i+1, a, o)
 		}
 	}
 }

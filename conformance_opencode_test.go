@@ -106,6 +106,7 @@ func TestOpencodeConformance(t *testing.T) {
 	root := t.TempDir()
 	conformSkill(t, root, "multi-line", "name: multi-line\ndescription: |\n  First   line.\n  Second\tline with a <tag> & more.\n")
 	conformSkill(t, root, "long", "name: long\ndescription: "+strings.Repeat("word ", 300))
+	writeSkillFile(t, root, "block-end", "---\nname: block-end\ndescription: |\n  Ends the\n  frontmatter.\n---\nThe instructions.\n")
 	conformSkill(t, root, "cjk", "name: cjk\ndescription: 漢字の説明。")
 	conformSkill(t, root, "folder-name", "name: other-name\ndescription: Its name is not its folder's.")
 	conformSkill(t, root, "no-name", "description: A skill without a name.")

@@ -253,3 +253,127 @@ func TestClaudeCodeConformance(t *testing.T) {
 		compareListings(t, claudeListing(t, bin, root, "claude-sonnet-4-6"), skilletListing(t, root, "claude-sonnet-4-6"), bundled)
 	})
 }
+
+// claudeListings runs Claude Code twice in one project whose .claude/skills
+// is skillsDir: once, then, after between has changed the skills, again
+// with --continue; it returns the skill listings of the second run's last
+// request, each as the text after the header, in message order.
+func claudeListings(t *testing.T, bin, skillsDir, model string, between func()) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if !strings.HasPrefix(r.URL.Path, "/v1/messages") {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, anthropicSSE)
+	}))
+	defer srv.Close()
+	tmp := t.TempDir()
+	proj, home := filepath.Join(tmp, "project"), filepath.Join(tmp, "home")
+	if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(skillsDir, filepath.Join(proj, ".claude", "skills")); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append(args, "--model", model, "--max-turns", "1")...)
+		cmd.Dir = proj
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=sk-conformance-test",
+			"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}
+		if out, _ := cmd.CombinedOutput(); ctx.Err() != nil {
+			t.Fatalf("claude did not finish: %s", out)
+		}
+	}
+	run("-p", "first")
+	between()
+	mu.Lock()
+	n := len(bodies)
+	mu.Unlock()
+	run("-p", "second", "--continue")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) == n {
+		t.Fatal("the --continue run sent no request")
+	}
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(bodies[len(bodies)-1]), &req); err != nil {
+		t.Fatalf("the last request: %v", err)
+	}
+	const header = "<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n"
+	var out []string
+	for _, m := range req.Messages {
+		for _, bl := range m.Content {
+			if strings.HasPrefix(bl.Text, header) {
+				out = append(out, strings.TrimSuffix(strings.TrimPrefix(bl.Text, header), "\n</system-reminder>"))
+			}
+		}
+	}
+	return out
+}
+
+// TestClaudeCodeLaterListing: a skill added between two runs of one
+// conversation is listed alone with the second user message, under the
+// same header, and the first listing stays as it was; the claude-code
+// profile's later listing (Input.Listed) is the agent's byte for byte.
+func TestClaudeCodeLaterListing(t *testing.T) {
+	bin := claudeBinary(t)
+	const model = "claude-sonnet-4-6"
+	root := t.TempDir()
+	conformSkill(t, root, "alpha", "name: alpha\ndescription: Alpha reviews accounts.")
+	conformSkill(t, root, "beta", "name: beta\ndescription: Beta drafts notes.")
+	before := skilletCatalogue(t, root, model, nil)
+	got := claudeListings(t, bin, root, model, func() {
+		conformSkill(t, root, "gamma", "name: gamma\ndescription: |\n  Added <mid> session,\n  on two lines.\n")
+		conformSkill(t, root, "cjk", "name: cjk\ndescription: 途中で追加。")
+	})
+	if len(got) != 2 {
+		t.Fatalf("the second run's request holds %d skill listings, want 2: %q", len(got), got)
+	}
+	first := strings.TrimSuffix(strings.SplitN(before.Blocks[0].Text, "\n\n", 2)[1], "\n</system-reminder>")
+	bundled := map[string]bool{}
+	for _, e := range before.Bundled {
+		bundled[e.Name] = true
+	}
+	compareListings(t, got[0], first, bundled)
+	later := skilletCatalogue(t, root, model, before.Listed)
+	if len(later.Blocks) != 1 {
+		t.Fatalf("the profile's later listing has %d blocks", len(later.Blocks))
+	}
+	ours := strings.TrimSuffix(strings.SplitN(later.Blocks[0].Text, "\n\n", 2)[1], "\n</system-reminder>")
+	if got[1] != ours {
+		t.Errorf("the later listing differs:\nagent:   %q\nskillet: %q", got[1], ours)
+	}
+}
+
+// skilletCatalogue is the claude-code profile's catalogue of the skills in
+// dir for model, after the listings that named listed.
+func skilletCatalogue(t *testing.T, dir, model string, listed profile.Listed) profile.Catalogue {
+	t.Helper()
+	c := skills.NewCatalog([]skills.Root{{Dir: dir}}, nil)
+	if _, err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	var in []profile.Skill
+	for _, sk := range c.All() {
+		in = append(in, harness.ProfileSkill(sk))
+	}
+	p, _ := profile.Get("claude-code")
+	return p.Catalogue(profile.Input{Skills: in, Model: model, Listed: listed})
+}

@@ -288,9 +288,11 @@ func wireSkills(c *common) (*wiring, error) {
 		}
 	}
 	if c.profile != "" {
-		if _, err := profile.Get(c.profile); err != nil {
+		p, err := profile.Get(c.profile)
+		if err != nil {
 			return nil, usageError{"--profile: " + err.Error()}
 		}
+		c.profile = p.Name() // NAME@VERSION names the profile NAME
 	}
 	if c.window.set && c.window.n <= 0 {
 		return nil, usageError{fmt.Sprintf("--context-window %d: want a positive number of tokens, such as 200000", c.window.n)}

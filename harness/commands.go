@@ -73,10 +73,11 @@ func (s *Session) Clear() error {
 // (/profile NAME). The context window given for the session carries over;
 // without one, the new profile's default applies.
 func (s *Session) SwitchProfile(name string) error {
-	name = strings.TrimSpace(name)
-	if _, err := profile.Get(name); err != nil {
+	p, err := profile.Get(strings.TrimSpace(name))
+	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
+	name = p.Name()
 	if err := s.acquire(); err != nil {
 		return err
 	}

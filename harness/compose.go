@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/skills"
 )
@@ -41,6 +42,9 @@ type composition struct {
 	// warnings, given once a turn.
 	catalogue *profile.Catalogue
 	warnings  []string
+	// listing is the skill listing this request attaches to the turn's
+	// user message for the first time (Claude Code), nil for none.
+	listing *event.Listing
 }
 
 // compose builds the next request from the session's state (R8–R11, R14,

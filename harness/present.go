@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/harness/tools"
@@ -106,7 +107,7 @@ func profileSkill(sk *skills.Skill) profile.Skill { return ProfileSkill(sk) }
 func ProfileSkill(sk *skills.Skill) profile.Skill {
 	ps := profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
 		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder()}
+		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder(), DescriptionAtEnd: sk.DescriptionAtEnd}
 	for _, p := range sk.Problems {
 		if p.Lax != "" {
 			ps.Breaches = append(ps.Breaches, profile.Breach{Rule: string(p.Lax), Message: p.Field + ": " + p.Message})
@@ -152,8 +153,18 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 		}
 	}
 	c.warnings = cat.Warnings
+	lifecycle := f.lifecycle()
+	limit := set.MaxTranscriptMessages
+	if !lifecycle {
+		limit = 0 // the whole history
+	}
+	c.win = rulebook.ComputeWindow(f.st.Msgs.Len(), limit, f.st.UserMsgs)
+
 	var system, developer, reminder []string
 	for _, b := range cat.Blocks {
+		if b.Placement == profile.ReminderMessage && cat.Listed != nil {
+			continue // the listings below, each with its user message
+		}
 		c.parts = append(c.parts, ContextPart{Kind: "list", Placement: string(b.Placement), Text: b.Text})
 		switch b.Placement {
 		case profile.SystemPrompt:
@@ -166,13 +177,15 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 		// a ToolDescription block is the activation tool's description,
 		// which buildTools declares
 	}
-
-	lifecycle := f.lifecycle()
-	limit := set.MaxTranscriptMessages
-	if !lifecycle {
-		limit = 0 // the whole history
+	var listings []rulebook.ListingAt
+	if cat.Listed != nil {
+		listings, c.listing = f.listings(p, c.win)
+	} else if len(reminder) > 0 {
+		listings = []rulebook.ListingAt{{Msg: f.firstUserMsg(c.win), Listing: event.Listing{Text: strings.Join(reminder, "\n\n")}}}
 	}
-	c.win = rulebook.ComputeWindow(f.st.Msgs.Len(), limit, f.st.UserMsgs)
+	for _, l := range listings {
+		c.parts = append(c.parts, ContextPart{Kind: "list", Placement: string(profile.ReminderMessage), Text: l.Text})
+	}
 	var ctxElems []string
 	for i, ls := range f.st.Loaded {
 		if ls.Delivery == DeliveryToolResult {
@@ -198,21 +211,74 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 	for _, d := range developer {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: d})
 	}
-	c.msgs = f.profileHistory(c, lifecycle, reminder)
+	c.msgs = f.profileHistory(c, lifecycle, listings)
 	msgs = append(msgs, c.msgs...)
 	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: chatTools(c.live), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
 }
 
+// listings are the skill listings a request carries under a profile
+// that lists each skill once (Claude Code 2.1.332), each with the user
+// message it is attached to: the recorded ones the window keeps and, when
+// the running turn's user message has none, the one it gets now, of the
+// skills none of the others named (nil when there are none; the whole
+// catalogue when the window keeps no listing, as after Claude Code's
+// compaction). Before a turn, the next one's listing stands after the
+// last message, unrecorded.
+func (f *frame) listings(p profile.Profile, win rulebook.Window) ([]rulebook.ListingAt, *event.Listing) {
+	var out []rulebook.ListingAt
+	before := profile.Listed{}
+	cur, has := win.N, false
+	if f.st.Running && f.st.Cur != nil {
+		cur = f.st.Cur.UserMsg
+	}
+	for _, l := range f.st.Listings {
+		if l.Msg < win.Start {
+			continue
+		}
+		out = append(out, l)
+		for k, v := range l.Skills {
+			before[k] = v
+		}
+		has = has || l.Msg == cur
+	}
+	if has || cur < win.Start {
+		return out, nil
+	}
+	in := f.profileInput()
+	in.Listed = before
+	cat := p.Catalogue(in)
+	if len(cat.Blocks) == 0 {
+		return out, nil
+	}
+	l := &event.Listing{Text: cat.Blocks[0].Text, Skills: cat.Listed}
+	out = append(out, rulebook.ListingAt{Msg: cur, Listing: *l})
+	if cur == win.N {
+		return out, nil // before a turn: nothing is sent yet
+	}
+	return out, l
+}
+
+// firstUserMsg is the first user message the window keeps, or the
+// window's end when it keeps none.
+func (f *frame) firstUserMsg(win rulebook.Window) int {
+	for _, k := range f.st.UserMsgs {
+		if k >= win.Start {
+			return k
+		}
+	}
+	return win.N
+}
+
 // profileHistory is the window's messages as a profile sends them: after
-// each run of tool results, the user messages its activations add; the
-// reminder before the first user message the window keeps (or last,
-// before a turn). With
-// the lifecycle rules on, the text of an activation whose skill has since
-// unloaded is replaced by a line saying so. The skills whose text the
-// history carries are Delivered.
-func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string) []chat.Message {
-	out := make([]chat.Message, 0, c.win.Kept()+len(reminder)+2)
+// each run of tool results, the user messages its activations add; each
+// skill listing before the user message it is attached to (one at the
+// window's end stands before the next turn's). With the lifecycle rules
+// on, the text of an activation whose skill has since unloaded is
+// replaced by a line saying so. The skills whose text the history
+// carries are Delivered.
+func (f *frame) profileHistory(c *composition, lifecycle bool, listings []rulebook.ListingAt) []chat.Message {
+	out := make([]chat.Message, 0, c.win.Kept()+len(listings)+2)
 	var follow []string
 	flush := func() {
 		for _, t := range follow {
@@ -220,16 +286,13 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		}
 		follow = nil
 	}
-	// Claude Code 2.1.332 sends its listing once, with the first user
-	// message; the reminder goes before the first one the window keeps
-	first := -1
-	for _, k := range f.st.UserMsgs {
-		if k >= c.win.Start {
-			first = k
-			break
+	listed := func(k int) {
+		for _, l := range listings {
+			if l.Msg == k {
+				out = append(out, chat.Message{Role: chat.RoleUser, Content: l.Text})
+			}
 		}
 	}
-	at := -1
 	seen := map[string]bool{}
 	for k := c.win.Start; k < c.win.N; k++ {
 		m := f.st.Msgs.At(k)
@@ -237,9 +300,7 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		if m.Role != chat.RoleTool {
 			flush()
 		}
-		if k == first {
-			at = len(out)
-		}
+		listed(k)
 		if en.Kind == EntryUser && len(en.Mentions) > 0 {
 			for _, u := range en.Mentions {
 				c.delivered = append(c.delivered, &rulebook.Loaded{Name: u.Name, Version: u.Version, ExecID: u.ExecutionID, ExecTurn: en.Turn})
@@ -271,17 +332,8 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 		out = append(out, m)
 	}
 	flush()
-	if len(reminder) == 0 {
-		return out
-	}
-	if at < 0 {
-		at = len(out)
-	}
-	rem := make([]chat.Message, len(reminder))
-	for i, r := range reminder {
-		rem[i] = chat.Message{Role: chat.RoleUser, Content: r}
-	}
-	return append(out[:at:at], append(rem, out[at:]...)...)
+	listed(c.win.N)
+	return out
 }
 
 // activationTool is the profile's activation tool as a binding.

@@ -272,8 +272,8 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	f := w.open("", func(o *Options) { o.Profile, o.ContextWindow = "claude-code", 5000 })
 	f.turn("review account ACC-1042", activateStep("claude-code", w.root, "alpha"), say("done"))
 	starts := f.rec.ofType(TypeSessionStart)
-	if st := starts[0].(*SessionStart); st.Profile != "claude-code" || st.ContextWindow != 5000 {
-		t.Fatalf("session_start profile %q window %d", st.Profile, st.ContextWindow)
+	if st := starts[0].(*SessionStart); st.Profile != "claude-code" || st.ContextWindow != 5000 || st.ProfileAgent != "Claude Code 2.1.332" {
+		t.Fatalf("session_start profile %q window %d agent %q", st.Profile, st.ContextWindow, st.ProfileAgent)
 	}
 	live, _ := f.s.frame().compose().req.Body()
 	f.s.Close()

@@ -183,9 +183,11 @@ func newSession(opts Options) (*Session, error) {
 	if opts.Profile == "" {
 		opts.Profile = DefaultProfile
 	}
-	if _, err := profile.Get(opts.Profile); err != nil {
+	p, err := profile.Get(opts.Profile)
+	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
+	opts.Profile = p.Name() // NAME@VERSION names the profile NAME
 	if opts.ContextWindow == 0 {
 		opts.ContextWindow = opts.Config.ContextWindow
 	}
@@ -215,6 +217,7 @@ func newSession(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("select skills: %w", err)
 	}
 	s.w.sel = sel
+	s.w.notices = append(s.w.notices, profile.Notices(p, opts.ModelName, opts.ContextWindow)...)
 	if len(sel.unnamed) > 0 {
 		s.w.notices = append(s.w.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.opts.Config), joinNames(sel.unnamed)))
 	}
@@ -291,7 +294,7 @@ func (s *Session) start(id, prof string, window int) error {
 		ws = &info
 	}
 	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
-		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, Workspace: ws})
+		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, ProfileAgent: p.Agent(), Workspace: ws})
 	return s.syncJournal()
 }
 

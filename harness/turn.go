@@ -84,7 +84,7 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 			s.emit(&Error{Message: err.Error()})
 			return StopError, err
 		}
-		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Scores: c.scores, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses})
+		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Scores: c.scores, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses, Listing: c.listing})
 		reply, partial, err := s.complete(ctx, call, c.req)
 		if err != nil {
 			if ctx.Err() != nil {

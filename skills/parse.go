@@ -130,6 +130,7 @@ func parseSkill(data []byte, folder string, strict bool) *Skill {
 	}
 	s.Body = body
 	p.fields(root, folder)
+	s.DescriptionAtEnd = descriptionAtEnd(root, front, s.Description)
 	p.body(body)
 	if len(s.Examples) > 0 {
 		// rendered once: every load and preload of the skill keeps it
@@ -420,3 +421,20 @@ func (p *parser) body(body string) {
 // one token per four characters, rounded up. It is labelled an estimate
 // wherever it is shown; a session counts exactly.
 func EstimateTokens(chars int) int { return (chars + 3) / 4 }
+
+// descriptionAtEnd reports whether the description is a block scalar
+// whose end is the frontmatter's: its last line holds the block's text,
+// or the block keeps its trailing blank lines (|+). Parsed without the
+// frontmatter's final newline, such a block loses one line break.
+func descriptionAtEnd(root *yaml.Node, front, desc string) bool {
+	n := len(root.Content)
+	if n < 2 || root.Content[n-2].Value != "description" {
+		return false
+	}
+	v := root.Content[n-1]
+	if v.Kind != yaml.ScalarNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		return false
+	}
+	lines := strings.Split(strings.TrimSuffix(front, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1]) != "" || strings.HasSuffix(desc, "\n\n")
+}

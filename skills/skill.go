@@ -33,6 +33,10 @@ type Skill struct {
 	Tools []ToolRef `json:"tools,omitempty"`
 	// Examples are rendered after the instructions (R18).
 	Examples []Example `json:"examples,omitempty"`
+	// DescriptionAtEnd: the description is a block scalar (| or >) that
+	// ends the frontmatter. A reader that parses the frontmatter without
+	// its final newline (Crush) reads one line break fewer at its end.
+	DescriptionAtEnd bool `json:"-"`
 	// Body is the Markdown after the frontmatter, trimmed: the instructions.
 	Body string `json:"body"`
 	// Extra holds frontmatter keys the spec and Skillet do not define, kept

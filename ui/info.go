@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"skillet/harness"
+	"skillet/harness/profile"
 )
 
 // skillsLines is the /skills overlay: every skill found, enabled or not,
@@ -198,7 +199,12 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
 		add(0, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
 	}
 	if s.Profile != "" && s.Profile != harness.DefaultProfile {
-		add(2, th.status.Render(pick("profile ", "")+s.Profile))
+		// the agent version the profile reproduces, such as Claude Code 2.1.332
+		text := pick("profile ", "") + s.Profile
+		if p, err := profile.Get(s.Profile); err == nil && p.Agent() != "" {
+			text += pick(" ("+p.Agent()+")", "@"+profile.Version(p))
+		}
+		add(2, th.status.Render(text))
 	}
 	win := fmt.Sprintf(pick("window %d/%d", "win %d/%d"), s.Window.InWindow, s.Window.Cap)
 	winSt := th.status

@@ -6,7 +6,7 @@ import (
 )
 
 // /profile starts a new session under another profile: the status bar
-// names it and the next turn activates skills with that profile's tool.
+// names it, with the agent version it reproduces, and the next turn activates skills with that profile's tool.
 func TestProfileCommandStartsASessionUnderAProfile(t *testing.T) {
 	sink := NewEventSink()
 	s := realSession(t, sink, t.TempDir(), "")
@@ -21,8 +21,8 @@ func TestProfileCommandStartsASessionUnderAProfile(t *testing.T) {
 	if s.ID() == first || s.Snapshot().Profile != "claude-code" {
 		t.Fatalf("no new session under claude-code (id %s, profile %s)", s.ID(), s.Snapshot().Profile)
 	}
-	if !strings.Contains(d.screen(), "profile claude-code") {
-		t.Fatalf("the status bar does not name the profile:\n%s", d.screen())
+	if !strings.Contains(d.screen(), "profile claude-code (Claude Code 2.1.332)") {
+		t.Fatalf("the status bar does not name the profile and the agent version it reproduces:\n%s", d.screen())
 	}
 	d.send("review account ACC-1042 for anomalies")
 	if end := s.Snapshot().LastTurn; end == nil || len(end.Loaded) == 0 || end.Loaded[0] != "account-review" {

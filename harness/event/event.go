@@ -60,6 +60,9 @@ type SessionStart struct {
 	// derives from, 0 when it has none.
 	Profile       string `json:"profile,omitempty"`
 	ContextWindow int    `json:"context_window,omitempty"`
+	// ProfileAgent is the agent version the profile reproduces, such as
+	// "Claude Code 2.1.332"; absent under skillet.
+	ProfileAgent string `json:"profile_agent,omitempty"`
 	// Workspace is where the agent tools work; nil when the session has
 	// no agent tools.
 	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
@@ -108,6 +111,18 @@ type ModelCall struct {
 	// without repeating what earlier lines hold; reading puts them back.
 	Ref          *RequestRef `json:"request_ref,omitempty"`
 	LeftOffDelta *ListDelta  `json:"left_off_delta,omitempty"`
+	// Listing is the skill listing this call was the first to attach to
+	// its turn's user message, under a profile that lists each skill once
+	// (Claude Code: the whole catalogue first, later only the skills no
+	// listing the request carries named); nil when it attached none.
+	Listing *Listing `json:"listing,omitempty"`
+}
+
+// Listing is a skill listing attached to a user message: its text and
+// the skills it names, each with the digest of its entry.
+type Listing struct {
+	Text   string            `json:"text"`
+	Skills map[string]string `json:"skills"`
 }
 
 // RequestRef is a journaled request body: Head, its messages joined by

@@ -58,7 +58,8 @@ func TestOpencodeSamplesTenFiles(t *testing.T) {
 
 func TestActivationTools(t *testing.T) {
 	in := Input{Skills: []Skill{sk("one", "d"), sk("two", "d")}, NoBundled: true}
-	if tl := (geminiCLI{}).Tool(in); !strings.Contains(string(tl.Parameters), `"enum":["one","two"]`) || !strings.Contains(tl.Description, "(Available: 'one', 'two')") {
+	// in Gemini CLI's read order: by folder, descending
+	if tl := (geminiCLI{}).Tool(in); !strings.Contains(string(tl.Parameters), `"enum":["two","one"]`) || !strings.Contains(tl.Description, "(Available: 'two', 'one')") {
 		t.Errorf("gemini tool %s: %s", tl.Description, tl.Parameters)
 	}
 	if tl := (geminiCLI{}).Tool(Input{NoBundled: true}); strings.Contains(string(tl.Parameters), "enum") {

@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"regexp"
@@ -44,7 +46,14 @@ const (
 )
 
 // claudeHeader heads the listing (the skill_listing attachment, sent as a
-// meta user message wrapped in <system-reminder>).
+// meta user message wrapped in <system-reminder>), the first and the later
+// ones alike: 2.1.332's renderer writes "The following skills are also
+// available for use with the Skill tool. This list adds to the skills
+// listed earlier in this conversation and is not the full list:" only for
+// an attachment marked addsToEarlier, which it marks only while a
+// server-side feature flag (tengu_hazy_boole, default off) is on; with
+// the flag off, as a run against a loopback endpoint has it, a later
+// listing repeats this header (TestClaudeCodeLaterListing, --continue).
 const claudeHeader = "The following skills are available for use with the Skill tool:"
 
 type claudeCode struct{}
@@ -92,6 +101,19 @@ func ClaudeBytesPerToken(model string) int {
 		return claudeBytesPerToken
 	}
 	return claudeBytesPerToken3
+}
+
+// ClaudeKnows reports whether Claude Code knows a model by its name: a
+// Claude model of a family and version it names (claude-3*, opus, sonnet
+// or haiku with a version), or one of its aliases (opus, sonnet, haiku,
+// with or without [1m]).
+func ClaudeKnows(model string) bool {
+	m := strings.TrimSuffix(strings.ToLower(model), "[1m]")
+	switch m {
+	case "opus", "sonnet", "haiku", "opusplan", "best", "default":
+		return true
+	}
+	return strings.Contains(m, "claude-3") || strings.Contains(m, "claude") && claudeModelRE.MatchString(m)
 }
 
 // ClaudeWindow is the context window Claude Code assumes for a model:
@@ -165,6 +187,20 @@ func claudeClean(s string) string {
 	return strings.TrimSpace(claudeControl.ReplaceAllString(s, " "))
 }
 
+// Listed names the skills the listings of a conversation have shown, by
+// the name an entry gives, each with the digest of its name and
+// description. Claude Code 2.1.332 attaches its listing to the first user
+// message and, to a later one, only the skills no earlier listing named
+// with the same digest (the skill_listing attachment's names and digests,
+// sha256 of [name, description]).
+type Listed map[string]string
+
+// claudeDigest is the digest a listing records of a skill.
+func claudeDigest(label, desc string) string {
+	sum := sha256.Sum256([]byte(label + "\x00" + desc))
+	return hex.EncodeToString(sum[:8])
+}
+
 type claudeLine struct {
 	idx      int // index in Input.Skills; -1 for a bundled skill
 	name     string
@@ -178,6 +214,8 @@ type claudeLine struct {
 	upgraded bool
 	bundled  bool
 	late     bool
+	label    string
+	digest   string
 }
 
 func (p claudeCode) Catalogue(in Input) Catalogue {
@@ -213,6 +251,7 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		if s.Name != "" && s.Name != label {
 			label += " (" + s.Name + ")"
 		}
+		l.label, l.digest = label, claudeDigest(label, desc)
 		l.bare = "- " + label
 		l.full = l.bare
 		if kept != "" {
@@ -258,6 +297,25 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 			bundled = append(bundled, l)
 		}
 	}
+	if len(in.Listed) > 0 {
+		// a later listing: only what no earlier one named with the same
+		// digest, budgeted on its own (2.1.332 sends the attachment's
+		// skills through the same formatter)
+		keep := func(ls []*claudeLine) []*claudeLine {
+			var out []*claudeLine
+			for _, l := range ls {
+				if in.Listed[l.label] != l.digest {
+					out = append(out, l)
+				} else if l.idx >= 0 {
+					n := runes(in.Skills[l.idx].Description)
+					cat.Entries[l.idx] = Entry{Name: l.name, State: Full, Kept: n, Length: n,
+						Reason: "listed earlier in the conversation: Claude Code lists a skill again only when its description changes"}
+				}
+			}
+			return out
+		}
+		user, bundled, late = keep(user), keep(bundled), keep(late)
+	}
 	lines := append(append(append([]*claudeLine(nil), user...), bundled...), late...)
 	sum := func(pick func(*claudeLine) string) int {
 		n := 0
@@ -299,7 +357,9 @@ func (p claudeCode) Catalogue(in Input) Catalogue {
 		return l.bare
 	})
 	text := make([]string, 0, len(lines))
+	cat.Listed = Listed{}
 	for _, l := range lines {
+		cat.Listed[l.label] = l.digest
 		e := Entry{Name: l.name, Length: l.length, Rank: l.rank, Bundled: l.bundled}
 		switch {
 		case !l.upgraded:

@@ -46,13 +46,25 @@ func crushRefuses(s Skill) string {
 	if len(s.Name) > 64 || !crushName.MatchString(s.Name) {
 		why = append(why, fmt.Sprintf("name %q must be at most 64 letters, digits and single hyphens", s.Name))
 	}
-	if len(s.Description) > crushMaxDescBytes {
-		why = append(why, fmt.Sprintf("a description over %d bytes (this one has %d)", crushMaxDescBytes, len(s.Description)))
+	if d := crushDescription(s); len(d) > crushMaxDescBytes {
+		why = append(why, fmt.Sprintf("a description over %d bytes (this one has %d)", crushMaxDescBytes, len(d)))
 	}
 	if len(why) == 0 {
 		return ""
 	}
 	return "Crush rejects it: " + strings.Join(why, "; ")
+}
+
+// crushDescription is the description as Crush reads it. Crush's
+// splitFrontmatter joins the frontmatter's lines without a final newline,
+// so a block scalar that ends the frontmatter loses one line break, which
+// Skillet's parser keeps; one followed by another key or a blank line
+// keeps it in both.
+func crushDescription(s Skill) string {
+	if s.DescriptionAtEnd {
+		return strings.TrimSuffix(s.Description, "\n")
+	}
+	return s.Description
 }
 
 type crush struct{}
@@ -75,9 +87,15 @@ func (p crush) Catalogue(in Input) Catalogue {
 			b.WriteString("<available_skills>\n")
 		}
 		listed++
-		// a `|` block's trailing newline is not kept
+		// a block that ends the frontmatter loses its final newline (see
+		// crushDescription); a builtin skill's placeholder is already of
+		// the escaped length
+		desc := crushEscape.Replace(crushDescription(s))
+		if builtin {
+			desc = s.Description
+		}
 		fmt.Fprintf(&b, "  <skill>\n    <name>%s</name>\n    <description>%s</description>\n    <location>%s</location>\n",
-			crushEscape.Replace(s.Name), crushEscape.Replace(strings.TrimRight(s.Description, "\n")), crushEscape.Replace(s.Path))
+			crushEscape.Replace(s.Name), desc, crushEscape.Replace(s.Path))
 		if builtin {
 			b.WriteString("    <type>builtin</type>\n")
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf16"
 )
 
 // Gemini CLI's presentation. Sources: google-gemini/gemini-cli
@@ -25,6 +26,50 @@ func geminiName(n string) string {
 		}
 		return r
 	}, n)
+}
+
+// geminiOrder is the order Gemini CLI reads the skills in: folder by
+// folder (Input.Roots, else the order skills name their roots in), and in
+// each the order loadSkillsFromDir's glob(['SKILL.md', '*/SKILL.md'])
+// returns the skill folders, which is by name, descending, in UTF-16 code
+// units, whatever the file system's own order (measured with glob 12.0.0,
+// the version 0.61.0 pins, on ext4 and tmpfs, with folders made in
+// shuffled order; its built-in skills come out the same way).
+func geminiOrder(in Input) []int {
+	rootAt := map[string]int{}
+	for i, r := range in.Roots {
+		if _, ok := rootAt[r]; !ok {
+			rootAt[r] = i
+		}
+	}
+	for _, s := range in.Skills {
+		if _, ok := rootAt[s.Root]; !ok {
+			rootAt[s.Root] = len(rootAt) + len(in.Roots)
+		}
+	}
+	idx := make([]int, len(in.Skills))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		sa, sb := in.Skills[idx[a]], in.Skills[idx[b]]
+		if ra, rb := rootAt[sa.Root], rootAt[sb.Root]; ra != rb {
+			return ra < rb
+		}
+		return jsLess(sb.folder(), sa.folder())
+	})
+	return idx
+}
+
+// jsLess compares strings as JavaScript does: by UTF-16 code units.
+func jsLess(a, b string) bool {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return ua[i] < ub[i]
+		}
+	}
+	return len(ua) < len(ub)
 }
 
 type geminiCLI struct{}
@@ -59,7 +104,8 @@ func (p geminiCLI) catalogue(in Input) Catalogue {
 		at[geminiName(s.Name)] = len(order)
 		order = append(order, slot{s, -1})
 	}
-	for i, s := range in.Skills {
+	for _, i := range geminiOrder(in) {
+		s := in.Skills[i]
 		name := geminiName(s.Name)
 		if j, ok := at[name]; ok {
 			if prev := order[j]; prev.idx >= 0 {
@@ -93,7 +139,11 @@ func (p geminiCLI) catalogue(in Input) Catalogue {
 func (geminiCLI) Tool(in Input) *Tool {
 	var names, quoted []string
 	seen := map[string]bool{}
-	for _, s := range append(bundledFor(in, geminiBundled, geminiAgent), in.Skills...) {
+	ordered := bundledFor(in, geminiBundled, geminiAgent)
+	for _, i := range geminiOrder(in) {
+		ordered = append(ordered, in.Skills[i])
+	}
+	for _, s := range ordered {
 		if n := geminiName(s.Name); !seen[n] {
 			seen[n] = true
 			names, quoted = append(names, n), append(quoted, "'"+n+"'")

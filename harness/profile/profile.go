@@ -65,6 +65,9 @@ type Skill struct {
 	// Folder is the name of the skill's folder, which Claude Code knows a
 	// skill by; "" means the last element of Dir.
 	Folder string `json:"folder,omitempty"`
+	// DescriptionAtEnd: the description is a block scalar that ends the
+	// frontmatter (skills.Skill.DescriptionAtEnd).
+	DescriptionAtEnd bool `json:"-"`
 	// Breaches are the rules of the Agent Skills spec the skill breaks
 	// that some agents read past (skills.LaxRule); each profile says
 	// whether its agent lists the skill anyway.
@@ -205,6 +208,10 @@ type Input struct {
 	// bundled_skills setting); by default they are listed and share the
 	// budget, as the agent does.
 	NoBundled bool
+	// Listed are the skills earlier listings of the conversation named;
+	// an agent that lists each skill once (Claude Code) lists only the
+	// others. Empty: the first listing.
+	Listed Listed
 }
 
 // EngineList is Skillet's own list as the engine composed it (R10).
@@ -302,6 +309,9 @@ type Catalogue struct {
 	// Budget is nil for profiles without one.
 	Budget   *Budget  `json:"budget,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Listed names what the listing shows, for Input.Listed of the next
+	// one (Claude Code); nil for the other profiles.
+	Listed Listed `json:"-"`
 }
 
 // Text is the whole catalogue text, blocks in order, each headed by its
@@ -403,14 +413,68 @@ func Names() []string {
 // All returns every profile, the default one first.
 func All() []Profile { return append([]Profile(nil), registry...) }
 
-// Get returns the named profile, or an error listing the known ones.
-func Get(name string) (Profile, error) {
+// Get returns the named profile, or an error listing the known ones. A
+// name may carry the agent version it means, NAME@VERSION (such as
+// claude-code@2.1.332): a version the profile does not reproduce is an
+// error naming the one it does, since each profile reproduces one.
+func Get(spec string) (Profile, error) {
+	name, version, versioned := strings.Cut(spec, "@")
 	for _, p := range registry {
-		if p.Name() == name {
+		if p.Name() != name {
+			continue
+		}
+		if !versioned {
 			return p, nil
 		}
+		switch v := Version(p); {
+		case v == "":
+			return nil, fmt.Errorf("profile %s reproduces no other agent, so it takes no version (%q)", name, version)
+		case version != v:
+			return nil, fmt.Errorf("unknown %s version %q: the %s profile reproduces %s only (known versions: %s)", agentName(p), version, name, p.Agent(), v)
+		}
+		return p, nil
 	}
 	return nil, fmt.Errorf("unknown profile %q: known profiles are %s", name, strings.Join(Names(), ", "))
+}
+
+// Version is the version of the agent a profile reproduces, the last word
+// of Agent ("2.1.332", Crush's commit "37f36e93"); "" for skillet.
+func Version(p Profile) string {
+	a := p.Agent()
+	return a[strings.LastIndex(a, " ")+1:]
+}
+
+// agentName is the agent a profile reproduces, without its version.
+func agentName(p Profile) string {
+	a := p.Agent()
+	if i := strings.LastIndex(a, " "); i >= 0 {
+		return a[:i]
+	}
+	return a
+}
+
+// Notices say what the agent a profile reproduces would make of a model
+// and a context window (0: none given) that it takes with an assumption
+// of its own or not at all: a model Claude Code does not know (it assumes
+// a 200,000-token window, as its own notice says), a window that a known
+// Claude model's own replaces, a window given to a profile whose listing
+// has no budget. None of them stops anything; they say what the listing
+// then rests on.
+func Notices(p Profile, model string, window int) []string {
+	var out []string
+	switch {
+	case p.Name() == "claude-code" && model != "" && !ClaudeKnows(model):
+		if window > 0 {
+			out = append(out, fmt.Sprintf("%s does not know the model %q; its listing budget here rests on the %d-token window given and %d bytes a token", claudeAgent, model, window, ClaudeBytesPerToken(model)))
+		} else {
+			out = append(out, fmt.Sprintf("%s does not know the model %q: like the agent, the profile assumes a window of %d tokens and counts %d bytes a token (give --context-window for the model's own window)", claudeAgent, model, claudeWindow, ClaudeBytesPerToken(model)))
+		}
+	case p.Name() == "claude-code" && window > 0 && window != ClaudeWindow(model) && model != "":
+		out = append(out, fmt.Sprintf("%s gives %s a window of %d tokens; the %d given is what it uses only with CLAUDE_CODE_MAX_CONTEXT_TOKENS and DISABLE_COMPACT set", claudeAgent, model, ClaudeWindow(model), window))
+	case p.DefaultWindow() == 0 && window > 0 && Version(p) != "":
+		out = append(out, fmt.Sprintf("%s lists every skill whatever the window: the context window of %d tokens changes nothing in the %s profile", p.Agent(), window, p.Name()))
+	}
+	return out
 }
 
 // window is the context window a profile works with.

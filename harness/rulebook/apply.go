@@ -76,6 +76,9 @@ func (st *State) Apply(e event.Event) {
 			// frozen one
 			st.Frozen = thawFrozen(e.Request)
 		}
+		if e.Listing != nil && st.Cur != nil {
+			st.Listings = append(st.Listings, ListingAt{Msg: st.Cur.UserMsg, Listing: *e.Listing})
+		}
 		if cur := st.Cur; cur != nil {
 			cur.Usage.ModelCalls = e.Call
 			for _, name := range e.Offered {

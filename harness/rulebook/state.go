@@ -77,6 +77,15 @@ type State struct {
 	// their content (the journal keeps it), deleted ones with Op delete.
 	Workspace *event.WorkspaceInfo
 	Files     map[string]event.FileChange
+	// Listings are the skill listings attached to user messages (see
+	// event.ModelCall.Listing), oldest first.
+	Listings []ListingAt
+}
+
+// ListingAt is a skill listing and the chat message it is attached to.
+type ListingAt struct {
+	Msg int
+	event.Listing
 }
 
 // Loaded is one skill in the loaded set or among this turn's preloads.
