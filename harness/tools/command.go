@@ -83,6 +83,7 @@ func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 	setProcessGroup(cmd)
 	tree := newProcTree(trackPoll)
 	cmd.Env = append(cmd.Env, tree.env())
+	tree.contained = contain(cmd)
 	cmd.Cancel = func() error {
 		tree.kill(true)
 		return nil

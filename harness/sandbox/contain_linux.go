@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// initShell runs as the first process of a contained command's PID
+// namespace, with the command as its child.
+const initShell = "/bin/sh"
+
+// initScript runs the command and exits with its status (128+N when a
+// signal N ended it). The command is not exec'd in the shell's place: the
+// kernel shields a namespace's first process from every signal it has no
+// handler for (SIGTERM, SIGPIPE, SIGXCPU, SIGXFSZ, even from the process
+// itself), and the command should keep the defaults of any other process.
+// When the shell exits, for whatever reason, the kernel kills everything
+// left in the namespace before the shell can be waited for.
+const initScript = `"$@"; exit $?`
+
+// Contain prepares cmd, not yet started, so that nothing it starts
+// outlives it or Skillet. Its first process gets SIGKILL when Skillet dies
+// (PR_SET_PDEATHSIG), kill -9 included. Where the kernel allows, it also
+// runs in a PID namespace of its own (with a user namespace mapping
+// Skillet's own uid and gid when Skillet is not root), under a small shell
+// as the namespace's init: when the command ends, is killed, or Skillet
+// dies, the kernel kills every process left in the namespace, daemons that
+// left the process group and cleared their environment included. Contain
+// reports whether cmd got the namespace; without one only its first
+// process is tied to Skillet.
+//
+// In the namespace, $$ and getpid() are the namespace's numbers while
+// /proc stays the machine's; a command that reads its own /proc entry
+// should use /proc/self.
+func Contain(cmd *exec.Cmd) bool { return containAfter(cmd, "") }
+
+// containAfter is Contain with shell text the init runs before it starts
+// the command.
+func containAfter(cmd *exec.Cmd, before string) bool {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// The signal comes when the thread that started the process ends, not
+	// the process (go.dev/issue/27505). The Go runtime ends a thread only
+	// when a goroutine locked to it exits, and no unlocked goroutine (as
+	// every caller of Start here is) runs on such a thread, so the thread
+	// lasts as long as Skillet.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if cmd.Err != nil || cmd.Process != nil || cmd.Path == "" || !pidNamespaces() {
+		return false
+	}
+	withNamespaces(cmd.SysProcAttr)
+	args := []string{initShell, "-c", before + initScript, "skillet-init", cmd.Path}
+	if len(cmd.Args) > 1 {
+		args = append(args, cmd.Args[1:]...)
+	}
+	cmd.Path, cmd.Args = initShell, args
+	return true
+}
+
+// withNamespaces adds the new PID namespace (and, for a user other than
+// root, the user namespace that allows it) to attr.
+func withNamespaces(attr *syscall.SysProcAttr) {
+	attr.Cloneflags |= syscall.CLONE_NEWPID
+	if uid := os.Geteuid(); uid != 0 {
+		// The same uid and gid inside: files keep their owner, and the
+		// command has no capability once it has exec'd. Files of other
+		// users show as the overflow uid (nobody), and set-uid programs
+		// (sudo) do not raise privileges.
+		gid := os.Getegid()
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	}
+}
+
+// pidNamespaces reports, once, whether a command can start in a PID
+// namespace of its own here: user namespaces may be disabled, or a
+// container's seccomp profile may refuse them.
+var pidNamespaces = sync.OnceValue(func() bool {
+	if fi, err := os.Stat(initShell); err != nil || fi.IsDir() {
+		return false
+	}
+	cmd := exec.Command(initShell, "-c", "exit 0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	withNamespaces(cmd.SysProcAttr)
+	return cmd.Run() == nil
+})
+
+// PIDNamespaces reports whether Contain gives commands a PID namespace of
+// their own on this machine.
+func PIDNamespaces() bool { return pidNamespaces() }
