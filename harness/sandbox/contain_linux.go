@@ -17,7 +17,12 @@ const initShell = "/bin/sh"
 // handler for (SIGTERM, SIGPIPE, SIGXCPU, SIGXFSZ, even from the process
 // itself), and the command should keep the defaults of any other process.
 // When the shell exits, for whatever reason, the kernel kills everything
-// left in the namespace before the shell can be waited for.
+// left in the namespace before the shell can be waited for. A signal sent
+// to the shell is not passed on (the shell has no handler, so the kernel
+// drops it): Skillet ends a run with SIGKILL, or a stdio MCP server by
+// closing its stdin. Running the command in the background with a trap to
+// pass signals on would make it ignore SIGINT and SIGQUIT, as POSIX has a
+// shell do for background commands.
 const initScript = `"$@"; exit $?`
 
 // Contain prepares cmd, not yet started, so that nothing it starts

@@ -61,7 +61,7 @@ func TestCommand_ContainedToolSignalsAndExitCode(t *testing.T) {
 	os.WriteFile(script, []byte("#!/bin/sh\necho \"$0 $*\"\nkill -TERM $$\necho not reached\n"), 0o755)
 	def := &skills.ToolDef{Name: "self", Version: 1, Kind: skills.KindCommand, Command: []string{script, "a b", "c"}}
 	res := NewRunner(Options{}).Run(context.Background(), Call{Def: def, Dir: dir})
-	if !res.IsError || strings.Contains(res.Content, "not reached") || !strings.Contains(res.Content, script+" a b c") {
+	if !res.IsError || strings.Contains(res.Content, "not reached") || !strings.Contains(res.Content, script+" a b c") || !strings.Contains(res.Content, "exit code 143 (signal: terminated)") {
 		t.Fatalf("a tool that sends itself SIGTERM: %+v", res)
 	}
 	os.WriteFile(script, []byte("#!/bin/sh\nexit 7\n"), 0o755)
