@@ -89,12 +89,16 @@ func allGone(t *testing.T, what string, pids []int) {
 	}
 }
 
-// startSkillet starts the binary with args in tmp; it is killed when the
-// test ends if it is still running. exited is closed once it has ended.
-func startSkillet(t *testing.T, tmp string, args ...string) (cmd *exec.Cmd, stderr *strings.Builder, exited chan struct{}) {
+// startSkillet starts the binary with args in tmp, as an unprivileged user
+// when nobody is set and the tests run as root; it is killed when the test
+// ends if it is still running. exited is closed once it has ended.
+func startSkillet(t *testing.T, tmp string, nobody bool, args ...string) (cmd *exec.Cmd, stderr *strings.Builder, exited chan struct{}) {
 	t.Helper()
 	cmd = exec.Command(skilletBinary(t), args...)
 	cmd.Env, cmd.Dir = procEnv(tmp), tmp
+	if nobody {
+		asNobody(t, cmd, tmp)
+	}
 	stderr = &strings.Builder{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -117,7 +121,7 @@ func TestBinaryEndsAQuickCleanDaemonWithItsTool(t *testing.T) {
 	boomSkills(t, filepath.Join(tmp, "skills"),
 		"setsid env -i /bin/sh -c '"+selfPid+"echo $p >> "+pidFile+"; exec sleep 300' </dev/null >/dev/null 2>&1 &\n"+
 			"while [ ! -s "+pidFile+" ]; do :; done\necho started")
-	cmd, stderr, exited := startSkillet(t, tmp, "run", "--offline", "--skills", filepath.Join(tmp, "skills"), "--approve", "boom", "load boomer", "call boom {}")
+	cmd, stderr, exited := startSkillet(t, tmp, false, "run", "--offline", "--skills", filepath.Join(tmp, "skills"), "--approve", "boom", "load boomer", "call boom {}")
 	pids := toolPids(t, pidFile, 1, cmd, stderr)
 	select {
 	case <-exited:
@@ -131,19 +135,28 @@ func TestBinaryEndsAQuickCleanDaemonWithItsTool(t *testing.T) {
 }
 
 // kill -9 of skillet mid-call leaves none of the tool's processes running:
-// not the tool, nor its child, nor the daemon it left.
+// not the tool, nor its child, nor the daemon it left. Run by root the
+// tool gets a PID namespace alone; by another user, a user namespace too.
 func TestBinaryKill9EndsTheToolsProcesses(t *testing.T) {
-	tmp := t.TempDir()
-	pidFile := filepath.Join(tmp, "pids")
-	boomSkills(t, filepath.Join(tmp, "skills"),
-		"setsid env -i /bin/sh -c '"+selfPid+"echo $p >> "+pidFile+"; exec sleep 301' </dev/null >/dev/null 2>&1 &\n"+
-			"/bin/sh -c '"+selfPid+"echo $p >> "+pidFile+"; exec sleep 302' &\n"+
-			"while [ \"$(wc -l < "+pidFile+")\" -lt 2 ]; do sleep 0.01; done\n"+
-			selfPid+"echo $p >> "+pidFile+"\nexec sleep 303")
-	cmd, stderr, _ := startSkillet(t, tmp, "run", "--offline", "--skills", filepath.Join(tmp, "skills"), "--approve", "boom", "load boomer", "call boom {}")
-	pids := toolPids(t, pidFile, 3, cmd, stderr)
-	cmd.Process.Signal(syscall.SIGKILL)
-	allGone(t, "after kill -9 of skillet", pids)
+	for _, user := range []string{"same user", "unprivileged user"} {
+		t.Run(user, func(t *testing.T) {
+			if user == "unprivileged user" && os.Geteuid() != 0 {
+				t.Skip("the tests do not run as root: the first case is the unprivileged one")
+			}
+			tmp := t.TempDir()
+			pidFile := filepath.Join(tmp, "pids")
+			boomSkills(t, filepath.Join(tmp, "skills"),
+				"setsid env -i /bin/sh -c '"+selfPid+"echo $p >> "+pidFile+"; exec sleep 301' </dev/null >/dev/null 2>&1 &\n"+
+					"/bin/sh -c '"+selfPid+"echo $p >> "+pidFile+"; exec sleep 302' &\n"+
+					"while [ \"$(wc -l < "+pidFile+")\" -lt 2 ]; do sleep 0.01; done\n"+
+					selfPid+"echo $p >> "+pidFile+"\nexec sleep 303")
+			args := []string{"run", "--offline", "--skills", filepath.Join(tmp, "skills"), "--approve", "boom", "load boomer", "call boom {}"}
+			cmd, stderr, _ := startSkillet(t, tmp, user == "unprivileged user", args...)
+			pids := toolPids(t, pidFile, 3, cmd, stderr)
+			cmd.Process.Signal(syscall.SIGKILL)
+			allGone(t, "after kill -9 of skillet", pids)
+		})
+	}
 }
 
 // kill -9 of skillet while an MCP server answers a call takes the server
@@ -161,7 +174,7 @@ func TestBinaryKill9EndsTheMCPServerMidCall(t *testing.T) {
 	cfg := filepath.Join(tmp, "skillet.toml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf("[mcp.servers.srv]\ncommand = %q\nenv = { %s = \"stdio\", %s = %q }\n",
 		self, mcpServerMode, mcpPIDFile, pidFile)), 0o644)
-	cmd, stderr, _ := startSkillet(t, tmp, "run", "--offline", "--config", cfg, "--skills", skills, "--approve", "srv__busy", "load worker", "call srv__busy {}")
+	cmd, stderr, _ := startSkillet(t, tmp, false, "run", "--offline", "--config", cfg, "--skills", skills, "--approve", "srv__busy", "load worker", "call srv__busy {}")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if _, err := os.Stat(pidFile + ".called"); err == nil {

@@ -41,9 +41,14 @@ const initScript = `"$@"; exit $?`
 // should use /proc/self.
 func Contain(cmd *exec.Cmd) bool { return containAfter(cmd, "") }
 
-// containAfter is Contain with shell text the init runs before it starts
-// the command.
+// containAfter is Contain with shell text run before the namespace is
+// made, by the process Start starts.
 func containAfter(cmd *exec.Cmd, before string) bool {
+	return containIn(cmd, before, pidNamespaceMode())
+}
+
+// containIn is containAfter with the namespaces made as how says.
+func containIn(cmd *exec.Cmd, before string, how namespaceMode) bool {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -53,17 +58,30 @@ func containAfter(cmd *exec.Cmd, before string) bool {
 	// every caller of Start here is) runs on such a thread, so the thread
 	// lasts as long as Skillet.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	if cmd.Err != nil || cmd.Process != nil || cmd.Path == "" || !pidNamespaces() {
+	if cmd.Err != nil || cmd.Process != nil || cmd.Path == "" || how.kind == "" {
 		return false
 	}
-	withNamespaces(cmd.SysProcAttr)
-	args := []string{initShell, "-c", before + initScript, "skillet-init", cmd.Path}
+	args := []string{initShell, "-c", initScript, "skillet-init", cmd.Path}
 	if len(cmd.Args) > 1 {
 		args = append(args, cmd.Args[1:]...)
 	}
-	cmd.Path, cmd.Args = initShell, args
+	if how.kind == "clone" {
+		withNamespaces(cmd.SysProcAttr)
+		args[2] = before + initScript
+	} else {
+		args = append(append([]string{how.unshare}, unshareFlags...), args...)
+		if before != "" {
+			args = append([]string{initShell, "-c", before + `exec "$@"`, "skillet-init"}, args...)
+		}
+	}
+	cmd.Path, cmd.Args = args[0], args
 	return true
 }
+
+// unshareFlags make util-linux's unshare(1) start its command in new user
+// and PID namespaces, mapping the caller's uid and gid to themselves, and
+// kill the command when unshare dies.
+var unshareFlags = []string{"--map-current-user", "--pid", "--fork", "--kill-child=SIGKILL", "--"}
 
 // withNamespaces adds the new PID namespace (and, for a user other than
 // root, the user namespace that allows it) to attr.
@@ -81,18 +99,49 @@ func withNamespaces(attr *syscall.SysProcAttr) {
 	}
 }
 
-// pidNamespaces reports, once, whether a command can start in a PID
-// namespace of its own here: user namespaces may be disabled, or a
-// container's seccomp profile may refuse them.
-var pidNamespaces = sync.OnceValue(func() bool {
+// namespaceMode is how commands get their PID namespace here: kind
+// "clone" (flags to the clone of Start), "unshare" (through the unshare
+// program at path unshare), or "" (none).
+type namespaceMode struct {
+	kind    string
+	unshare string
+}
+
+// pidNamespaceMode finds, once, how a command can start in a PID namespace
+// of its own here. Root clones into one. Another user needs a user
+// namespace too, whose uid map the parent writes into the child: Skillet
+// makes itself non-dumpable (so tools cannot read its memory or
+// environment), which a child inherits until it execs, and the kernel then
+// keeps its map from its parent. unshare(1) makes the namespaces after its
+// own exec, so that is tried first; the clone still works for a process
+// that is dumpable. User namespaces may also be disabled, or a container's
+// seccomp profile may refuse them: then there is none.
+var pidNamespaceMode = sync.OnceValue(func() namespaceMode {
 	if fi, err := os.Stat(initShell); err != nil || fi.IsDir() {
-		return false
+		return namespaceMode{}
+	}
+	try := func(cmd *exec.Cmd) bool {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		return cmd.Run() == nil
+	}
+	if os.Geteuid() != 0 {
+		if path, err := exec.LookPath("unshare"); err == nil {
+			if try(exec.Command(path, append(unshareFlags, initShell, "-c", "exit 0")...)) {
+				return namespaceMode{kind: "unshare", unshare: path}
+			}
+		}
 	}
 	cmd := exec.Command(initShell, "-c", "exit 0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	withNamespaces(cmd.SysProcAttr)
-	return cmd.Run() == nil
+	if cmd.Run() == nil {
+		return namespaceMode{kind: "clone"}
+	}
+	return namespaceMode{}
 })
+
+// pidNamespaces reports whether Contain gives commands a PID namespace.
+func pidNamespaces() bool { return pidNamespaceMode().kind != "" }
 
 // PIDNamespaces reports whether Contain gives commands a PID namespace of
 // their own on this machine.

@@ -45,7 +45,7 @@ func runAndBlock(mode string) int {
 // leaveDaemons is a command that starts a daemon in a session of its own
 // with an empty environment and a background child, each running "sleep
 // marker", waits until both have written a line to lineFile, and then
-// blocks or ends.
+// blocks, or ends once lineFile.go exists (letEnd does that).
 func leaveDaemons(marker, lineFile string, block bool) string {
 	self := `echo up >> ` + lineFile + `; exec sleep ` + marker
 	cmd := `setsid env -i /bin/sh -c '` + self + `' < /dev/null > /dev/null 2>&1 &
@@ -55,7 +55,15 @@ while [ "$(wc -l < ` + lineFile + ` 2>/dev/null)" != 2 ]; do sleep 0.01; done
 	if block {
 		return cmd + "sleep " + marker
 	}
-	return cmd + "echo started"
+	return cmd + "while [ ! -e " + lineFile + ".go ]; do sleep 0.01; done; echo started"
+}
+
+// letEnd lets a leaveDaemons command end.
+func letEnd(t *testing.T, lineFile string) {
+	t.Helper()
+	if err := os.WriteFile(lineFile+".go", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitLines waits (boundedly) until path holds n lines.
@@ -158,6 +166,7 @@ func TestUnconfinedDaemonsEndWithoutCgroup(t *testing.T) {
 	}()
 	waitLines(t, lineFile, 2)
 	pids := markedPids(t, marker)
+	letEnd(t, lineFile)
 	res := <-done
 	if string(res.Stdout) != "started\n" || res.ExitCode != 0 {
 		t.Fatalf("daemons: %s", describe(res))
@@ -221,4 +230,47 @@ func TestKill9OfTheCallerEndsTheCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Through unshare(1), as Skillet does when it is not root, a command's
+// daemons end with it too, and its exit status comes through.
+func TestUnshareModeEndsDaemons(t *testing.T) {
+	path, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare program here")
+	}
+	how := namespaceMode{kind: "unshare", unshare: path}
+	probe := exec.Command(path, append(unshareFlags, initShell, "-c", "exit 0")...)
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("unshare cannot make the namespaces here: %v %s", err, out)
+	}
+	ws := t.TempDir()
+	marker := testMarker()
+	lineFile := filepath.Join(ws, "up")
+	cmd := exec.Command(initShell, "-c", leaveDaemons(marker, lineFile, false)+"; exit 3")
+	cmd.Dir = ws
+	if !containIn(cmd, "", how) {
+		t.Fatal("not contained")
+	}
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	waitLines(t, lineFile, 2)
+	pids := markedPids(t, marker)
+	if len(pids) < 2 {
+		t.Fatalf("found %d of the daemons running: the test proves nothing", len(pids))
+	}
+	letEnd(t, lineFile)
+	err = <-done
+	done <- err
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Errorf("exit: %v, want exit status 3", err)
+	}
+	waitAllGone(t, "after the command ended", pids)
 }
