@@ -140,9 +140,18 @@ var pidNamespaceMode = sync.OnceValue(func() namespaceMode {
 	return namespaceMode{}
 })
 
-// pidNamespaces reports whether Contain gives commands a PID namespace.
-func pidNamespaces() bool { return pidNamespaceMode().kind != "" }
+// initProcesses is how many processes Contain adds to a command's tree:
+// the namespace's init, and unshare waiting for it.
+func initProcesses() int {
+	switch pidNamespaceMode().kind {
+	case "clone":
+		return 1
+	case "unshare":
+		return 2
+	}
+	return 0
+}
 
 // PIDNamespaces reports whether Contain gives commands a PID namespace of
 // their own on this machine.
-func PIDNamespaces() bool { return pidNamespaces() }
+func PIDNamespaces() bool { return pidNamespaceMode().kind != "" }

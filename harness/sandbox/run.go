@@ -40,10 +40,10 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	var cg *cgroup
 	if s.cg != nil {
 		lim := p.lim
-		if s.confined || pidNamespaces() {
-			// bwrap's own monitor process, or the PID namespace's init,
-			// is in the cgroup too
-			lim.Processes++
+		if s.confined {
+			lim.Processes++ // bwrap's own monitor process is in the cgroup too
+		} else {
+			lim.Processes += initProcesses() // and so is the PID namespace's init
 		}
 		cg, err = s.cg.create(fmt.Sprintf("skillet-%d-%d", os.Getpid(), s.seq.Add(1)), lim)
 		if err != nil {
