@@ -46,10 +46,11 @@ func TestBinaryStopsAToolsDaemon(t *testing.T) {
 	os.MkdirAll(tools, 0o755)
 	os.WriteFile(filepath.Join(tools, "spawn.yaml"), []byte("name: spawn\nversion: 1\ndescription: Leave a daemon.\ncommand: [\"./spawn.sh\"]\nenv: [OUT]\n"), 0o644)
 	// The daemon notes its pid, then (once its parent is gone) its new
-	// parent, then sleeps.
+	// parent and that one's parent, then sleeps. Pids come from /proc:
+	// the tool's $$ is its PID namespace's.
 	os.WriteFile(filepath.Join(tools, "spawn.sh"), []byte(`#!/bin/sh
 cat > /dev/null
-( setsid sh -c 'echo $$ > "$OUT/pid"; sleep 0.5; cut -d" " -f4 /proc/$$/stat > "$OUT/ppid.tmp"; mv "$OUT/ppid.tmp" "$OUT/ppid"; exec sleep 300' > /dev/null 2>&1 < /dev/null & )
+( setsid sh -c 'read -r p _ < /proc/self/stat; echo $p > "$OUT/pid"; sleep 0.5; read -r _ _ _ pp _ < /proc/self/stat; read -r _ _ _ gp _ < /proc/$pp/stat; echo $gp > "$OUT/gppid"; echo $pp > "$OUT/ppid.tmp"; mv "$OUT/ppid.tmp" "$OUT/ppid"; exec sleep 300' > /dev/null 2>&1 < /dev/null & )
 while [ ! -e "$OUT/ppid" ]; do sleep 0.05; done
 echo spawned
 `), 0o755)
@@ -68,8 +69,10 @@ echo spawned
 	}
 
 	pid := readInt(t, filepath.Join(out, "pid"))
-	if ppid := readInt(t, filepath.Join(out, "ppid")); ppid != skilletPid {
-		t.Errorf("the orphaned daemon's parent is %d, want Skillet (%d): Skillet is not the child subreaper", ppid, skilletPid)
+	// Re-parented to Skillet (its child subreaper), or, where the tool has
+	// a PID namespace of its own, to the namespace's init, Skillet's child.
+	if ppid, gppid := readInt(t, filepath.Join(out, "ppid")), readInt(t, filepath.Join(out, "gppid")); ppid != skilletPid && gppid != skilletPid {
+		t.Errorf("the orphaned daemon's parent is %d (whose parent is %d), want Skillet (%d) or its child", ppid, gppid, skilletPid)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {

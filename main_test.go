@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -81,7 +82,13 @@ func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 // serveTestMCP serves one tool, wait, which blocks until it is cancelled.
 func serveTestMCP() int {
 	if f := os.Getenv(mcpPIDFile); f != "" {
-		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
+		// The pid as the machine numbers it (/proc is the machine's): the
+		// server's own is its PID namespace's.
+		pid := strconv.Itoa(os.Getpid())
+		if b, err := os.ReadFile("/proc/self/stat"); err == nil {
+			pid, _, _ = strings.Cut(string(b), " ")
+		}
+		os.WriteFile(f+".tmp", []byte(pid), 0o644)
 		os.Rename(f+".tmp", f)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "skillet-main-test", Version: "1"}, nil)
@@ -93,7 +100,22 @@ func serveTestMCP() int {
 			<-ctx.Done()
 			return nil, nil, ctx.Err()
 		})
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	// busy is a call that goes on when its client has gone, and the
+	// server finishes its calls before it exits, as many servers do.
+	var busy sync.WaitGroup
+	mcp.AddTool(s, &mcp.Tool{Name: "busy", Description: "Work for five minutes, whatever happens."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			busy.Add(1)
+			defer busy.Done()
+			if f := os.Getenv(mcpPIDFile); f != "" {
+				os.WriteFile(f+".called", nil, 0o644)
+			}
+			time.Sleep(5 * time.Minute)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		})
+	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	busy.Wait()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "test MCP server:", err)
 		return 1
 	}

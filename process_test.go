@@ -234,7 +234,7 @@ func TestRunSIGTERMStopsTheRunningTool(t *testing.T) {
 	bin := skilletBinary(t)
 	tmp := t.TempDir()
 	pidFile := filepath.Join(tmp, "tool.pid")
-	boomSkills(t, filepath.Join(tmp, "skills"), "echo $$ > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; exec sleep 300")
+	boomSkills(t, filepath.Join(tmp, "skills"), "read -r p _ < /proc/self/stat; echo $p > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; exec sleep 300")
 	cmd := exec.Command(bin, "run", "--offline", "--skills", filepath.Join(tmp, "skills"), "--approve", "boom", "load boomer", "call boom {}")
 	cmd.Env, cmd.Dir = procEnv(tmp), tmp
 	var errOut strings.Builder
@@ -371,8 +371,11 @@ func TestToolCannotReadTheKeyFromSkilletsEnvironment(t *testing.T) {
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "out")
 	os.MkdirAll(out, 0o755)
-	// The tool reads its parent's environment, as a hostile tool would.
-	boomSkills(t, filepath.Join(tmp, "skills"), `p=$PPID
+	// The tool reads its parent's environment, as a hostile tool would:
+	// the parent as the machine numbers it, past the init of the tool's
+	// PID namespace.
+	boomSkills(t, filepath.Join(tmp, "skills"), `read -r _ _ _ p _ < /proc/self/stat
+while tr '\0' ' ' < /proc/$p/cmdline | grep -q skillet-init; do read -r _ _ _ p _ < /proc/$p/stat; done
 cat /proc/$p/comm > `+out+`/comm
 if cat /proc/$p/environ > `+out+`/environ 2>`+out+`/err; then echo read > `+out+`/status; else echo refused > `+out+`/status; fi
 echo done`)

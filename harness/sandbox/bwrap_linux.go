@@ -159,10 +159,20 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 	nproc := s.confined && !s.rootUID
 	if !s.confined {
 		l := &launch{}
-		args := []string{"-c", limitScript(shell, p.lim, false, hold), "skillet-sandbox", p.Command}
-		l.cmd = exec.Command(shell, args...)
+		l.cmd = exec.Command(shell, "-c", limitScript(shell, p.lim, false, false), "skillet-sandbox", p.Command)
 		l.cmd.Dir = p.dir
 		l.cmd.Env = p.env
+		// With no cgroup, or after kill -9 of Skillet, the PID namespace is
+		// what takes the command's daemons down. Its init is the process
+		// moved into the cgroup, so it is the one to wait until then,
+		// before it forks.
+		before := ""
+		if hold {
+			before = holdWait
+		}
+		if !containAfter(l.cmd, before) && hold {
+			l.cmd.Args[2] = limitScript(shell, p.lim, false, true)
+		}
 		if hold {
 			r, w, err := os.Pipe()
 			if err != nil {
@@ -214,6 +224,9 @@ func (s *Sandbox) launch(p *prepared, hold bool) (*launch, error) {
 		l.cmd.ExtraFiles = []*os.File{statusW}
 	}
 	l.cmd.Env = p.env
+	// bwrap's --die-with-parent ties the sandbox to bwrap; this ties bwrap
+	// to Skillet, so kill -9 of Skillet takes the sandbox down.
+	l.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	l.status = newBwrapStatus(statusR)
 	return l, nil
 }

@@ -42,6 +42,8 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		lim := p.lim
 		if s.confined {
 			lim.Processes++ // bwrap's own monitor process is in the cgroup too
+		} else {
+			lim.Processes += initProcesses() // and so is the PID namespace's init
 		}
 		cg, err = s.cg.create(fmt.Sprintf("skillet-%d-%d", os.Getpid(), s.seq.Add(1)), lim)
 		if err != nil {
@@ -225,14 +227,17 @@ func stderrNote(stderr []byte) string {
 	return ": " + msg
 }
 
+// holdWait is shell text that waits until the process is in its cgroup
+// (fd 3 is written then).
+const holdWait = "read _ <&3; exec 3<&-; "
+
 // limitScript is the shell text that sets the per-process limits and then
 // runs the command ($1) in a fresh shell, so the command sees a plain
 // `shell -c`. bash and dash count -f and -d differently.
 func limitScript(shell string, lim Limits, nproc, hold bool) string {
 	var b strings.Builder
 	if hold {
-		// Wait until the process is in its cgroup (fd 3 is written then).
-		b.WriteString("read _ <&3; exec 3<&-; ")
+		b.WriteString(holdWait)
 	}
 	cpu := int64((lim.CPU + time.Second - 1) / time.Second)
 	fsizeUnit := int64(1024)

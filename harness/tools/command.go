@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"skillet/skills"
@@ -83,6 +84,7 @@ func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 	setProcessGroup(cmd)
 	tree := newProcTree(trackPoll)
 	cmd.Env = append(cmd.Env, tree.env())
+	tree.contained = contain(cmd)
 	cmd.Cancel = func() error {
 		tree.kill(true)
 		return nil
@@ -116,7 +118,7 @@ func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 	var exitErr *exec.ExitError
 	if errors.As(waitErr, &exitErr) {
 		res.IsError = true
-		res.Content = failureMessage(label, exitErr, stderr.Last(stderrTail), stdout.String())
+		res.Content = failureMessage(label, exitErr, tree.contained, stderr.Last(stderrTail), stdout.String())
 		return res
 	}
 	if waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay) {
@@ -127,10 +129,15 @@ func (r *Runner) runCommand(ctx context.Context, call Call) Result {
 }
 
 // failureMessage says how a command failed, ending with what it printed.
-func failureMessage(label string, exitErr *exec.ExitError, errTail, out string) string {
+// The init of a contained run's PID namespace is a shell, which reports a
+// command ended by signal N as exit code 128+N.
+func failureMessage(label string, exitErr *exec.ExitError, contained bool, errTail, out string) string {
 	var b strings.Builder
 	if code := exitErr.ExitCode(); code >= 0 {
 		fmt.Fprintf(&b, "tool %s failed: exit code %d", label, code)
+		if contained && code > 128 && code < 128+65 {
+			fmt.Fprintf(&b, " (signal: %v)", syscall.Signal(code-128))
+		}
 	} else {
 		fmt.Fprintf(&b, "tool %s failed: %v", label, exitErr)
 	}

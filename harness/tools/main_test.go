@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -115,15 +116,25 @@ func newTestServer() *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Report the server's process id."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(machinePid())}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "daemon", Description: "Start a daemon in a session of its own and report its pid."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
-			cmd := exec.Command("setsid", "sleep", "300")
+			// It says its own pid as the machine numbers it: the server's
+			// may be a PID namespace's.
+			cmd := exec.Command("setsid", "sh", "-c", `read -r p _ < /proc/self/stat; echo "$p"; exec sleep 300 > /dev/null`)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				return nil, nil, err
+			}
 			if err := cmd.Start(); err != nil {
 				return nil, nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(cmd.Process.Pid)}}}, nil, nil
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(line)}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Wait until cancelled."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
@@ -181,6 +192,20 @@ func waitGone(t *testing.T, pid int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// machinePid is this process's pid as the machine numbers it, which is
+// not os.Getpid() in a PID namespace of its own: /proc is the machine's.
+func machinePid() int {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return os.Getpid()
+	}
+	pid, err := strconv.Atoi(strings.Fields(string(b))[0])
+	if err != nil {
+		return os.Getpid()
+	}
+	return pid
 }
 
 // readPid waits for a script to write its grandchild's pid file.

@@ -251,6 +251,7 @@ func (r *Runner) startMCP(ctx context.Context, c *mcpConn) (*mcpSession, error) 
 		// stop.
 		cmd.WaitDelay = waitDelay
 		setProcessGroup(cmd)
+		s.tree.contained = contain(cmd)
 		s.cmd = cmd
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpTerminate}
 	}

@@ -45,6 +45,10 @@ type procTree struct {
 	marker string
 	self   int
 	poll   time.Duration
+	// contained: the run has a PID namespace of its own, which the kernel
+	// empties when the run's first process ends, so its tree need not be
+	// watched.
+	contained bool
 
 	mu   sync.Mutex
 	root int
@@ -79,6 +83,9 @@ func (t *procTree) started(cmd *exec.Cmd) {
 	t.root = cmd.Process.Pid
 	if st, ok := readStat(t.root); ok {
 		t.rootStart = st.start
+	}
+	if t.contained {
+		return
 	}
 	t.stop, t.done = make(chan struct{}), make(chan struct{})
 	go t.watch(t.stop, t.done)

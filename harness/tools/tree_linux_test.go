@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,4 +143,25 @@ func TestCommand_SetsidGrandchildIsStoppedWithoutTheSubreaperShortcut(t *testing
 		t.Fatalf("unexpected error: %+v", res)
 	}
 	waitGone(t, pids(t, res.Content)[0])
+}
+
+// Where the kernel gives a run no PID namespace of its own, its processes
+// are still found by watching its tree and by its marker.
+func TestTrackingWithoutPIDNamespace(t *testing.T) {
+	old := contain
+	contain = func(*exec.Cmd) bool { return false }
+	defer func() { contain = old }()
+	for name, test := range map[string]func(*testing.T){
+		"setsid grandchild":       TestCommand_SetsidGrandchildIsStoppedWhenToolEnds,
+		"cancel":                  TestR25_CancelStopsSetsidGrandchild,
+		"timeout":                 TestCommand_TimeoutStopsSetsidGrandchild,
+		"orphan without env":      TestCommand_OrphanWithoutEnvironmentIsStopped,
+		"orphans reaped":          TestCommand_OrphansExitingOnTheirOwnAreReaped,
+		"MCP server daemons":      TestMCP_CloseStopsServerDaemons,
+		"without subreaper scan":  TestCommand_SetsidGrandchildIsStoppedWithoutTheSubreaperShortcut,
+		"timeout, process group":  TestCommand_TimeoutKillsProcessGroup,
+		"grandchild holding pipe": TestCommand_GrandchildHoldingPipesDoesNotHang,
+	} {
+		t.Run(name, test)
+	}
 }

@@ -14,7 +14,10 @@ func BecomeSubreaper() error { return nil }
 
 // procTree is what one run started; without /proc, that is its process
 // group.
-type procTree struct{ cmd *exec.Cmd }
+type procTree struct {
+	cmd       *exec.Cmd
+	contained bool
+}
 
 func newProcTree(time.Duration) *procTree { return &procTree{} }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Starts a grandchild in a session of its own, writes its pid and waits.
+# Starts a grandchild in a session of its own, writes its pid (the
+# machine's, from /proc/self/stat) and waits.
 cat > /dev/null
-setsid sleep 300 > /dev/null 2>&1 < /dev/null &
-echo $! > daemon.pid.tmp && mv daemon.pid.tmp daemon.pid
+setsid sh -c 'read -r p _ < /proc/self/stat; echo "$p" > daemon.pid.tmp && mv daemon.pid.tmp daemon.pid; exec sleep 300' > /dev/null 2>&1 < /dev/null &
 sleep 300
