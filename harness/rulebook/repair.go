@@ -20,25 +20,29 @@ import (
 // record. A journal that lost nothing comes back as it was, with no notes.
 func Repair(events []event.Event) (fold []event.Event, notes []string, tail []*event.ToolResult) {
 	var out []event.Event
-	// open are the calls of the last assistant message still waiting for
-	// their results, in order; started the calls whose tool began to run.
+	// open are the calls of the last assistant message, in order; owed
+	// counts the results still owed per call id. A result answers only a
+	// call of the message just before it, so a server that gives calls of
+	// different messages (or of one message) the same id still gets a
+	// result for each. started are the ids whose tool began to run.
 	var open []event.ToolCallRecord
+	owed := map[string]int{}
 	turn := 0
-	known := map[string]bool{}
 	started := map[string]bool{}
-	answered := map[string]bool{}
 	close := func(why string) {
 		for _, tc := range open {
-			if answered[tc.ID] {
+			if owed[tc.ID] == 0 {
 				continue
 			}
-			answered[tc.ID] = true
+			owed[tc.ID]--
 			out = append(out, UnansweredResult(tc, started[tc.ID], turn, why))
 			if why != "" {
 				notes = append(notes, fmt.Sprintf("tool call %s (%s) had no result in the journal: %s", tc.ID, tc.Name, why))
 			}
 		}
 		open = nil
+		clear(owed)
+		clear(started)
 	}
 	for _, e := range events {
 		switch e := e.(type) {
@@ -47,23 +51,24 @@ func Repair(events []event.Event) (fold []event.Event, notes []string, tail []*e
 			turn = e.Turn
 		case *event.Assistant:
 			close("its result was on a damaged or missing line")
-			for _, tc := range e.ToolCalls {
-				known[tc.ID] = true
-			}
 			open = append([]event.ToolCallRecord(nil), e.ToolCalls...)
+			for _, tc := range open {
+				owed[tc.ID]++
+			}
 		case *event.ToolStarted:
 			started[e.ToolCallID] = true
 		case *event.ToolResult:
-			if !known[e.ToolCallID] || answered[e.ToolCallID] {
+			if owed[e.ToolCallID] == 0 {
 				notes = append(notes, fmt.Sprintf("the result of tool call %s (%s) was dropped: its call was on a damaged or missing line", e.ToolCallID, e.Name))
 				continue
 			}
-			answered[e.ToolCallID] = true
+			owed[e.ToolCallID]--
 		}
 		out = append(out, e)
 	}
 	for _, tc := range open {
-		if !answered[tc.ID] {
+		if owed[tc.ID] > 0 {
+			owed[tc.ID]--
 			tail = append(tail, UnansweredResult(tc, started[tc.ID], turn, ""))
 		}
 	}

@@ -55,6 +55,9 @@ func TestRepair(t *testing.T) {
 		{"a lost result is answered where it belongs", []event.Event{user(1), asst(1, "a", "b"), result(1, "a"), asst(1), user(2)}, "U A(a,b) R(a) R(b) A() U", "", 1},
 		{"a result whose call was lost is dropped", []event.Event{user(1), result(1, "a"), asst(1), user(2)}, "U A() U", "", 1},
 		{"a result given twice is kept once", []event.Event{user(1), asst(1, "a"), result(1, "a"), result(1, "a"), asst(1)}, "U A(a) R(a) A()", "", 1},
+		{"an id reused by a later message is answered again", []event.Event{user(1), asst(1, "call_0"), result(1, "call_0"), asst(1), user(2), asst(2, "call_0"), result(2, "call_0"), asst(2)}, "U A(call_0) R(call_0) A() U A(call_0) R(call_0) A()", "", 0},
+		{"calls of one message sharing an id each get a result", []event.Event{user(1), asst(1, "x", "x"), result(1, "x"), asst(1)}, "U A(x,x) R(x) R(x) A()", "", 1},
+		{"a result of an earlier message's call is dropped", []event.Event{user(1), asst(1, "a"), asst(1, "b"), result(1, "a"), result(1, "b")}, "U A(a) R(a) A(b) R(b)", "", 2},
 		{"calls open at the end go to the caller", []event.Event{user(1), asst(1, "a", "b"), started("a")}, "U A(a,b) S(a)", "a,b", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
