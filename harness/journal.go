@@ -79,12 +79,15 @@ func (j *journal) write(e Event) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
+	n := 0
 	for _, l := range lines {
-		buf.Write(l)
-		buf.WriteByte('\n')
+		n += len(l) + 1
 	}
-	if _, err := j.f.Write(buf.Bytes()); err != nil {
+	buf := make([]byte, 0, n)
+	for _, l := range lines {
+		buf = append(append(buf, l...), '\n')
+	}
+	if _, err := j.f.Write(buf); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil

@@ -167,11 +167,7 @@ type Request struct {
 // Body is the exact JSON the client sends for r; the engine records the same
 // bytes in its model_call event.
 func (r *Request) Body() ([]byte, error) {
-	b, err := MarshalPlain(r)
-	if err != nil {
-		return nil, fmt.Errorf("encode chat request: %w", err)
-	}
-	return b, nil
+	return encodeBody(r)
 }
 
 // Reply is a model's whole answer to one request.
