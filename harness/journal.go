@@ -24,6 +24,8 @@ type journal struct {
 	f  *os.File
 	// codec knows what earlier lines hold (see journalcodec.go).
 	codec *journalCodec
+	// buf gathers an event's lines for one write; it is reused.
+	buf []byte
 }
 
 // openJournal opens a journal for appending; codec is what reading it
@@ -79,13 +81,12 @@ func (j *journal) write(e Event) error {
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	buf := make([]byte, 0, n)
+	buf := j.buf[:0]
 	for _, l := range lines {
 		buf = append(append(buf, l...), '\n')
+	}
+	if cap(buf) <= 1<<20 {
+		j.buf = buf
 	}
 	if _, err := j.f.Write(buf); err != nil {
 		return fmt.Errorf("write journal: %w", err)

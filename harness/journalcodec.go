@@ -161,16 +161,23 @@ func newJournalCodec() *journalCodec {
 // the event's own line. It never changes e.
 func (c *journalCodec) encode(e Event) ([][]byte, error) {
 	var lines [][]byte
-	blob := func(b []byte, asText bool) (string, error) {
-		sum := sha256.Sum256(b)
+	// blob writes b, or text when asText, unless it is written already.
+	blob := func(b []byte, text string, asText bool) (string, error) {
+		var sum [sha256.Size]byte
+		if asText {
+			d := sha256.New()
+			_, _ = io.WriteString(d, text) // hashed where it lies, not copied
+			d.Sum(sum[:0])
+		} else {
+			sum = sha256.Sum256(b)
+		}
 		h, k := hashText(sum), blobKey(sum[:16])
 		if _, ok := c.written[k]; ok {
 			return h, nil
 		}
 		var line []byte
 		if asText {
-			s := string(b)
-			l, err := chat.MarshalPlain(blobLine{Type: typeBlob, Hash: h, Text: &s})
+			l, err := chat.MarshalPlain(blobLine{Type: typeBlob, Hash: h, Text: &text})
 			if err != nil {
 				return "", err
 			}
@@ -189,7 +196,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if len(body.Text) <= inlineMax {
 			return nil
 		}
-		h, err := blob([]byte(body.Text), true)
+		h, err := blob(nil, body.Text, true)
 		if err != nil {
 			return err
 		}
@@ -203,7 +210,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if sp, ok := splitRequest(e.Request); ok {
 			refs := make([]string, len(sp.msgs))
 			for i, m := range sp.msgs {
-				h, err := blob(m, false)
+				h, err := blob(m, "", false)
 				if err != nil {
 					return nil, err
 				}
@@ -212,7 +219,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 			ref := &RequestRef{Head: sp.head, Mid: sp.mid, Tail: sp.tail}
 			ref.First, ref.Keep, ref.Last = keepRun(c.lastMsgs, refs)
 			if sp.tools != nil {
-				h, err := blob(sp.tools, false)
+				h, err := blob(sp.tools, "", false)
 				if err != nil {
 					return nil, err
 				}
@@ -256,7 +263,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 			if len(ch.Content) <= inlineMax {
 				continue
 			}
-			h, err := blob([]byte(ch.Content), true)
+			h, err := blob(nil, ch.Content, true)
 			if err != nil {
 				return nil, err
 			}
