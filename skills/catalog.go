@@ -49,6 +49,8 @@ type Catalog struct {
 	// makes every refresh read them (a test's reference).
 	fullRefreshes int
 	noWatch       bool
+	// selected remembers the last selections (select.go).
+	selected selectMemo
 }
 
 // skillEntry is what the catalog keeps of one SKILL.md between refreshes.

@@ -48,7 +48,10 @@ func (c *Catalog) rewatch(p *watchPlan, skills int, changed bool, err error) {
 		return
 	}
 	if c.watch == nil {
-		if c.watchOff != "" && !changed {
+		// a catalog read once (a command that lists skills) is not
+		// worth watching, and each watcher takes one of the user's few
+		// inotify instances
+		if c.fullRefreshes < 2 || (c.watchOff != "" && !changed) {
 			return
 		}
 		w, err := newWatcher()
