@@ -536,11 +536,11 @@ func diffList(prev, next []string) *ListDelta {
 	if slices.Equal(prev, next) {
 		return nil
 	}
-	in := map[string]bool{}
+	in := make(map[string]bool, len(next))
 	for _, n := range next {
 		in[n] = true
 	}
-	was := map[string]bool{}
+	was := make(map[string]bool, len(prev))
 	d := &ListDelta{}
 	for _, p := range prev {
 		was[p] = true

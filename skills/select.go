@@ -65,7 +65,7 @@ func (c *Catalog) selectIn(snap *snapshot, refs []Ref) (*Selection, error) {
 		return sel, nil
 	}
 	var errs []error
-	named := map[string]int{}
+	named := make(map[string]int, len(refs))
 	for i, r := range refs {
 		name := strings.TrimSpace(r.Name)
 		if name == "" {
