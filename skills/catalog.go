@@ -69,6 +69,7 @@ type skillEntry struct {
 type snapshot struct {
 	all      []*Skill
 	byKey    map[string]*Skill
+	slot     map[string]int32    // the place in all of each key's winner
 	cands    map[string][]*Skill // winner first, then shadowed, root order
 	shadowed []*Skill
 	own      map[*Skill]*toolIndex
@@ -292,9 +293,11 @@ func (c *Catalog) refresh(plan *watchPlan) (Changes, error) {
 		snap.toolErrs = append(snap.toolErrs, s.ToolProblems...)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
+	snap.slot = make(map[string]int32, len(keys))
+	for i, k := range keys {
 		s := snap.cands[k][0]
 		snap.byKey[k] = s
+		snap.slot[k] = int32(i)
 		snap.all = append(snap.all, s)
 	}
 	sort.SliceStable(snap.shadowed, func(i, j int) bool { return snap.shadowed[i].Folder() < snap.shadowed[j].Folder() })

@@ -65,27 +65,41 @@ func (c *Catalog) selectIn(snap *snapshot, refs []Ref) (*Selection, error) {
 		return sel, nil
 	}
 	var errs []error
-	named := make(map[string]int, len(refs))
+	// how often each ref names a skill: by its place in the snapshot, and
+	// by name for names the catalog does not have
+	counts := make([]int32, len(snap.all))
+	var unknown map[string]int32
 	for i, r := range refs {
 		name := strings.TrimSpace(r.Name)
 		if name == "" {
 			errs = append(errs, fmt.Errorf("skills entry %d has no name", i+1))
 			continue
 		}
-		named[name]++
-		if named[name] == 2 {
+		at, found := snap.slot[name]
+		var n int32
+		if found {
+			counts[at]++
+			n = counts[at]
+		} else {
+			if unknown == nil {
+				unknown = map[string]int32{}
+			}
+			unknown[name]++
+			n = unknown[name]
+		}
+		if n == 2 {
 			errs = append(errs, fmt.Errorf("skill %q is named more than once in the config", name))
 		}
-		if named[name] > 1 {
+		if n > 1 {
 			continue
 		}
-		cands := snap.cands[name]
-		if len(cands) == 0 {
+		if !found {
 			errs = append(errs, fmt.Errorf("skill %q is named in the config but was not found in %s", name, c.rootList()))
 			continue
 		}
-		s := cands[0]
+		s := snap.all[at] // the winner
 		if r.Version != "" {
+			cands := snap.cands[name]
 			s = nil
 			for _, cand := range cands {
 				if cand.Version == r.Version {
@@ -114,8 +128,8 @@ func (c *Catalog) selectIn(snap *snapshot, refs []Ref) (*Selection, error) {
 		}
 		errs = append(errs, fmt.Errorf("%d skills are preloaded (%s); at most %d may be", len(names), strings.Join(names, ", "), MaxPreload))
 	}
-	for _, s := range snap.all {
-		if named[s.Folder()] == 0 {
+	for i, s := range snap.all {
+		if counts[i] == 0 {
 			sel.Unnamed = append(sel.Unnamed, s.Folder())
 		}
 	}
