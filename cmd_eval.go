@@ -453,8 +453,11 @@ func sessionFunc(c *common, w *wiring) eval.SessionFunc {
 // orderedRefs names the skills in order; refs the config already has
 // keep their pin and preload, and preloads stay.
 func orderedRefs(refs []harness.SkillRef, order []string) []harness.SkillRef {
-	byName := map[string]harness.SkillRef{}
+	byName := make(map[string]harness.SkillRef, len(refs))
 	var out []harness.SkillRef
+	if len(order) > 0 { // a library's worth each run: grown once
+		out = make([]harness.SkillRef, 0, len(order)+len(refs))
+	}
 	for _, r := range refs {
 		byName[r.Name] = r
 		if r.Preload {

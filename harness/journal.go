@@ -24,6 +24,8 @@ type journal struct {
 	f  *os.File
 	// codec knows what earlier lines hold (see journalcodec.go).
 	codec *journalCodec
+	// buf gathers an event's lines for one write; it is reused.
+	buf []byte
 }
 
 // openJournal opens a journal for appending; codec is what reading it
@@ -79,12 +81,14 @@ func (j *journal) write(e Event) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
+	buf := j.buf[:0]
 	for _, l := range lines {
-		buf.Write(l)
-		buf.WriteByte('\n')
+		buf = append(append(buf, l...), '\n')
 	}
-	if _, err := j.f.Write(buf.Bytes()); err != nil {
+	if cap(buf) <= 1<<20 {
+		j.buf = buf
+	}
+	if _, err := j.f.Write(buf); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	return nil

@@ -35,6 +35,10 @@ type blobLine struct {
 
 const typeBlob = "blob"
 
+// A JSON blob line as encoding/json writes a blobLine, around its hash
+// and content.
+const blobJSONHead, blobJSONMid = `{"type":"blob","hash":"`, `","json":`
+
 // inlineMax is the size under which content stays inline.
 const inlineMax = 256
 
@@ -157,22 +161,32 @@ func newJournalCodec() *journalCodec {
 // the event's own line. It never changes e.
 func (c *journalCodec) encode(e Event) ([][]byte, error) {
 	var lines [][]byte
-	blob := func(b []byte, asText bool) (string, error) {
-		sum := sha256.Sum256(b)
+	// blob writes b, or text when asText, unless it is written already.
+	blob := func(b []byte, text string, asText bool) (string, error) {
+		var sum [sha256.Size]byte
+		if asText {
+			d := sha256.New()
+			_, _ = io.WriteString(d, text) // hashed where it lies, not copied
+			d.Sum(sum[:0])
+		} else {
+			sum = sha256.Sum256(b)
+		}
 		h, k := hashText(sum), blobKey(sum[:16])
 		if _, ok := c.written[k]; ok {
 			return h, nil
 		}
-		bl := blobLine{Type: typeBlob, Hash: h}
+		var line []byte
 		if asText {
-			s := string(b)
-			bl.Text = &s
+			l, err := chat.MarshalPlain(blobLine{Type: typeBlob, Hash: h, Text: &text})
+			if err != nil {
+				return "", err
+			}
+			line = l
 		} else {
-			bl.JSON = b
-		}
-		line, err := chat.MarshalPlain(bl)
-		if err != nil {
-			return "", err
+			// b was cut from a compact body by splitRequest: it is written
+			// as it is, as encoding/json would write it
+			line = make([]byte, 0, len(blobJSONHead)+len(h)+len(blobJSONMid)+len(b)+1)
+			line = append(append(append(append(append(line, blobJSONHead...), h...), blobJSONMid...), b...), '}')
 		}
 		c.written[k] = struct{}{} // a writer only needs to know it is written
 		lines = append(lines, line)
@@ -182,7 +196,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if len(body.Text) <= inlineMax {
 			return nil
 		}
-		h, err := blob([]byte(body.Text), true)
+		h, err := blob(nil, body.Text, true)
 		if err != nil {
 			return err
 		}
@@ -196,7 +210,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		if sp, ok := splitRequest(e.Request); ok {
 			refs := make([]string, len(sp.msgs))
 			for i, m := range sp.msgs {
-				h, err := blob(m, false)
+				h, err := blob(m, "", false)
 				if err != nil {
 					return nil, err
 				}
@@ -205,7 +219,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 			ref := &RequestRef{Head: sp.head, Mid: sp.mid, Tail: sp.tail}
 			ref.First, ref.Keep, ref.Last = keepRun(c.lastMsgs, refs)
 			if sp.tools != nil {
-				h, err := blob(sp.tools, false)
+				h, err := blob(sp.tools, "", false)
 				if err != nil {
 					return nil, err
 				}
@@ -249,7 +263,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 			if len(ch.Content) <= inlineMax {
 				continue
 			}
-			h, err := blob([]byte(ch.Content), true)
+			h, err := blob(nil, ch.Content, true)
 			if err != nil {
 				return nil, err
 			}
@@ -402,57 +416,77 @@ type splitBody struct {
 
 // splitRequest cuts a compact request body into the bytes before the
 // first message, each message, the bytes up to the tool list, the tool
-// list and the rest. ok is false for a body that is not laid out so
-// (messages apart by one comma, tools after them); it is then stored whole.
+// list and the rest. ok is false for a body that is not laid out so (not
+// compact JSON, a key twice, tools before the messages); it is then stored
+// whole. What it cuts out is compact JSON, fit for a blob line as it is.
 func splitRequest(body []byte) (splitBody, bool) {
 	var sp splitBody
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if len(body) < 2 || body[0] != '{' || body[1] == '}' {
 		return sp, false
 	}
 	msgEnd, toolsStart, toolsEnd := -1, -1, -1
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
+	for i := 1; ; {
+		if i >= len(body) || body[i] != '"' {
 			return sp, false
 		}
+		keyEnd, ok := stringEnd(body, i)
+		if !ok || keyEnd >= len(body) || body[keyEnd] != ':' {
+			return sp, false
+		}
+		key, at := string(body[i:keyEnd]), keyEnd+1
+		var end int
 		switch key {
-		case "messages":
-			if t, err := dec.Token(); err != nil || t != json.Delim('[') || toolsStart >= 0 {
+		case `"messages"`:
+			if msgEnd >= 0 || toolsStart >= 0 || at >= len(body) || body[at] != '[' {
 				return sp, false
 			}
-			sp.head = string(body[:dec.InputOffset()])
-			prev := int(dec.InputOffset())
-			for dec.More() {
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return sp, false
+			sp.head = string(body[:at+1])
+			end = at + 1
+			if end < len(body) && body[end] == ']' {
+				end++
+			} else {
+				for {
+					e, ok := compactEnd(body, end)
+					if !ok || e >= len(body) {
+						return sp, false
+					}
+					sp.msgs = append(sp.msgs, body[end:e])
+					end = e + 1
+					if body[e] == ']' {
+						break
+					}
+					if body[e] != ',' {
+						return sp, false
+					}
 				}
-				end := int(dec.InputOffset())
-				start := end - len(raw)
-				if between := string(body[prev:start]); (len(sp.msgs) == 0 && between != "") || (len(sp.msgs) > 0 && between != ",") {
-					return sp, false
-				}
-				sp.msgs = append(sp.msgs, body[start:end])
-				prev = end
 			}
-			msgEnd = prev
-			if _, err := dec.Token(); err != nil {
+			msgEnd = end - 1
+		case `"tools"`:
+			if msgEnd < 0 || toolsStart >= 0 {
 				return sp, false
 			}
-		case "tools":
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil || msgEnd < 0 {
+			if end, ok = compactEnd(body, at); !ok {
 				return sp, false
 			}
-			toolsEnd = int(dec.InputOffset())
-			toolsStart = toolsEnd - len(raw)
+			toolsStart, toolsEnd = at, end
 		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
+			if end, ok = compactEnd(body, at); !ok {
 				return sp, false
 			}
 		}
+		if end >= len(body) {
+			return sp, false
+		}
+		if body[end] == '}' {
+			if end+1 != len(body) {
+				return sp, false
+			}
+			break
+		}
+		if body[end] != ',' {
+			return sp, false
+		}
+		i = end + 1
 	}
 	if msgEnd < 0 {
 		return sp, false
@@ -502,11 +536,11 @@ func diffList(prev, next []string) *ListDelta {
 	if slices.Equal(prev, next) {
 		return nil
 	}
-	in := map[string]bool{}
+	in := make(map[string]bool, len(next))
 	for _, n := range next {
 		in[n] = true
 	}
-	was := map[string]bool{}
+	was := make(map[string]bool, len(prev))
 	d := &ListDelta{}
 	for _, p := range prev {
 		was[p] = true

@@ -68,7 +68,7 @@ func selectSkills(o *Options) (*selection, error) {
 }
 
 func buildSelection(o *Options, picked *skills.Selection) *selection {
-	sel := &selection{byName: map[string]*skills.Skill{}, unnamed: picked.Unnamed, problems: map[string][]skills.Problem{}}
+	sel := &selection{byName: make(map[string]*skills.Skill, len(picked.Enabled)), unnamed: picked.Unnamed, problems: map[string][]skills.Problem{}}
 	toolNames := map[string]string{ToolLoadSkill: "a built-in tool", ToolReadResource: "a built-in tool"}
 	for _, t := range o.Config.Agent.Tools {
 		toolNames[t.Name] = "one of the agent's tools"
@@ -97,7 +97,7 @@ func buildSelection(o *Options, picked *skills.Selection) *selection {
 		}
 	}
 	sel.laxByName = map[string]*skills.Skill{}
-	if len(o.Config.Refs()) == 0 {
+	if len(o.Config.Skills) == 0 { // no refs
 		for _, sk := range o.Catalog.All() {
 			if sk.Valid() || !sk.Readable() || sel.byName[sk.Name] != nil || sel.byName[sk.Folder()] != nil {
 				continue

@@ -85,7 +85,7 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 			return StopError, err
 		}
 		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Scores: c.scores, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses, Listing: c.listing})
-		reply, partial, err := s.complete(ctx, call, c.req)
+		reply, partial, err := s.complete(ctx, call, c.req, body)
 		if err != nil {
 			if ctx.Err() != nil {
 				s.emit(&Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, FinishReason: "cancelled", ToolCalls: []ToolCallRecord{}})
@@ -126,11 +126,18 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 // copied again at each one.
 type partialReply struct{ text, reasoning strings.Builder }
 
-// complete calls the model, turning its stream into delta events.
-func (s *Session) complete(ctx context.Context, call int, req *chat.Request) (*chat.Reply, *partialReply, error) {
+// complete calls the model with req, whose encoding is body, turning its
+// stream into delta events.
+func (s *Session) complete(ctx context.Context, call int, req *chat.Request, body []byte) (*chat.Reply, *partialReply, error) {
 	p := &partialReply{}
 	m := read(s, func(*frame) chat.Model { return s.model })
-	reply, err := m.Complete(ctx, req, func(ev chat.StreamEvent) {
+	send := m.Complete
+	if bm, ok := m.(chat.BodyModel); ok {
+		send = func(ctx context.Context, req *chat.Request, on func(chat.StreamEvent)) (*chat.Reply, error) {
+			return bm.CompleteBody(ctx, req, body, on)
+		}
+	}
+	reply, err := send(ctx, req, func(ev chat.StreamEvent) {
 		switch ev.Kind {
 		case chat.EventText:
 			p.text.WriteString(ev.Text)

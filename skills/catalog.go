@@ -40,6 +40,17 @@ type Catalog struct {
 
 	mu   sync.RWMutex
 	snap *snapshot
+
+	// watch, when set, hears of changes under the folders (watch.go);
+	// watchOff says why there is none where there could be.
+	watch    *watcher
+	watchOff string
+	// fullRefreshes counts the refreshes that read the folders; noWatch
+	// makes every refresh read them (a test's reference).
+	fullRefreshes int
+	noWatch       bool
+	// selected remembers the last selections (select.go).
+	selected selectMemo
 }
 
 // skillEntry is what the catalog keeps of one SKILL.md between refreshes.
@@ -58,6 +69,7 @@ type skillEntry struct {
 type snapshot struct {
 	all      []*Skill
 	byKey    map[string]*Skill
+	slot     map[string]int32    // the place in all of each key's winner
 	cands    map[string][]*Skill // winner first, then shadowed, root order
 	shadowed []*Skill
 	own      map[*Skill]*toolIndex
@@ -127,10 +139,25 @@ type found struct {
 // new and removed folders are picked up. The catalog is updated even when
 // an error is returned: the error names the roots or tool folders that
 // could not be read.
+//
+// Where the folders are watched (watch.go), a refresh that hears of no
+// change since the last one reads nothing: it answers what the stats
+// would.
 func (c *Catalog) Refresh() (Changes, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	if c.unchangedSinceLast() {
+		return Changes{}, nil
+	}
+	var plan watchPlan
+	ch, err := c.refresh(&plan)
+	c.fullRefreshes++
+	c.rewatch(&plan, len(c.order), !ch.Empty(), err)
+	return ch, err
+}
 
+// refresh is a full Refresh; it puts what it read in plan.
+func (c *Catalog) refresh(plan *watchPlan) (Changes, error) {
 	var errs []error
 	// The list is only needed during the refresh: its memory is reused.
 	list := c.found[:0]
@@ -148,6 +175,13 @@ func (c *Catalog) Refresh() (Changes, error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read skills root %s: %w", r.Dir, err))
 			continue
+		}
+		plan.roots = append(plan.roots, r.Dir)
+		if lst != nil {
+			plan.dirs = append(plan.dirs, r.Dir)
+		}
+		if rs.links {
+			plan.refuse("a skill folder is a link")
 		}
 		if seenReal == nil && (len(c.roots) > 1 || rs.links) {
 			seenReal = make(map[string]bool, len(c.order))
@@ -200,6 +234,21 @@ func (c *Catalog) Refresh() (Changes, error) {
 		f.toolsSame = f.toolsSame && f.entry.out != nil
 	})
 	wsFiles, wsErr := c.listWorkspaceTools(wsDirs)
+	for i := range list {
+		plan.dirs = append(plan.dirs, list[i].cand.dir)
+		plan.files = append(plan.files, list[i].cand.file)
+		if hasFileTools(list[i].entry.parsed) {
+			plan.dirs = append(plan.dirs, list[i].entry.parsed.Dir+string(filepath.Separator)+"tools")
+		}
+		for _, f := range list[i].tools {
+			plan.files = append(plan.files, f.path)
+		}
+	}
+	plan.dirs = append(plan.dirs, wsDirs...)
+	plan.roots = append(plan.roots, wsDirs...)
+	for _, f := range wsFiles {
+		plan.files = append(plan.files, f.path)
+	}
 	if c.unchanged(list, wsDirs, wsFiles) && len(errs) == 0 && wsErr == nil {
 		return Changes{}, nil
 	}
@@ -244,9 +293,11 @@ func (c *Catalog) Refresh() (Changes, error) {
 		snap.toolErrs = append(snap.toolErrs, s.ToolProblems...)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
+	snap.slot = make(map[string]int32, len(keys))
+	for i, k := range keys {
 		s := snap.cands[k][0]
 		snap.byKey[k] = s
+		snap.slot[k] = int32(i)
 		snap.all = append(snap.all, s)
 	}
 	sort.SliceStable(snap.shadowed, func(i, j int) bool { return snap.shadowed[i].Folder() < snap.shadowed[j].Folder() })

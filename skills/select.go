@@ -3,7 +3,9 @@ package skills
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // MaxPreload is the most skills an agent may preload (R16).
@@ -38,8 +40,21 @@ type Selection struct {
 // no candidate has is an error naming it, all such errors joined. A pin
 // chooses among the winner and the shadowed skills of that name. On error
 // the selection still holds what could be selected.
+//
+// A session selects at its start and again at each turn's refresh; with
+// the same refs over an unchanged catalog the answer is the last one, not
+// worked out again (an eval names every skill of a large library).
 func (c *Catalog) Select(refs []Ref) (*Selection, error) {
 	snap := c.current()
+	if sel, err, ok := c.selected.get(snap, refs); ok {
+		return sel, err
+	}
+	sel, err := c.selectIn(snap, refs)
+	c.selected.put(snap, refs, sel, err)
+	return sel.clone(), err
+}
+
+func (c *Catalog) selectIn(snap *snapshot, refs []Ref) (*Selection, error) {
 	sel := &Selection{}
 	if len(refs) == 0 {
 		for _, s := range snap.all {
@@ -50,27 +65,41 @@ func (c *Catalog) Select(refs []Ref) (*Selection, error) {
 		return sel, nil
 	}
 	var errs []error
-	named := map[string]int{}
+	// how often each ref names a skill: by its place in the snapshot, and
+	// by name for names the catalog does not have
+	counts := make([]int32, len(snap.all))
+	var unknown map[string]int32
 	for i, r := range refs {
 		name := strings.TrimSpace(r.Name)
 		if name == "" {
 			errs = append(errs, fmt.Errorf("skills entry %d has no name", i+1))
 			continue
 		}
-		named[name]++
-		if named[name] == 2 {
+		at, found := snap.slot[name]
+		var n int32
+		if found {
+			counts[at]++
+			n = counts[at]
+		} else {
+			if unknown == nil {
+				unknown = map[string]int32{}
+			}
+			unknown[name]++
+			n = unknown[name]
+		}
+		if n == 2 {
 			errs = append(errs, fmt.Errorf("skill %q is named more than once in the config", name))
 		}
-		if named[name] > 1 {
+		if n > 1 {
 			continue
 		}
-		cands := snap.cands[name]
-		if len(cands) == 0 {
+		if !found {
 			errs = append(errs, fmt.Errorf("skill %q is named in the config but was not found in %s", name, c.rootList()))
 			continue
 		}
-		s := cands[0]
+		s := snap.all[at] // the winner
 		if r.Version != "" {
+			cands := snap.cands[name]
 			s = nil
 			for _, cand := range cands {
 				if cand.Version == r.Version {
@@ -99,12 +128,49 @@ func (c *Catalog) Select(refs []Ref) (*Selection, error) {
 		}
 		errs = append(errs, fmt.Errorf("%d skills are preloaded (%s); at most %d may be", len(names), strings.Join(names, ", "), MaxPreload))
 	}
-	for _, s := range snap.all {
-		if named[s.Folder()] == 0 {
+	for i, s := range snap.all {
+		if counts[i] == 0 {
 			sel.Unnamed = append(sel.Unnamed, s.Folder())
 		}
 	}
 	return sel, errors.Join(errs...)
+}
+
+func (s *Selection) clone() *Selection {
+	return &Selection{Enabled: slices.Clone(s.Enabled), Preload: slices.Clone(s.Preload), Unnamed: slices.Clone(s.Unnamed)}
+}
+
+// selectMemo keeps the last few selections, by snapshot and refs: the
+// sessions of an eval's workers each select twice with their own refs.
+type selectMemo struct {
+	mu      sync.Mutex
+	entries [4]selectEntry
+	next    int
+}
+
+type selectEntry struct {
+	snap *snapshot
+	refs []Ref
+	sel  *Selection
+	err  error
+}
+
+func (m *selectMemo) get(snap *snapshot, refs []Ref) (*Selection, error, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.entries {
+		if e.snap == snap && e.sel != nil && slices.Equal(e.refs, refs) {
+			return e.sel.clone(), e.err, true
+		}
+	}
+	return nil, nil, false
+}
+
+func (m *selectMemo) put(snap *snapshot, refs []Ref, sel *Selection, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries[m.next] = selectEntry{snap: snap, refs: slices.Clone(refs), sel: sel, err: err}
+	m.next = (m.next + 1) % len(m.entries)
 }
 
 func versionsWhere(cands []*Skill) string {

@@ -119,3 +119,34 @@ func TestR16_AtMost8Preloads(t *testing.T) {
 		t.Errorf("9 preloads: %v", err)
 	}
 }
+
+// TestSelectAgainIsTheSameAndFollowsRefreshes: a selection repeated over
+// an unchanged catalog is the same and the caller's copy is its own; a
+// refresh that changes a skill changes the answer.
+func TestSelectAgainIsTheSameAndFollowsRefreshes(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []string{"a", "b", "c"} {
+		writeFile(t, filepath.Join(root, n, SkillFile), skillText(n, "", "Body "+n))
+	}
+	c := NewCatalog([]Root{{Dir: root}}, nil)
+	refresh(t, c)
+	refs := []Ref{{Name: "c"}, {Name: "a", Preload: true}, {Name: "nope"}}
+	first, err1 := c.Select(refs)
+	if err1 == nil || len(first.Enabled) != 2 || first.Enabled[0].Name != "c" {
+		t.Fatalf("first selection %v, %v", names(first.Enabled), err1)
+	}
+	first.Enabled[0] = nil // the caller's to change
+	again, err2 := c.Select(refs)
+	if err2 == nil || err2.Error() != err1.Error() || again.Enabled[0] == nil || !slices.Equal(names(again.Enabled), []string{"c", "a"}) || !slices.Equal(again.Unnamed, []string{"b"}) {
+		t.Fatalf("again %v %v, %v", names(again.Enabled), again.Unnamed, err2)
+	}
+	if other, _ := c.Select([]Ref{{Name: "a"}, {Name: "c"}}); !slices.Equal(names(other.Enabled), []string{"a", "c"}) {
+		t.Fatalf("other order: %v", names(other.Enabled))
+	}
+	writeFile(t, filepath.Join(root, "c", SkillFile), skillText("c", "", "A new body for c"))
+	refresh(t, c)
+	after, _ := c.Select(refs)
+	if after.Enabled[0].Body != "A new body for c" {
+		t.Fatalf("selection after the edit has %q", after.Enabled[0].Body)
+	}
+}

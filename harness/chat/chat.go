@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -50,13 +51,38 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // is recorded reads as it was meant (a system prompt full of XML tags,
 // say).
 func MarshalPlain(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	// The encoding grows in a reused buffer and is copied out at its
+	// size: a journal encodes every event, and a buffer grown from empty
+	// each time leaves about twice the result behind as garbage.
+	w := plainPool.Get().(*plainEncoder)
+	defer w.put()
+	if err := w.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return bytes.Clone(bytes.TrimRight(w.buf.Bytes(), "\n")), nil
+}
+
+type plainEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// plainKeep is the largest buffer put back for reuse.
+const plainKeep = 1 << 20
+
+var plainPool = sync.Pool{New: func() any {
+	w := &plainEncoder{}
+	w.enc = json.NewEncoder(&w.buf)
+	w.enc.SetEscapeHTML(false)
+	return w
+}}
+
+func (w *plainEncoder) put() {
+	if w.buf.Cap() > plainKeep {
+		return
+	}
+	w.buf.Reset()
+	plainPool.Put(w)
 }
 
 // UnmarshalJSON accepts a null content.
@@ -167,11 +193,7 @@ type Request struct {
 // Body is the exact JSON the client sends for r; the engine records the same
 // bytes in its model_call event.
 func (r *Request) Body() ([]byte, error) {
-	b, err := MarshalPlain(r)
-	if err != nil {
-		return nil, fmt.Errorf("encode chat request: %w", err)
-	}
-	return b, nil
+	return encodeBody(r)
 }
 
 // Reply is a model's whole answer to one request.
@@ -223,6 +245,15 @@ type StreamEvent struct {
 // reply. A cancelled ctx stops the call; the error is then ctx's.
 type Model interface {
 	Complete(ctx context.Context, req *Request, on func(StreamEvent)) (*Reply, error)
+}
+
+// BodyModel is a Model that can send a request whose body the caller has
+// already encoded with req.Body, as the engine does to record it: a body
+// holding a long skill text is then encoded once, not twice.
+type BodyModel interface {
+	Model
+	// CompleteBody is Complete of req, sending body, which is req.Body().
+	CompleteBody(ctx context.Context, req *Request, body []byte, on func(StreamEvent)) (*Reply, error)
 }
 
 // APIError is an error a provider answered with: an HTTP error status, or an

@@ -65,7 +65,7 @@ func harnessWith(t testing.TB, root, url string, maxChars int) (SessionFunc, []s
 	}
 	return func(spec RunSpec, on func(harness.Event)) (*harness.Session, error) {
 		cfg := *base
-		cfg.Skills = nil
+		cfg.Skills = make([]harness.SkillRef, 0, len(spec.Order))
 		for _, n := range spec.Order {
 			cfg.Skills = append(cfg.Skills, harness.SkillRef{Name: n})
 		}

@@ -97,6 +97,14 @@ func (c *Client) Complete(ctx context.Context, req *chat.Request, on func(chat.S
 	if err != nil {
 		return nil, err
 	}
+	return c.CompleteBody(ctx, req, body, on)
+}
+
+// CompleteBody is Complete sending body, which is req.Body().
+func (c *Client) CompleteBody(ctx context.Context, req *chat.Request, body []byte, on func(chat.StreamEvent)) (*chat.Reply, error) {
+	if req == nil {
+		return nil, errors.New("model request: nil request")
+	}
 	for attempt := 0; ; attempt++ {
 		reply, retry, err := c.attempt(ctx, body, req.Stream, on)
 		if retry == nil || attempt >= c.cfg.MaxRetries || ctx.Err() != nil {

@@ -415,3 +415,34 @@ func TestAPageThatIsNotAStreamIsAnError(t *testing.T) {
 		t.Errorf("reply = %+v, want the page in Raw", reply)
 	}
 }
+
+// TestCompleteBodySendsTheGivenBody: the engine encodes a request once,
+// records it and hands the bytes to CompleteBody, which sends them as
+// they are; the reply is Complete's.
+func TestCompleteBodySendsTheGivenBody(t *testing.T) {
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeSSE(w, streamCases[1].transcript, 0)
+	})
+	c := api.client(t, testKey)
+	req := testRequest(true)
+	body, err := req.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaBody, err := c.CompleteBody(context.Background(), req, body, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := c.Complete(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := api.requests()
+	if len(sent) != 2 || string(sent[0].body) != string(body) || string(sent[1].body) != string(body) {
+		t.Fatalf("sent %d requests; want the recorded body twice:\n%s", len(sent), body)
+	}
+	if viaBody.Message.Content != plain.Message.Content || viaBody.FinishReason != plain.FinishReason {
+		t.Fatalf("CompleteBody replied %+v, Complete %+v", viaBody, plain)
+	}
+	var _ chat.BodyModel = c
+}

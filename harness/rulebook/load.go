@@ -7,6 +7,7 @@ package rulebook
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"skillet/harness/event"
 )
@@ -92,6 +93,7 @@ func Insert(st *State, l Load, evicted []string) ([]event.Event, []string) {
 // ExcerptChars characters of each line the skill added (R7).
 func loadLine(l Load) string {
 	var b strings.Builder
+	b.Grow(len(l.Body.Text) + len(l.Body.Text)/8 + 256) // the excerpt: about the text
 	fmt.Fprintf(&b, "contextChanged: loaded %s version %s as execution %s", l.Skill, orNone(l.Version), l.Exec)
 	if l.By == event.ByUser {
 		b.WriteString(" by the user")
@@ -110,13 +112,15 @@ func loadLine(l Load) string {
 // firstChars keeps the first n characters of each non-empty line.
 func firstChars(text string, n int) []string {
 	var out []string
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimRight(line, " \t\r")
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if r := []rune(line); len(r) > n {
-			line = string(r[:n])
+		// counted first: most lines are short, and a line's runes cost
+		// four bytes each to hold
+		if utf8.RuneCountInString(line) > n {
+			line = string([]rune(line)[:n])
 		}
 		out = append(out, line)
 	}

@@ -167,7 +167,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		Messages []message         `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
 	}
-	body, _ := io.ReadAll(r.Body)
+	body, _ := readBody(r)
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, "bad request body", http.StatusBadRequest)
 		return
@@ -311,6 +311,18 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	default:
 		reply(w, s.Tokens, "done: "+d.Kind, nil)
 	}
+}
+
+// readBody reads a request's body into a buffer of its stated length, so
+// a long body is not grown and copied on the way: the server stands in
+// for a remote model, and what it costs is not the harness's.
+func readBody(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= 64<<20 {
+		buf := make([]byte, n)
+		_, err := io.ReadFull(r.Body, buf)
+		return buf, err
+	}
+	return io.ReadAll(r.Body)
 }
 
 func toolCall(id, name, args string) any {
