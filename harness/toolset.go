@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"skillet/harness/agenttools"
 	"skillet/harness/chat"
 	"skillet/skills"
@@ -261,7 +259,7 @@ func chatTool(info ToolInfo) chat.Tool {
 	if len(params) == 0 {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	return chat.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: info.Name, Description: info.Description, Parameters: params}}
+	return chat.Tool{Type: chat.ToolTypeFunction, Function: &chat.FunctionDefinition{Name: info.Name, Description: info.Description, Parameters: params}}
 }
 
 // infos lists a toolset for the snapshot.

@@ -7,8 +7,6 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/event"
-
-	"github.com/sashabaranov/go-openai"
 )
 
 func names(ls []*Loaded) []string {
@@ -29,7 +27,7 @@ func kindsOf(parts []Part) string {
 
 func TestCompose(t *testing.T) {
 	list := World{Prompt: "You help.", Listing: true, List: []Listed{{"a", "Use for <a> & more."}, {"b", "B things."}}, LeftOff: []string{"z"},
-		Tools: []chat.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "load_skill"}}}}
+		Tools: []chat.Tool{{Type: "function", Function: &chat.FunctionDefinition{Name: "load_skill"}}}}
 	toolResult := &event.SkillLoaded{Header: event.Header{Turn: 1}, Skill: "t", Version: "1", ExecutionID: "x-9", By: event.ByModel, Delivery: event.DeliveryToolResult, Body: event.SkillBody{Text: "T text"}}
 	pasted := &event.SkillLoaded{Header: event.Header{Turn: 1}, Skill: "p", Version: "1", ExecutionID: "x-5", By: event.ByPaste, Delivery: event.DeliveryContext, Body: event.SkillBody{Text: "P text"}}
 	exchange := func(turn int, text string) []event.Event {
@@ -108,7 +106,7 @@ func TestComposeFrozen(t *testing.T) {
 	st := fold(freeze, userMsg(1, "hi"), loaded(1, "a", "x-1"),
 		&event.PromptFrozen{Instructions: "FROZEN", Tools: []byte(`[{"type":"function","function":{"name":"old_tool"}}]`), Offered: []string{"a", "b"}, Context: map[string]string{"a": "x-1"}},
 		loaded(1, "c", "x-2"))
-	c := Compose(st, World{Prompt: "You help.", Listing: true, List: []Listed{{"c", "C."}}, Tools: []chat.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "new_tool"}}}})
+	c := Compose(st, World{Prompt: "You help.", Listing: true, List: []Listed{{"c", "C."}}, Tools: []chat.Tool{{Type: "function", Function: &chat.FunctionDefinition{Name: "new_tool"}}}})
 	if !c.Frozen || c.Instructions != "FROZEN" || c.Request.Messages[0].Content != "FROZEN" {
 		t.Fatalf("instructions %q (frozen %v)", c.Instructions, c.Frozen)
 	}
