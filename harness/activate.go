@@ -163,10 +163,10 @@ func (f *frame) activationFor(a activationArgs, callID, tool string) activation 
 			return d
 		}
 	} else {
-		d.sk = f.w.sel.agentSkill(a.name)
+		d.sk = f.w.Sel.AgentSkill(a.name)
 	}
 	sk := d.sk
-	if sk != nil && f.w.sel.enabledSkill(sk.Name) == nil && !f.w.sel.isLax(sk) {
+	if sk != nil && f.w.Sel.EnabledSkill(sk.Name) == nil && !f.w.Sel.IsLax(sk) {
 		// listed like every skill, but Skillet preloads it (R16)
 		text := fmt.Sprintf("%s is preloaded: its guidance is already in the instructions and its tools are offered.", sk.Name)
 		if ls := f.st.FindPreload(sk.Name); ls != nil {
@@ -216,7 +216,7 @@ func (f *frame) activationLimits(sk *skills.Skill, resident *rulebook.Loaded) st
 // path, and the path relative to it with "/" separators.
 func (f *frame) skillOfPath(path string) (*skills.Skill, string) {
 	path = filepath.Clean(path)
-	for _, sk := range append(append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...), f.w.sel.lax...) {
+	for _, sk := range append(append(append([]*skills.Skill{}, f.w.Sel.Preload...), f.w.Sel.Enabled...), f.w.Sel.Lax...) {
 		rel, err := filepath.Rel(sk.Dir, path)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue

@@ -223,7 +223,7 @@ func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *bindi
 // skillFileInCommand finds the SKILL.md of an enabled skill a command
 // names, as an absolute path; "" when it names none.
 func (f *frame) skillFileInCommand(cmd string) string {
-	for _, sk := range append(append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...), f.w.sel.lax...) {
+	for _, sk := range append(append(append([]*skills.Skill{}, f.w.Sel.Preload...), f.w.Sel.Enabled...), f.w.Sel.Lax...) {
 		p := filepath.Join(sk.Dir, "SKILL.md")
 		if strings.Contains(cmd, p) {
 			return p

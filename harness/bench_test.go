@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"runtime"
+	"skillet/harness/rank"
 	"skillet/harness/rulebook"
 	"strings"
 	"testing"
@@ -132,7 +133,7 @@ func BenchmarkCompose10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.w.ranker.last = nil // a new message: rank again
+		s.w.Rank.(*rank.Ranker).Forget() // a new message: rank again
 		s.frame().compose()
 	}
 }

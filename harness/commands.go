@@ -96,7 +96,7 @@ func (s *Session) Reload() error {
 
 // resolveAgentTools finds the definitions of the agent's own tools.
 func (s *Session) resolveAgentTools() error {
-	s.w.agentDefs = map[string]*skills.ToolDef{}
+	s.w.AgentDefs = map[string]*skills.ToolDef{}
 	var errs []error
 	for _, ref := range s.opts.Config.Agent.Tools {
 		def, err := s.opts.Catalog.Tool(nil, skills.ToolRef{Name: ref.Name, Version: ref.Version})
@@ -104,7 +104,7 @@ func (s *Session) resolveAgentTools() error {
 			errs = append(errs, fmt.Errorf("agent tool %s: %w", ref.Name, err))
 			continue
 		}
-		s.w.agentDefs[ref.Name] = def
+		s.w.AgentDefs[ref.Name] = def
 	}
 	return errors.Join(errs...)
 }

@@ -52,7 +52,7 @@ func (f *frame) compose() *composition {
 		return f.composeProfile(p)
 	}
 	set := f.st.Settings
-	w := rulebook.World{Prompt: f.opts.Config.Agent.Prompt, Preloads: f.st.Preloads, Listing: set.LoadSkillTool}
+	w := rulebook.Given{Prompt: f.opts.Config.Agent.Prompt, Preloads: f.st.Preloads, Listing: set.LoadSkillTool}
 	if w.Preloads == nil {
 		w.Preloads = f.pendingPreloads()
 	}
@@ -79,11 +79,11 @@ func (f *frame) compose() *composition {
 // listed skills' rank scores: every enabled skill that is not preloaded,
 // ranked against the latest user message when there are more than fit.
 func (f *frame) list(size int) ([]*skills.Skill, []string, []float64) {
-	pool := f.w.sel.enabled
+	pool := f.w.Sel.Enabled
 	if len(pool) <= size {
 		return pool, nil, nil
 	}
-	return f.w.ranker.top(pool, f.latestUserText(), size)
+	return f.w.Rank.Top(pool, f.latestUserText(), size)
 }
 
 func (f *frame) latestUserText() string {
@@ -96,8 +96,8 @@ func (f *frame) latestUserText() string {
 // pendingPreloads renders the preloads the next turn will make, for a
 // snapshot taken before any turn.
 func (f *frame) pendingPreloads() []*rulebook.Loaded {
-	out := make([]*rulebook.Loaded, 0, len(f.w.sel.preload))
-	for _, sk := range f.w.sel.preload {
+	out := make([]*rulebook.Loaded, 0, len(f.w.Sel.Preload))
+	for _, sk := range f.w.Sel.Preload {
 		ls := &rulebook.Loaded{Name: sk.Name, By: ByPreload, ResultMsg: -1}
 		f.render(ls, sk, false)
 		out = append(out, ls)
@@ -114,7 +114,7 @@ func (f *frame) freeze(c *composition) *PromptFrozen {
 			all.add(b)
 		}
 	}
-	for _, sk := range append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...) {
+	for _, sk := range append(append([]*skills.Skill{}, f.w.Sel.Preload...), f.w.Sel.Enabled...) {
 		ls := &rulebook.Loaded{Name: sk.Name, Body: bodyOf(sk), ResultMsg: -1}
 		for _, ref := range sk.Tools {
 			f.bindSkillTool(all, ls, ref)
@@ -152,7 +152,7 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	refs := read(s, func(f *frame) []string {
 		need := f.loadedSkills()
 		if f.st.Settings.FreezePrompt && f.st.Frozen == nil {
-			need = append(need, f.w.sel.enabled...)
+			need = append(need, f.w.Sel.Enabled...)
 		}
 		return f.mcpRefs(need)
 	})

@@ -78,3 +78,9 @@ func (c *counter) countNow(text string, estimated *bool) int {
 	}
 	return CountEstimate(text)
 }
+
+// Count counts tokens exactly (rulebook.Counter).
+func (c *counter) Count(text string) int { return c.count(text) }
+
+// CountNow counts tokens without waiting (rulebook.Counter).
+func (c *counter) CountNow(text string, estimated *bool) int { return c.countNow(text, estimated) }

@@ -92,7 +92,7 @@ func (f *frame) modelLoad(name, callID string) loadDecision {
 		d.out = loadOutcome{content: fmt.Sprintf("%s is preloaded this turn (execution %s): its guidance is already in the instructions and its tools are offered.", name, ls.ExecID)}
 		return d
 	}
-	sk := f.w.sel.enabledSkill(name)
+	sk := f.w.Sel.EnabledSkill(name)
 	if sk == nil {
 		return refuse(f.unknownSkill(name))
 	}
@@ -199,30 +199,7 @@ func loadResult(lines []string, ls *rulebook.Loaded, delivery Delivery) string {
 	return out
 }
 
-// unknownSkill explains a load of a name that is not an enabled skill,
-// naming the closest ones.
-func (f *frame) unknownSkill(name string) string {
-	if sk := f.opts.Catalog.Get(name); sk != nil {
-		if !sk.Valid() {
-			return fmt.Sprintf("load_skill: skill %q is invalid and left out: %s", name, problemsText(sk.Problems))
-		}
-		if p := f.w.sel.problems[name]; len(p) > 0 {
-			return fmt.Sprintf("load_skill: skill %q is left out: %s", name, problemsText(p))
-		}
-		return fmt.Sprintf("load_skill: skill %q is not enabled (the config does not name it)", name)
-	}
-	names := make([]string, 0, len(f.w.sel.enabled))
-	for _, sk := range f.w.sel.enabled {
-		names = append(names, sk.Name)
-	}
-	if near := Closest(name, names, 3); len(near) > 0 {
-		return fmt.Sprintf("load_skill: no skill named %q; the closest are: %s", name, strings.Join(near, ", "))
-	}
-	if len(names) == 0 {
-		return fmt.Sprintf("load_skill: no skill named %q, and no skills are enabled", name)
-	}
-	return fmt.Sprintf("load_skill: no skill named %q (enabled: %s)", name, strings.Join(names, ", "))
-}
+func (f *frame) unknownSkill(name string) string { return rulebook.UnknownSkill(f.w.World, name) }
 
 // LoadSkill loads a skill at the user's request (/load), between turns. It
 // counts as Delivered, never Loaded (R20).
@@ -253,7 +230,7 @@ func (f *frame) userLoad(name string) ([]Event, *insertPlan, error) {
 	if f.st.Settings.FreezePrompt {
 		return nil, nil, fmt.Errorf("load %s: with freeze_prompt the instructions cannot change, so only the model can load a skill (its text arrives as the load_skill result)", name)
 	}
-	for _, p := range f.w.sel.preload {
+	for _, p := range f.w.Sel.Preload {
 		if p.Name == name {
 			return nil, nil, fmt.Errorf("load %s: it is preloaded: its guidance is in the instructions at every turn", name)
 		}
@@ -267,7 +244,7 @@ func (f *frame) userLoad(name string) ([]Event, *insertPlan, error) {
 			&ContextChanged{Line: fmt.Sprintf("contextChanged: %s made the active skill by the user", name)},
 		}, nil, nil
 	}
-	sk := f.w.sel.enabledSkill(name)
+	sk := f.w.Sel.EnabledSkill(name)
 	if sk == nil {
 		return nil, nil, fmt.Errorf("load %s: %s", name, strings.TrimPrefix(f.unknownSkill(name), "load_skill: "))
 	}
@@ -306,7 +283,7 @@ func (s *Session) preloadSkills() { s.step((*frame).preloads) }
 // warning.
 func (f *frame) preloads() []Event {
 	var warns, loads []Event
-	for _, sk := range f.w.sel.preload {
+	for _, sk := range f.w.Sel.Preload {
 		ls := &rulebook.Loaded{Name: sk.Name, LoadedTurn: f.st.Turn, ExecTurn: f.st.Turn, By: ByPreload, Delivery: DeliveryContext, ResultMsg: -1}
 		f.render(ls, sk, false) // preloads count against no limit (R16)
 		if rs := rulebook.LoadLimits(f.st.Settings, rulebook.Usage{}, rulebook.PathPreload, sk.Name, utf8.RuneCountInString(ls.Body.Text), ls.Tokens); len(rs) > 0 {
@@ -354,7 +331,7 @@ func (s *Session) pasteSkills(text string) {
 // the pasted skills that no longer rank among them.
 func (f *frame) paste(text string) ([]*skills.Skill, []Event) {
 	set := f.st.Settings
-	ranked, _, scores := f.w.ranker.top(f.w.sel.enabled, text, len(f.w.sel.enabled))
+	ranked, _, scores := f.w.Rank.Top(f.w.Sel.Enabled, text, len(f.w.Sel.Enabled))
 	var chosen []*skills.Skill
 	tokens := 0
 	for i, sk := range ranked {

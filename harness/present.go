@@ -86,9 +86,9 @@ func CheckProfileSettings(prof string, set Settings) error {
 func (f *frame) profileInput() profile.Input {
 	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now(), Model: f.st.Model, NoBundled: !f.st.Settings.Bundled()}
 	for _, sk := range f.opts.Catalog.All() {
-		if picked := f.w.sel.byName[sk.Name]; picked != nil {
+		if picked := f.w.Sel.ByName[sk.Name]; picked != nil {
 			in.Skills = append(in.Skills, profileSkill(picked))
-		} else if f.w.sel.isLax(sk) {
+		} else if f.w.Sel.IsLax(sk) {
 			// the spec refuses it, the agent may not: the profile decides
 			in.Skills = append(in.Skills, profileSkill(sk))
 		}
@@ -316,7 +316,7 @@ func (f *frame) mentioned(text string) mentioned {
 	m.p = p
 	seen := map[string]bool{}
 	for _, sub := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := f.w.sel.agentSkill(strings.TrimRight(sub[1], "."))
+		sk := f.w.Sel.AgentSkill(strings.TrimRight(sub[1], "."))
 		if sk == nil || seen[sk.Name] {
 			continue
 		}

@@ -66,7 +66,7 @@ func (f *frame) snapLocked() snapLocked {
 // snapCopy is what a snapshot needs of the state besides the composition,
 // copied under the lock for the work done after it.
 type snapCopy struct {
-	sel    *selection
+	sel    *rulebook.Selection
 	loaded map[string]bool
 	// set are the limits a skill that can never load is judged by (R12).
 	set    Settings
@@ -76,7 +76,7 @@ type snapCopy struct {
 }
 
 func (f *frame) snapCopy() snapCopy {
-	sc := snapCopy{sel: f.w.sel, loaded: map[string]bool{}, set: f.st.Settings, unsent: strings.Join(f.st.Unsent, "\n")}
+	sc := snapCopy{sel: f.w.Sel, loaded: map[string]bool{}, set: f.st.Settings, unsent: strings.Join(f.st.Unsent, "\n")}
 	for _, ls := range f.st.Loaded {
 		sc.loaded[ls.Name] = true
 	}
@@ -188,14 +188,14 @@ func skillStatuses(o *Options, sc snapCopy, tok *counter) []SkillStatus {
 		st := SkillStatus{Name: sk.Name, Description: sk.Description, Version: sk.Version, Dir: sk.Dir, Root: sk.Root,
 			Shadowed: shadowed, Problems: sk.Problems, Warnings: sk.Warnings, Tools: sk.Tools}
 		if !shadowed {
-			_, st.Enabled = sc.sel.byName[sk.Name]
-			for _, p := range sc.sel.preload {
+			_, st.Enabled = sc.sel.ByName[sk.Name]
+			for _, p := range sc.sel.Preload {
 				if p.Name == sk.Name {
 					st.Preload = true
 				}
 			}
 			st.Loaded = sc.loaded[sk.Name]
-			if extra := sc.sel.problems[sk.Name]; len(extra) > 0 {
+			if extra := sc.sel.Problems[sk.Name]; len(extra) > 0 {
 				st.Problems = append(append([]skills.Problem{}, st.Problems...), extra...)
 			}
 			if rs := rulebook.LoadLimits(sc.set, rulebook.Usage{}, rulebook.PathUser, sk.Name, tok.skillChars(sk), 0); len(st.Problems) == 0 && len(rs) > 0 {

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"fmt"
-
 	"skillet/harness/rulebook"
 )
 
@@ -102,8 +100,7 @@ func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
 // the events that record them are applied, so the highest one handed out is
 // remembered beside the highest one recorded.
 func (f *frame) nextExecID() string {
-	f.w.execHigh = max(f.w.execHigh, f.st.ExecSeq) + 1
-	return fmt.Sprintf("x-%d", f.w.execHigh)
+	return f.w.NextExec(f.st)
 }
 
 func (f *frame) count(text string) int { return f.tok.count(text) }

@@ -79,10 +79,10 @@ func (f *frame) resolveRef(owner *skills.Skill, ref skills.ToolRef) (*skills.Too
 	if _, _, isMCP := strings.Cut(ref.Name, "/"); !isMCP {
 		return f.opts.Catalog.Tool(owner, ref)
 	}
-	if d, ok := f.w.mcpDefs[ref.Name]; ok {
+	if d, ok := f.w.MCPDefs[ref.Name]; ok {
 		return d, nil
 	}
-	if err, ok := f.w.mcpErrs[ref.Name]; ok {
+	if err, ok := f.w.MCPErrs[ref.Name]; ok {
 		return nil, err
 	}
 	return nil, fmt.Errorf("tool %s: its MCP server has not been asked yet", ref.Name)
@@ -99,7 +99,7 @@ func (f *frame) mcpRefs(sks []*skills.Skill) []string {
 				continue
 			}
 			seen[ref.Name] = true
-			if _, ok := f.w.mcpDefs[ref.Name]; !ok {
+			if _, ok := f.w.MCPDefs[ref.Name]; !ok {
 				out = append(out, ref.Name)
 			}
 		}
@@ -119,18 +119,18 @@ func (s *Session) prefetchMCP(ctx context.Context, refs []string) []string {
 		st, _ := s.opts.Runner.MCPStatus(server)
 		s.with(func(f *frame) {
 			if err != nil {
-				f.w.mcpErrs[name] = fmt.Errorf("tool %s: %w", name, err)
+				f.w.MCPErrs[name] = fmt.Errorf("tool %s: %w", name, err)
 				// said once per change of the server's state, not at every
 				// call while it backs off
 				if key := name + "@" + strconv.FormatUint(st.Change, 10); !f.w.mcpSaid[key] {
 					f.w.mcpSaid[key] = true
-					failures = append(failures, f.w.mcpErrs[name].Error()+" (a call of it will try the server again)")
+					failures = append(failures, f.w.MCPErrs[name].Error()+" (a call of it will try the server again)")
 				}
 			} else {
 				cp := *d
 				cp.Name = modelToolName(name)
-				f.w.mcpDefs[name] = &cp
-				delete(f.w.mcpErrs, name)
+				f.w.MCPDefs[name] = &cp
+				delete(f.w.MCPErrs, name)
 			}
 		})
 	}
@@ -173,12 +173,12 @@ func (f *frame) buildToolsWith(preloads, loaded []*rulebook.Loaded) *toolset {
 			ts.add(b)
 		}
 	}
-	if len(f.w.sel.byName) > 0 {
+	if len(f.w.Sel.ByName) > 0 {
 		ts.add(&binding{info: ToolInfo{Name: ToolReadResource, Description: "Read a file of a loaded skill's folder (references/, assets/, ...), or list its files.", Parameters: readResourceSchema, Source: "built-in", Approval: ApproveNever}})
 	}
 	for i := range f.opts.Config.Agent.Tools {
 		ref := &f.opts.Config.Agent.Tools[i]
-		def := f.w.agentDefs[ref.Name]
+		def := f.w.AgentDefs[ref.Name]
 		if def == nil {
 			continue
 		}
@@ -207,7 +207,7 @@ func (f *frame) bindSkillTool(ts *toolset, ls *rulebook.Loaded, ref skills.ToolR
 	switch {
 	case prev != nil && prev.info.Source != "skill":
 		return // the agent's own reference (or a built-in) wins
-	case f.w.sel.byName[name] != nil:
+	case f.w.Sel.ByName[name] != nil:
 		ts.dropped = append(ts.dropped, fmt.Sprintf("tool %s of skill %s is left out: its name is now the name of a skill", name, ls.Name))
 		return
 	case prev != nil && (prev.info.Pinned || !ref.Pinned()):

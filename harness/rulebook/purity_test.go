@@ -65,7 +65,7 @@ func TestPurityDeps(t *testing.T) {
 	}
 	allowedNet := map[string]bool{"net/url": true, "net/netip": true}
 	bannedPrefix := []string{"net", "os/exec", "os/signal", "crypto/tls", "github.com/sashabaranov/go-openai",
-		"skillet/harness/llm", "skillet/harness/tools", "skillet/harness/sandbox", "skillet/harness/agenttools", "skillet/ui"}
+		"skillet/harness/llm", "skillet/harness/tools", "skillet/harness/sandbox", "skillet/ui"}
 	deps := strings.Fields(string(out))
 	if len(deps) < 10 {
 		t.Fatalf("go list -deps listed only %v", deps)
