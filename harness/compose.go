@@ -65,8 +65,8 @@ func (f *frame) compose() *composition {
 			w.List[i] = rulebook.Listed{Name: sk.Name, Description: sk.Description}
 		}
 	}
-	live := f.buildTools()
-	w.Tools, w.Infos = chatTools(live), live.infos()
+	live := rulebook.BuildTools(f.st, f.w.World)
+	w.Tools, w.Infos = live.ChatTools(), live.Infos()
 	rc := rulebook.Compose(f.st, w)
 	if rc.Frozen {
 		scores = nil
@@ -108,20 +108,9 @@ func (f *frame) pendingPreloads() []*rulebook.Loaded {
 // freeze keeps the first request's instructions and declares every tool
 // any enabled skill could bring (R23).
 func (f *frame) freeze(c *composition) *PromptFrozen {
-	all := &toolset{byName: map[string]*binding{}}
-	for _, b := range c.live.list {
-		if b.info.Source != SourceSkill {
-			all.add(b)
-		}
-	}
-	for _, sk := range append(append([]*skills.Skill{}, f.w.Sel.Preload...), f.w.Sel.Enabled...) {
-		ls := &rulebook.Loaded{Name: sk.Name, Body: bodyOf(sk), ResultMsg: -1}
-		for _, ref := range sk.Tools {
-			f.bindSkillTool(all, ls, ref)
-		}
-	}
-	tools, _ := json.Marshal(chatTools(all))
-	fz := &PromptFrozen{Instructions: c.instructions, Tools: tools, Infos: all.infos(),
+	all := rulebook.FrozenTools(f.w.World, c.live)
+	tools, _ := json.Marshal(all.ChatTools())
+	fz := &PromptFrozen{Instructions: c.instructions, Tools: tools, Infos: all.Infos(),
 		Offered: nonNil(c.offered), LeftOff: c.leftOff, Context: map[string]string{}}
 	for _, ls := range f.st.Loaded {
 		if ls.Delivery != DeliveryToolResult {
@@ -150,16 +139,16 @@ type callPlan struct {
 // (R11) and skills left off the list (R10) are emitted as they happen.
 func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 	refs := read(s, func(f *frame) []string {
-		need := f.loadedSkills()
+		need := rulebook.LoadedSkills(f.st)
 		if f.st.Settings.FreezePrompt && f.st.Frozen == nil {
 			need = append(need, f.w.Sel.Enabled...)
 		}
-		return f.mcpRefs(need)
+		return rulebook.MCPRefs(f.w.World, need)
 	})
 	logs := s.prefetchMCP(ctx, refs)
 	s.step(func(f *frame) []Event {
 		var out []Event
-		for _, l := range unwarned(f.st.Cur, append(logs, f.buildTools().dropped...)) {
+		for _, l := range unwarned(f.st.Cur, append(logs, rulebook.BuildTools(f.st, f.w.World).Dropped...)) {
 			out = append(out, &Warning{Message: l, Log: true})
 		}
 		return out

@@ -15,48 +15,17 @@ import (
 
 // DefaultProfile is the profile of a session that names none: Skillet's
 // own rule book, composed by compose.
-const DefaultProfile = "skillet"
+const DefaultProfile = rulebook.DefaultProfile
 
-func isSkilletProfile(name string) bool { return name == "" || name == DefaultProfile }
+func isSkilletProfile(name string) bool { return rulebook.IsSkilletProfile(name) }
 
-// profileName is the session's profile.
-func (f *frame) profileName() string {
-	if isSkilletProfile(f.st.Profile) {
-		return DefaultProfile
-	}
-	return f.st.Profile
-}
+func (f *frame) profileName() string { return rulebook.ProfileName(f.st) }
 
-// agentProfile is the session's profile when it is another agent's, nil
-// for skillet. A journal naming a profile this build does not know is
-// composed as skillet rather than not at all.
-func (f *frame) agentProfile() profile.Profile {
-	if isSkilletProfile(f.st.Profile) {
-		return nil
-	}
-	p, err := profile.Get(f.st.Profile)
-	if err != nil {
-		return nil
-	}
-	return p
-}
+func (f *frame) agentProfile() profile.Profile { return rulebook.ProfileOf(f.st) }
 
-// lifecycle reports whether Skillet's own lifecycle rules apply: LRU
-// eviction (R2–R4), the per-turn load limits (R12) and the transcript
-// window (R9). Always under skillet; under another profile as the
-// lifecycle setting says, by default as the profile says (off).
-func (f *frame) lifecycle() bool { return lifecycleOf(f.profileName(), f.st.Settings) }
+func (f *frame) lifecycle() bool { return rulebook.Lifecycle(f.st) }
 
-func lifecycleOf(prof string, set Settings) bool {
-	if isSkilletProfile(prof) {
-		return true
-	}
-	if set.Lifecycle != nil {
-		return *set.Lifecycle
-	}
-	p, err := profile.Get(prof)
-	return err == nil && p.Persistence().Lifecycle
-}
+func lifecycleOf(prof string, set Settings) bool { return rulebook.LifecycleOf(prof, set) }
 
 // CheckProfileSettings refuses settings that mean nothing under a profile:
 // freeze_prompt and pasting are Skillet's composition, and the skillet
@@ -77,43 +46,13 @@ func CheckProfileSettings(prof string, set Settings) error {
 	return nil
 }
 
-// profileInput is what a profile composes from: every enabled skill,
-// preloaded ones included (preloading is Skillet's; the agents list every
-// skill), and the lax ones the spec refuses, in the catalog's order, as
-// `skillet offered` gives them; the session's model and bundled_skills
-// setting. Usage is
-// left at zero, so Claude Code's least-used-first rule keeps that order.
-func (f *frame) profileInput() profile.Input {
-	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now(), Model: f.st.Model, NoBundled: !f.st.Settings.Bundled()}
-	for _, sk := range f.opts.Catalog.All() {
-		if picked := f.w.Sel.ByName[sk.Name]; picked != nil {
-			in.Skills = append(in.Skills, profileSkill(picked))
-		} else if f.w.Sel.IsLax(sk) {
-			// the spec refuses it, the agent may not: the profile decides
-			in.Skills = append(in.Skills, profileSkill(sk))
-		}
-	}
-	return in
-}
+func (f *frame) profileInput() profile.Input { return rulebook.ProfileInput(f.st, f.w.World) }
 
-// profileSkill is a parsed skill as a profile sees it, without the file
-// contents only an activation needs (see withFiles).
-func profileSkill(sk *skills.Skill) profile.Skill { return ProfileSkill(sk) }
+func profileSkill(sk *skills.Skill) profile.Skill { return rulebook.ProfileSkill(sk) }
 
-// ProfileSkill is a parsed skill as a profile sees it: scope "repo", its
-// folder, and the spec's rules it breaks that agents read past (an
-// invalid but readable skill, see skills.Skill.Readable).
-func ProfileSkill(sk *skills.Skill) profile.Skill {
-	ps := profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
-		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder()}
-	for _, p := range sk.Problems {
-		if p.Lax != "" {
-			ps.Breaches = append(ps.Breaches, profile.Breach{Rule: string(p.Lax), Message: p.Field + ": " + p.Message})
-		}
-	}
-	return ps
-}
+// ProfileSkill is a parsed skill as a profile sees it (see
+// rulebook.ProfileSkill).
+func ProfileSkill(sk *skills.Skill) profile.Skill { return rulebook.ProfileSkill(sk) }
 
 // withFiles adds what an activation shows: the SKILL.md file as a file
 // read returns it and the folder's files, both read inside the skill's
@@ -188,8 +127,8 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 	c.context = rulebook.WrapBlock("current_context", ctxElems)
 	c.instructions = rulebook.JoinBlocks(append(append([]string{f.opts.Config.Agent.Prompt, rulebook.WrapBlock("preloaded_skills", pre)}, system...), c.context)...)
 
-	c.live = f.buildTools()
-	c.infos = c.live.infos()
+	c.live = rulebook.BuildTools(f.st, f.w.World)
+	c.infos = c.live.Infos()
 
 	var msgs []chat.Message
 	if c.instructions != "" {
@@ -200,7 +139,7 @@ func (f *frame) composeProfile(p profile.Profile) *composition {
 	}
 	c.msgs = f.profileHistory(c, lifecycle, reminder)
 	msgs = append(msgs, c.msgs...)
-	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: chatTools(c.live), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
+	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: c.live.ChatTools(), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
 }
 
@@ -284,13 +223,8 @@ func (f *frame) profileHistory(c *composition, lifecycle bool, reminder []string
 	return append(out[:at:at], append(rem, out[at:]...)...)
 }
 
-// activationTool is the profile's activation tool as a binding.
 func (f *frame) activationTool(p profile.Profile) *binding {
-	t := p.Tool(f.profileInput())
-	if t == nil {
-		return nil
-	}
-	return &binding{activation: true, info: ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: "built-in", Approval: ApproveNever}}
+	return rulebook.ActivationTool(f.st, f.w.World, p)
 }
 
 // mentionRE finds $name in a user message (Codex's explicit skill

@@ -83,7 +83,7 @@ func (f *frame) onDisk(sel *rulebook.Selection, ls *rulebook.Loaded) rulebook.Di
 	d := rulebook.Disk{Changed: true, Chars: utf8.RuneCountInString(skillText(cur)), Version: cur.Version, Body: bodyOf(cur)}
 	if len(rulebook.LoadLimits(f.st.Settings, rulebook.Usage{}, rulebook.PathEdit, ls.Name, d.Chars, 0)) == 0 {
 		d.Tokens = f.countNow(d.Body.Text, nil)
-		d.Tools, d.Removed, d.Added = f.toolsAfterEdit(ls, d.Body)
+		d.Tools, d.Removed, d.Added = rulebook.ToolsAfterEdit(f.st, f.w.World, ls, d.Body)
 	}
 	return d
 
@@ -129,13 +129,13 @@ func (f *frame) toolsAfterEdit(ls *rulebook.Loaded, body SkillBody) (tools, remo
 			loaded[i] = &edited
 		}
 	}
-	after := f.buildToolsWith(f.st.Preloads, loaded)
+	after := rulebook.BuildToolsWith(f.st, f.w.World, f.st.Preloads, loaded)
 	tools = []string{}
 	have := map[string]bool{}
 	for _, ref := range body.Tools {
 		name := modelToolName(ref.Name)
-		if b := after.byName[name]; b != nil && b.owner == &edited {
-			tools = append(tools, toolLabel(name, b.info.Version))
+		if b := after.ByName[name]; b != nil && b.Owner == &edited {
+			tools = append(tools, rulebook.ToolLabel(name, b.Info.Version))
 			have[name] = true
 		}
 	}

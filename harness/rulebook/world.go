@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"skillet/harness/agenttools"
 	"skillet/skills"
@@ -73,6 +74,10 @@ type World struct {
 	ProfileTools []agenttools.Def
 	// RoutingOnly offers the skills' routing alone: no other tool.
 	RoutingOnly bool
+	// Roots are the catalog's skill folders and Now the session's clock,
+	// as a profile composes with them (a date in its prompt).
+	Roots []string
+	Now   func() time.Time
 	// ExecHigh is the highest execution number handed out, which may run
 	// ahead of the recorded ones until their events are applied.
 	ExecHigh int
