@@ -54,14 +54,14 @@ func BenchmarkCompose(b *testing.B) {
 	s := benchSession(b, 1000, 10000)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.frame().compose()
-	if len(c.offered) != 30 || len(c.req.Messages) > 61 || !strings.Contains(c.instructions, "<current_context>") {
-		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.offered), len(c.req.Messages))
+	c := rulebook.ComposeNext(s.st, s.w.World)
+	if len(c.Offered) != 30 || len(c.Request.Messages) > 61 || !strings.Contains(c.Instructions, "<current_context>") {
+		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.Offered), len(c.Request.Messages))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.frame().compose()
+		rulebook.ComposeNext(s.st, s.w.World)
 	}
 }
 
@@ -78,8 +78,8 @@ func composeAndEncode(b *testing.B, s *Session) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c := s.frame().compose()
-		if _, err := c.req.Body(); err != nil {
+		c := rulebook.ComposeNext(s.st, s.w.World)
+		if _, err := c.Request.Body(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func BenchmarkCompose10k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.w.Rank.(*rank.Ranker).Forget() // a new message: rank again
-		s.frame().compose()
+		rulebook.ComposeNext(s.st, s.w.World)
 	}
 }
 

@@ -27,10 +27,8 @@ const maxResourceBytes = 32 << 10
 func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset, manual bool) *ToolResult {
 	name := tc.Function.Name
 	b := live.ByName[name]
-	if b == nil {
-		// R6: not in this request's tools (never existed, or left with its
-		// skill): the model reads the refusal and the turn goes on.
-		res := &ToolResult{ToolCallID: tc.ID, Name: name, Content: "Unknown tool: " + name, IsError: true, Refused: true}
+	if res := rulebook.UnknownTool(live, name); res != nil {
+		res.ToolCallID = tc.ID
 		s.emit(res)
 		return res
 	}

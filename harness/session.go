@@ -203,7 +203,7 @@ func newSession(opts Options) (*Session, error) {
 	opts.BaseURL = tools.RedactURL(opts.BaseURL)
 	tok := &counter{tok: opts.Tokenizer}
 	s := &Session{opts: opts, tok: tok, w: world{World: &rulebook.World{Catalog: opts.Catalog, Rank: rank.New(), Count: tok,
-		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now}}}
+		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now, Prompt: opts.Config.Agent.Prompt}}}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}

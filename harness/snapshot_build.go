@@ -32,7 +32,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		}
 		return s.tok.countNow(text, &estimated)
 	}
-	for _, p := range c.parts {
+	for _, p := range c.Parts {
 		if p.Text == "" {
 			continue
 		}
@@ -41,7 +41,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		}
 		snap.Parts = append(snap.Parts, p)
 	}
-	snap.InstructionTokens = count(c.instructions)
+	snap.InstructionTokens = count(c.Instructions)
 	snap.Ledger = ledger(c, count, s.opts.Tokenizer.Name(), sc.unsent, sc.reported)
 	snap.RequestTokens = snap.Ledger.Total
 	snap.Skills = skillStatuses(&s.opts, sc, s.tok)
@@ -59,7 +59,7 @@ type snapLocked struct {
 }
 
 func (f *frame) snapLocked() snapLocked {
-	c := f.compose()
+	c := rulebook.ComposeNext(f.st, f.w.World)
 	return snapLocked{c: c, sc: f.snapCopy(), snap: f.snapState(c)}
 }
 
@@ -94,27 +94,27 @@ func (f *frame) snapState(c *composition) *Snapshot {
 	snap := &Snapshot{
 		SessionID: f.st.ID, Model: f.st.Model, BaseURL: f.opts.BaseURL, Demo: f.opts.Demo,
 		Turn: f.st.Turn, Running: f.st.Running, Limits: f.st.Settings,
-		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: f.st.Last,
+		Instructions: c.Instructions, Context: c.Context, LeftOff: c.LeftOff, LastTurn: f.st.Last,
 		Notices:   append([]string(nil), f.w.notices...),
 		Workspace: f.st.Workspace,
-		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.catalogue,
+		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.Catalogue,
 	}
 	for i, ls := range f.st.Loaded {
-		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.win))
+		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.Win))
 	}
 	preloads := f.st.Preloads
 	if preloads == nil {
-		preloads = f.pendingPreloads()
+		preloads = rulebook.PendingPreloads(f.w.World)
 	}
 	for _, ls := range preloads {
-		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.win))
+		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.Win))
 	}
-	snap.Tools = append(slices.Clone(c.infos), f.goneTools(c.infos)...)
+	snap.Tools = append(slices.Clone(c.Infos), f.goneTools(c.Infos)...)
 	for i := range snap.Tools {
 		// shown until the session ends (R15)
 		snap.Tools[i].SessionApproved = f.st.Approved[snap.Tools[i].Name]
 	}
-	snap.Window = WindowInfo{Messages: f.st.Msgs.Len(), InWindow: c.win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
+	snap.Window = WindowInfo{Messages: f.st.Msgs.Len(), InWindow: c.Win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.Win), CapExceeded: c.Win.CapExceeded}
 	if f.st.Cur != nil {
 		snap.Usage = f.st.Cur.Usage
 	}

@@ -59,6 +59,8 @@ type World struct {
 	Sel     *Selection
 	Rank    Ranker
 	Count   Counter
+	// Prompt is the agent's prompt.
+	Prompt string
 	// AgentTools are the config's [[agent.tools]]; Approval its
 	// [approval] table.
 	AgentTools []AgentTool
