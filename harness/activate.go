@@ -41,7 +41,7 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 	}
 	resident := d.Plan == nil
 	act := d.Profile.Activate(withFiles(profileSkill(d.Skill)), profile.Request{Args: d.Args, Repeat: resident})
-	res := &ToolResult{Content: act.ToolResult, Activated: d.Skill.Name, Delivers: !(resident && d.Profile.Name() == "claude-code")}
+	res := &ToolResult{Content: act.ToolResult, Activated: d.Skill.Name, Delivers: !(resident && profile.HarnessOf(d.Profile).RepeatSilent)}
 	if res.Content == "" {
 		res.Content = "activated " + d.Skill.Name
 	}

@@ -14,58 +14,6 @@ import (
 	"skillet/harness/tools"
 )
 
-func pathActivation(prof string) bool { return rulebook.PathActivation(prof) }
-
-// grant is what the permission rules say of one agent tool call (R15):
-// denied by a rule, approved by one (by), or what Claude Code would have
-// approved it by under a profile where skills grant nothing (would).
-type grant struct {
-	denied, by, would string
-}
-
-// agentGrant applies [[permissions]] and, under claude-code, the loaded
-// skills' allowed-tools to a call.
-func (f *frame) agentGrant(d *agenttools.Def, args json.RawMessage) grant {
-	prof := f.profileName()
-	var g grant
-	for _, p := range f.opts.Config.Permissions {
-		rules, err := parseRules(p.Allow + p.Deny)
-		if err != nil {
-			continue // checked when the config was read
-		}
-		if m, ok := agenttools.MatchRule(rules, *d, args, prof); ok {
-			if p.Deny != "" {
-				return grant{denied: fmt.Sprintf("denied: [[permissions]] deny %s", m)}
-			}
-			if g.by == "" {
-				g.by = "[[permissions]] allow " + m
-			}
-		}
-	}
-	for _, ls := range append(append([]*rulebook.Loaded{}, f.st.Loaded...), f.st.Preloads...) {
-		if len(ls.Body.AllowedTools) == 0 {
-			continue
-		}
-		rules, err := parseRules(strings.Join(ls.Body.AllowedTools, " "))
-		if err != nil {
-			continue
-		}
-		m, ok := agenttools.MatchRule(rules, *d, args, prof)
-		if !ok {
-			continue
-		}
-		by := fmt.Sprintf("%s's allowed-tools (%s)", ls.Name, m)
-		if prof == "claude-code" {
-			if g.by == "" {
-				g.by = by
-			}
-		} else if g.would == "" {
-			g.would = by
-		}
-	}
-	return g
-}
-
 // parseRules reads permission rules in Claude Code's syntax.
 func parseRules(spec string) ([]agenttools.Rule, error) { return agenttools.ParseAllowed(spec) }
 
@@ -78,27 +26,28 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 	if err != nil {
 		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
 	}
-	a, g := func() (*agentTools, grant) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		f := s.frame()
-		return f.w.agent, f.agentGrant(b.ATool, args)
-	}()
+	var a *agentTools
+	g := read(s, func(f *frame) rulebook.Grant {
+		a = f.w.agent
+		return rulebook.AgentGrant(f.st, f.w.World, b.ATool, args)
+	})
 	if a == nil {
 		return &ToolResult{Content: name + ": the session's workspace is not available, so its tools cannot run", IsError: true, Refused: true}
 	}
-	if g.denied != "" {
+	if g.Denied != "" {
 		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
-		return &ToolResult{Content: g.denied, IsError: true, Refused: true}
+		return &ToolResult{Content: g.Denied, IsError: true, Refused: true}
 	}
 	approvedBy := ""
-	if g.by == "" && b.ATool.Kind == agenttools.KindShell && b.Info.Approval == ApproveAsk {
-		g.by = knownSafe(read(s, func(f *frame) string { return f.profileName() }), agenttools.TargetOf(*b.ATool, args).Command)
+	if g.By == "" && b.ATool.Kind == agenttools.KindShell && b.Info.Approval == ApproveAsk {
+		g.By = read(s, func(f *frame) string {
+			return rulebook.KnownSafe(f.st, agenttools.TargetOf(*b.ATool, args).Command)
+		})
 	}
-	if g.by != "" && b.Info.Approval == ApproveAsk {
-		approvedBy = g.by
+	if g.By != "" && b.Info.Approval == ApproveAsk {
+		approvedBy = g.By
 	} else if denied := s.authorize(ctx, tc, b, manual); denied != "" {
-		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.would}
+		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.Would}
 	}
 	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
 	var out agenttools.Result
@@ -117,7 +66,7 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 	} else {
 		out, changes, diff = a.call(ctx, *b.ATool, args)
 	}
-	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.would, ExecutionID: tc.ID}
+	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.Would, ExecutionID: tc.ID}
 	if sh := out.Shell; sh != nil {
 		dir, err := filepath.Rel(a.ws.Root(), sh.Dir)
 		if err != nil || strings.HasPrefix(dir, "..") {
@@ -158,7 +107,7 @@ func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *bindi
 	}
 	t := agenttools.TargetOf(*b.ATool, args)
 	d := read(s, func(f *frame) activation {
-		if !pathActivation(f.profileName()) {
+		if !rulebook.PathActivation(f.st) {
 			return activation{}
 		}
 		path := t.Path
@@ -186,35 +135,4 @@ func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *bindi
 		s.emit(&SkillActivated{Skill: d.Skill.Name, ExecutionID: d.Exec, By: ByModel})
 	}
 	res.Activated, res.Delivers = d.Skill.Name, true
-}
-
-// safeCommands are the programs Codex runs without asking when they only
-// read: codex-rs/core/src/command_safety/is_safe_command.rs
-// (is_known_safe_command). Options that write or run something else make a
-// command unsafe there too (find -exec, -delete; sed without -n).
-var safeCommands = map[string]bool{"cat": true, "cd": true, "echo": true, "false": true, "grep": true, "head": true, "ls": true, "nl": true,
-	"pwd": true, "rg": true, "tail": true, "true": true, "wc": true, "which": true, "sed": true, "find": true}
-
-// knownSafe names Codex's rule when it would run command without asking:
-// under codex, one known-safe program with no shell operators. "" asks.
-func knownSafe(prof, command string) string {
-	if prof != "codex" || strings.ContainsAny(command, "|&;<>`$()\n") {
-		return ""
-	}
-	words := strings.Fields(command)
-	if len(words) == 0 || !safeCommands[words[0]] {
-		return ""
-	}
-	for _, w := range words[1:] {
-		switch {
-		case words[0] == "find" && (w == "-exec" || w == "-execdir" || w == "-delete" || w == "-ok" || strings.HasPrefix(w, "-fprint")):
-			return ""
-		case words[0] == "rg" && (w == "--pre" || strings.HasPrefix(w, "--search-zip")):
-			return ""
-		}
-	}
-	if words[0] == "sed" && (len(words) < 2 || words[1] != "-n") {
-		return ""
-	}
-	return "Codex's known-safe command rule (" + words[0] + ")"
 }

@@ -118,8 +118,8 @@ func BenchmarkStep(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.step(func(f *frame) []Event {
-			return rulebook.SetLimit(f.st, "max_tool_calls", f.st.Settings, f.lifecycle())
+		s.step(func(st *rulebook.State, _ *rulebook.World) []Event {
+			return rulebook.SetLimit(st, "max_tool_calls", st.Settings, rulebook.Lifecycle(st))
 		})
 	}
 }

@@ -20,17 +20,17 @@ func (s *Session) Set(key, value string) error {
 	defer s.release()
 	key = strings.TrimSpace(key)
 	var err error
-	s.step(func(f *frame) []Event {
-		probe := f.st.Settings
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		probe := st.Settings
 		if err = probe.Set(key, value); err != nil {
 			err = fmt.Errorf("set %w", err)
 			return nil
 		}
-		if err = CheckProfileSettings(f.profileName(), probe); err != nil {
+		if err = CheckProfileSettings(rulebook.ProfileName(st), probe); err != nil {
 			err = fmt.Errorf("set %s: %w", key, err)
 			return nil
 		}
-		return rulebook.SetLimit(f.st, key, probe, lifecycleOf(f.profileName(), probe))
+		return rulebook.SetLimit(st, key, probe, rulebook.LifecycleOf(rulebook.ProfileName(st), probe))
 	})
 	if err != nil {
 		return err

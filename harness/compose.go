@@ -28,22 +28,22 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 		return rulebook.MCPRefs(f.w.World, need)
 	})
 	logs := s.prefetchMCP(ctx, refs)
-	s.step(func(f *frame) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
 		var out []Event
-		for _, l := range rulebook.Unwarned(f.st.Cur, append(logs, rulebook.BuildTools(f.st, f.w.World).Dropped...)) {
+		for _, l := range rulebook.Unwarned(st.Cur, append(logs, rulebook.BuildTools(st, w).Dropped...)) {
 			out = append(out, &Warning{Message: l, Log: true})
 		}
 		return out
 	})
-	s.step(func(f *frame) []Event {
-		if f.st.Settings.FreezePrompt && f.st.Frozen == nil {
-			return []Event{rulebook.Freeze(f.st, f.w.World, rulebook.ComposeNext(f.st, f.w.World))}
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		if st.Settings.FreezePrompt && st.Frozen == nil {
+			return []Event{rulebook.Freeze(st, w, rulebook.ComposeNext(st, w))}
 		}
 		return nil
 	})
 	var p *callPlan
-	s.step(func(f *frame) []Event {
-		p = rulebook.PlanCall(f.st, f.w.World, call)
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		p = rulebook.PlanCall(st, w, call)
 		return p.Events
 	})
 	return p

@@ -29,7 +29,7 @@ func (c *counter) skillChars(sk *skills.Skill) int {
 	if ok {
 		return n
 	}
-	n = utf8.RuneCountInString(skillText(sk))
+	n = utf8.RuneCountInString(sk.LoadText())
 	c.mu.Lock()
 	if c.chars == nil || len(c.chars) > 1<<16 {
 		c.chars = map[*skills.Skill]int{}

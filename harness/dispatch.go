@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"strings"
 	"time"
@@ -149,48 +148,26 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 	return res
 }
 
-// authorize applies the agent's policy to a call (R15): never, ask or
-// always-deny. It returns "" when the call may run, else the refusal.
+// authorize applies the agent's policy to a call (R15, decided by
+// rulebook.Authorize), asking the user when the policy says to. It returns
+// "" when the call may run, else the refusal.
 func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) string {
-	name := tc.Function.Name
-	switch b.Info.Approval {
-	case ApproveDeny:
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
-		return fmt.Sprintf("denied: the policy for %s is always-deny", name)
-	case ApproveAsk:
-	default:
-		return ""
+	var auth rulebook.Authorization
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		auth = rulebook.Authorize(st, b, tc, manual, s.opts.Approver != nil, s.opts.ApproveAll || containsString(s.opts.Approve, tc.Function.Name))
+		return auth.Events
+	})
+	if !auth.Ask {
+		return auth.Refusal
 	}
-	saved := read(s, func(f *frame) bool { return f.st.Approved[name] })
-	switch {
-	case saved:
-		return ""
-	case manual:
-		return "" // the user is making the call
-	case s.opts.Approver != nil:
-		req := ApprovalRequest{ToolCallID: tc.ID, Name: name, Arguments: tc.Function.Arguments, Kind: string(b.Info.Kind)}
-		if b.Owner != nil {
-			req.Skill = b.Owner.Name
-		}
-		d, err := s.opts.Approver(ctx, req)
-		if err != nil || ctx.Err() != nil {
-			return cancelledResult
-		}
-		if d != DecisionOnce && d != DecisionAll {
-			d = DecisionDeny // anything but a clear yes is a no
-		}
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: d})
-		if d == DecisionDeny {
-			return "denied by the user"
-		}
-		return ""
-	case s.opts.ApproveAll || containsString(s.opts.Approve, name):
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionOnce})
-		return ""
-	default:
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionDeny})
-		return fmt.Sprintf("denied: %s needs approval (approval = ask) and nobody can answer here; approve it with --approve %s or --approve-all", name, name)
+	req := ApprovalRequest{ToolCallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Kind: string(b.Info.Kind)}
+	if b.Owner != nil {
+		req.Skill = b.Owner.Name
 	}
+	d, err := s.opts.Approver(ctx, req)
+	refusal, events := rulebook.Answered(tc, d, err != nil || ctx.Err() != nil)
+	s.emit(events...)
+	return refusal
 }
 
 // stillLoaded reports whether a skill's load is still in the loaded set or

@@ -30,8 +30,8 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	_ = json.Unmarshal(argsJSON, &args)
 	name := strings.TrimSpace(args.Name)
 	var d rulebook.ModelLoad
-	s.step(func(f *frame) []Event {
-		d = rulebook.DecideModelLoad(f.st, f.w.World, name, tc.ID)
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		d = rulebook.DecideModelLoad(st, w, name, tc.ID)
 		return d.Events
 	})
 	switch {
@@ -41,13 +41,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 		return d.Answer
 	}
 	return loadOutcome{Content: read(s, func(f *frame) string {
-		ls := f.st.FindLoaded(name)
-		out := loadResult(d.Lines, ls, d.Delivery)
-		if ls != nil && ls.Body.Dir != "" && f.w.agent != nil && f.st.Settings.AgentTools {
-			// a skill's scripts run from its folder, wherever the workspace is
-			out += "\nThe skill's folder is " + ls.Body.Dir + ": paths in its instructions (scripts/, references/) are relative to it."
-		}
-		return out
+		return rulebook.LoadAnswer(f.st, name, d.Lines, d.Delivery, f.w.agent != nil)
 	})}
 }
 
@@ -58,8 +52,8 @@ func (s *Session) insert(ctx context.Context, p insertPlan) []string {
 	refs := read(s, func(f *frame) []string { return rulebook.MCPRefs(f.w.World, []*skills.Skill{p.Skill}) })
 	failures := mcpWarnings(s.prefetchMCP(ctx, refs))
 	var lines []string
-	s.step(func(f *frame) []Event {
-		events, l := rulebook.Place(f.st, f.w.World, p)
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		events, l := rulebook.Place(st, w, p)
 		lines = l
 		return append(failures, events...)
 	})
@@ -83,18 +77,6 @@ func nonNil(v []string) []string {
 	return v
 }
 
-// loadResult is the load_skill answer: the contextChanged lines, and in
-// tool-result delivery the skill's whole text after them (R11).
-func loadResult(lines []string, ls *rulebook.Loaded, delivery Delivery) string {
-	out := strings.Join(lines, "\n")
-	if delivery == DeliveryToolResult && ls != nil {
-		out += "\n\n" + rulebook.SkillElement(ls.Name, ls.Version, ls.ExecID, true, "", ls.Body.Text)
-	}
-	return out
-}
-
-func (f *frame) unknownSkill(name string) string { return rulebook.UnknownSkill(f.w.World, name) }
-
 // LoadSkill loads a skill at the user's request (/load), between turns. It
 // counts as Delivered, never Loaded (R20).
 func (s *Session) LoadSkill(name string) error {
@@ -105,9 +87,9 @@ func (s *Session) LoadSkill(name string) error {
 	s.syncSkills() // read from disk, as a turn would (R17)
 	var err error
 	var plan *insertPlan
-	s.step(func(f *frame) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
 		var events []Event
-		events, plan, err = rulebook.DecideUserLoad(f.st, f.w.World, name)
+		events, plan, err = rulebook.DecideUserLoad(st, w, name)
 		return events
 	})
 	if err != nil {
@@ -126,9 +108,9 @@ func (s *Session) UnloadSkill(name string) error {
 	}
 	defer s.release()
 	var err error
-	s.step(func(f *frame) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
 		var events []Event
-		events, err = rulebook.UnloadByUser(f.st, name)
+		events, err = rulebook.UnloadByUser(st, name)
 		return events
 	})
 	if err != nil {
@@ -139,7 +121,7 @@ func (s *Session) UnloadSkill(name string) error {
 
 // preloadSkills loads the preloaded skills at the start of a turn (R16).
 func (s *Session) preloadSkills() {
-	s.step(func(f *frame) []Event { return rulebook.Preloads(f.st, f.w.World) })
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event { return rulebook.Preloads(st, w) })
 }
 
 // pasteSkills puts the top-ranked skills that fit the load limits into the
@@ -147,18 +129,18 @@ func (s *Session) preloadSkills() {
 // not Loaded.
 func (s *Session) pasteSkills(text string) {
 	var chosen []*skills.Skill
-	s.step(func(f *frame) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
 		var events []Event
-		chosen, events = rulebook.Paste(f.st, f.w.World, text)
+		chosen, events = rulebook.Paste(st, w, text)
 		return events
 	})
 	// the best match goes last so it ends up most recent: the active one
 	for i := len(chosen) - 1; i >= 0; i-- {
 		sk := chosen[i]
 		var plan *insertPlan
-		s.step(func(f *frame) []Event {
+		s.step(func(st *rulebook.State, w *rulebook.World) []Event {
 			var events []Event
-			events, plan = rulebook.PasteOne(f.st, f.w.World, sk)
+			events, plan = rulebook.PasteOne(st, w, sk)
 			return events
 		})
 		if plan != nil {

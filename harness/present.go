@@ -18,8 +18,6 @@ func isSkilletProfile(name string) bool { return rulebook.IsSkilletProfile(name)
 
 func (f *frame) profileName() string { return rulebook.ProfileName(f.st) }
 
-func (f *frame) agentProfile() profile.Profile { return rulebook.ProfileOf(f.st) }
-
 func (f *frame) lifecycle() bool { return rulebook.Lifecycle(f.st) }
 
 func lifecycleOf(prof string, set Settings) bool { return rulebook.LifecycleOf(prof, set) }
@@ -43,8 +41,6 @@ func CheckProfileSettings(prof string, set Settings) error {
 	return nil
 }
 
-func (f *frame) profileInput() profile.Input { return rulebook.ProfileInput(f.st, f.w.World) }
-
 func profileSkill(sk *skills.Skill) profile.Skill { return rulebook.ProfileSkill(sk) }
 
 // ProfileSkill is a parsed skill as a profile sees it (see
@@ -62,10 +58,6 @@ func withFiles(ps profile.Skill) profile.Skill {
 		ps.Files = files
 	}
 	return ps
-}
-
-func (f *frame) activationTool(p profile.Profile) *binding {
-	return rulebook.ActivationTool(f.st, f.w.World, p)
 }
 
 // activate reads the mentioned skills' files and returns their uses and

@@ -203,7 +203,7 @@ func newSession(opts Options) (*Session, error) {
 	opts.BaseURL = tools.RedactURL(opts.BaseURL)
 	tok := &counter{tok: opts.Tokenizer}
 	s := &Session{opts: opts, tok: tok, w: world{World: &rulebook.World{Catalog: opts.Catalog, Rank: rank.New(), Count: tok,
-		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now, Prompt: opts.Config.Agent.Prompt}}}
+		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now, Prompt: opts.Config.Agent.Prompt, Permissions: opts.Config.Permissions}}}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}
@@ -212,16 +212,7 @@ func newSession(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("select skills: %w", err)
 	}
 	s.w.Sel = sel
-	if len(sel.Unnamed) > 0 {
-		s.w.notices = append(s.w.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.opts.Config), joinNames(sel.Unnamed)))
-	}
-	for _, sk := range s.opts.Catalog.All() {
-		if !sk.Valid() {
-			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s is invalid and left out: %s", sk.Name, problemsText(sk.Problems)))
-		} else if p := sel.Problems[sk.Name]; len(p) > 0 {
-			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s is left out: %s", sk.Name, problemsText(p)))
-		}
-	}
+	s.w.notices = append(s.w.notices, rulebook.SelectionNotices(sel, s.opts.Catalog.All(), configName(s.opts.Config))...)
 	for _, sk := range s.opts.Catalog.Shadowed() {
 		if win := s.opts.Catalog.Get(sk.Name); win != nil {
 			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s in %s is shadowed by the one in %s", sk.Name, sk.Root, win.Root))

@@ -32,9 +32,9 @@ func (s *Session) syncSkills() {
 		s.warn("re-reading skills: " + err.Error())
 	}
 	sel, selErr := selectSkills(&s.opts)
-	s.step(func(f *frame) []Event {
-		f.w.Sel = sel
-		return rulebook.Synced(f.st, f.w.World, changes, selErr)
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		w.Sel = sel
+		return rulebook.Synced(st, w, changes, selErr)
 	})
 }
 

@@ -173,8 +173,8 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 	var stop StopReason
 	for _, tc := range calls {
 		var refusal *ToolResult
-		s.step(func(f *frame) []Event {
-			refusal, stop = rulebook.GateCall(f.st, tc, ctx.Err() != nil, stop)
+		s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+			refusal, stop = rulebook.GateCall(st, tc, ctx.Err() != nil, stop)
 			if refusal == nil {
 				return nil
 			}
@@ -184,7 +184,7 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 			s.dispatch(ctx, tc, live, false)
 		}
 	}
-	s.step(func(f *frame) []Event { return rulebook.CallsEnded(f.st, stop) })
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event { return rulebook.CallsEnded(st, stop) })
 	return stop
 }
 
@@ -192,8 +192,8 @@ func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *too
 // and uses (R21).
 func (s *Session) finishTurn(stop StopReason) *TurnEnd {
 	var end *TurnEnd
-	s.step(func(f *frame) []Event {
-		end = rulebook.TurnEnd(f.st, stop)
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		end = rulebook.TurnEnd(st, stop)
 		return []Event{end}
 	})
 	return end

@@ -6,7 +6,6 @@
 package rulebook
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -17,64 +16,9 @@ import (
 	"skillet/skills"
 )
 
-// ActivationArgs is what a call of a profile's activation tool asks for:
-// a skill by name (Skill, skill, activate_skill) or a file by path (Crush's
-// view, Codex's shell).
-type ActivationArgs struct {
-	Name, Args, Path string
-}
-
-// ParseActivation reads a call's arguments by the profile's tool.
-func ParseActivation(prof string, raw json.RawMessage) (ActivationArgs, error) {
-	var a ActivationArgs
-	switch prof {
-	case "claude-code":
-		var v struct{ Skill, Args string }
-		_ = json.Unmarshal(raw, &v)
-		a.Name, a.Args = strings.TrimPrefix(strings.TrimSpace(v.Skill), "/"), v.Args
-	case "crush":
-		var v struct {
-			FilePath string `json:"file_path"`
-		}
-		_ = json.Unmarshal(raw, &v)
-		a.Path = strings.TrimSpace(v.FilePath)
-	case "codex":
-		var v struct {
-			Command []string `json:"command"`
-			Workdir string   `json:"workdir"`
-		}
-		_ = json.Unmarshal(raw, &v)
-		a.Path = PathInCommand(v.Command, v.Workdir)
-		if a.Path == "" {
-			return a, fmt.Errorf("this harness runs no commands: its shell only reads a listed skill's files, as in [\"cat\", \"/path/to/skill/SKILL.md\"]")
-		}
-	default:
-		var v struct{ Name string }
-		_ = json.Unmarshal(raw, &v)
-		a.Name = strings.TrimSpace(v.Name)
-	}
-	return a, nil
-}
-
-// PathInCommand finds the file a read command names: the last word that
-// looks like a path (cat, sed -n, head and the like put it last).
-func PathInCommand(cmd []string, workdir string) string {
-	var words []string
-	for _, c := range cmd {
-		words = append(words, strings.Fields(c)...)
-	}
-	for i := len(words) - 1; i >= 0; i-- {
-		w := strings.Trim(words[i], `'"`)
-		if !strings.Contains(w, "/") && !strings.HasSuffix(w, ".md") {
-			continue
-		}
-		if !filepath.IsAbs(w) && workdir != "" {
-			w = filepath.Join(workdir, w)
-		}
-		return w
-	}
-	return ""
-}
+// ActivationArgs is what a call of a profile's activation tool asks for
+// (see profile.ActivationArgs).
+type ActivationArgs = profile.ActivationArgs
 
 // Activation is what a call of the activation tool comes to: a final
 // answer (Result), a file of a skill to read (Resource), a load to carry
@@ -92,10 +36,10 @@ type Activation struct {
 // DecideActivation decides a call of the profile's activation tool.
 func DecideActivation(st *State, w *World, tool string, argsJSON []byte, callID string) Activation {
 	p := ProfileOf(st)
-	if p == nil {
+	if profile.HarnessOf(p).RuleBook {
 		return refuseActivation("Unknown tool: " + tool)
 	}
-	a, err := ParseActivation(p.Name(), argsJSON)
+	a, err := profile.HarnessOf(p).Args(argsJSON)
 	if err != nil {
 		return refuseActivation(tool + ": " + err.Error())
 	}
@@ -110,7 +54,7 @@ func refuseActivation(msg string) Activation {
 // name, or the file of a skill's folder at a path.
 func DecideActivationFor(st *State, w *World, a ActivationArgs, callID, tool string) Activation {
 	p := ProfileOf(st)
-	if p == nil {
+	if profile.HarnessOf(p).RuleBook {
 		return Activation{}
 	}
 	d := Activation{Profile: p, Args: a.Args}

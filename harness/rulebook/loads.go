@@ -10,6 +10,7 @@ package rulebook
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"skillet/harness/event"
@@ -259,4 +260,21 @@ func PasteOne(st *State, w *World, sk *skills.Skill) ([]event.Event, *Plan) {
 		&event.SkillActivated{Skill: sk.Name, ExecutionID: exec, By: event.ByPaste},
 		&event.ContextChanged{Line: fmt.Sprintf("contextChanged: %s pasted again for this message as execution %s", sk.Name, exec)},
 	}, nil
+}
+
+// LoadAnswer is the load_skill answer once the load is recorded: the
+// contextChanged lines, in tool-result delivery the skill's whole text
+// after them (R11), and, when the session's agent tools run (workspace
+// says they can), where the skill's folder is, since its scripts run from
+// there wherever the workspace is.
+func LoadAnswer(st *State, name string, lines []string, delivery event.Delivery, workspace bool) string {
+	ls := st.FindLoaded(name)
+	out := strings.Join(lines, "\n")
+	if delivery == event.DeliveryToolResult && ls != nil {
+		out += "\n\n" + SkillElement(ls.Name, ls.Version, ls.ExecID, true, "", ls.Body.Text)
+	}
+	if ls != nil && ls.Body.Dir != "" && workspace && st.Settings.AgentTools {
+		out += "\nThe skill's folder is " + ls.Body.Dir + ": paths in its instructions (scripts/, references/) are relative to it."
+	}
+	return out
 }

@@ -12,7 +12,6 @@ package rulebook
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -66,7 +65,7 @@ func joinNames(names []string) string { return strings.Join(names, ", ") }
 // tools, and Compose puts the request together. It contacts
 // nothing and changes nothing.
 func (f *next) compose() *Next {
-	if p := ProfileOf(f.st); p != nil {
+	if p := ProfileOf(f.st); !profile.HarnessOf(p).RuleBook {
 		return f.composeProfile(p)
 	}
 	set := f.st.Settings
@@ -414,10 +413,6 @@ func (f *next) profileHistory(c *Next, lifecycle bool, reminder []string) []chat
 	return append(out[:at:at], append(rem, out[at:]...)...)
 }
 
-// mentionRE finds $name in a user message (Codex's explicit skill
-// mention).
-var mentionRE = regexp.MustCompile(`\$([A-Za-z0-9][A-Za-z0-9_.-]*)`)
-
 // mentioned is what the next turn's user message names as $name under a
 // profile that injects the skills named (Codex): each once, in the order
 // named.
@@ -431,12 +426,12 @@ type Mentioned struct {
 func (f *next) mentioned(text string) Mentioned {
 	m := Mentioned{Turn: f.st.Turn + 1}
 	p := ProfileOf(f.st)
-	if p == nil || p.Name() != "codex" {
+	if profile.HarnessOf(p).Mention == nil {
 		return m
 	}
 	m.Profile = p
 	seen := map[string]bool{}
-	for _, sub := range mentionRE.FindAllStringSubmatch(text, -1) {
+	for _, sub := range profile.HarnessOf(p).Mention.FindAllStringSubmatch(text, -1) {
 		sk := f.w.Sel.AgentSkill(strings.TrimRight(sub[1], "."))
 		if sk == nil || seen[sk.Name] {
 			continue

@@ -26,19 +26,19 @@ func ProfileName(st *State) string {
 	return st.Profile
 }
 
-// ProfileOf is the session's profile when it is another agent's, nil for
-// skillet. A journal naming a profile this build does not know is composed
-// as skillet rather than not at all.
+// ProfileOf is the session's profile, skillet's own when it names none. A
+// journal naming a profile this build does not know is composed as skillet
+// rather than not at all.
 func ProfileOf(st *State) profile.Profile {
-	if IsSkilletProfile(st.Profile) {
-		return nil
-	}
-	p, err := profile.Get(st.Profile)
+	p, err := profile.Get(ProfileName(st))
 	if err != nil {
-		return nil
+		p, _ = profile.Get(DefaultProfile)
 	}
 	return p
 }
+
+// harnessOf is the session's profile's harness.
+func harnessOf(st *State) profile.Harness { return profile.HarnessOf(ProfileOf(st)) }
 
 // Lifecycle reports whether Skillet's own lifecycle rules apply: LRU
 // eviction (R2–R4), the per-turn load limits (R12) and the transcript
@@ -51,17 +51,21 @@ func LifecycleOf(prof string, set event.Settings) bool {
 	if IsSkilletProfile(prof) {
 		return true
 	}
+	p, err := profile.Get(prof)
+	if err == nil && profile.HarnessOf(p).RuleBook {
+		return true
+	}
 	if set.Lifecycle != nil {
 		return *set.Lifecycle
 	}
-	p, err := profile.Get(prof)
 	return err == nil && p.Persistence().Lifecycle
 }
 
-// PathActivation reports whether a profile activates a skill by reading
-// its file (Crush's view, Codex's shell) rather than with a tool of its
-// own: with the profile's own tools offered, those tools activate.
-func PathActivation(prof string) bool { return prof == "codex" || prof == "crush" }
+// PathActivation reports whether the session's profile activates a skill
+// by reading its file (Crush's view, Codex's shell) rather than with a
+// tool of its own: with the profile's own tools offered, those tools
+// activate.
+func PathActivation(st *State) bool { return harnessOf(st).ByPath }
 
 // ProfileInput is what a profile composes from: every enabled skill,
 // preloaded ones included (preloading is Skillet's; the agents list every

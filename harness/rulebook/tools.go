@@ -16,6 +16,7 @@ import (
 	"skillet/harness/agenttools"
 	"skillet/harness/chat"
 	"skillet/harness/event"
+	"skillet/harness/profile"
 	"skillet/skills"
 )
 
@@ -136,8 +137,8 @@ func BuildTools(st *State, w *World) *Toolset {
 func BuildToolsWith(st *State, w *World, preloads, loaded []*Loaded) *Toolset {
 	ts := &Toolset{ByName: map[string]*Binding{}}
 	agent := profileTools(st, w)
-	if p := ProfileOf(st); p != nil {
-		if b := ActivationTool(st, w, p); b != nil && !(len(agent) > 0 && PathActivation(p.Name())) {
+	if p := ProfileOf(st); !profile.HarnessOf(p).RuleBook {
+		if b := ActivationTool(st, w, p); b != nil && !(len(agent) > 0 && profile.HarnessOf(p).ByPath) {
 			ts.add(b)
 		}
 	} else if st.Settings.LoadSkillTool {

@@ -65,6 +65,8 @@ type World struct {
 	// [approval] table.
 	AgentTools []AgentTool
 	Approval   map[string]string
+	// Permissions are the config's [[permissions]].
+	Permissions []Permission
 	// AgentDefs are the definitions of the agent's tools; MCPDefs those
 	// of MCP tools as their servers gave them, MCPErrs why a server could
 	// not.
@@ -193,6 +195,24 @@ func Select(picked *skills.Selection, toolNames map[string]string, named bool, a
 		}
 	}
 	return sel
+}
+
+// SelectionNotices are what a session says once, at its start, of the
+// skills it leaves out (R18, R19): those the config does not name, those
+// invalid, and those named like a tool the model sees.
+func SelectionNotices(sel *Selection, all []*skills.Skill, configName string) []string {
+	var out []string
+	if len(sel.Unnamed) > 0 {
+		out = append(out, fmt.Sprintf("left out (not named in %s): %s", configName, strings.Join(sel.Unnamed, ", ")))
+	}
+	for _, sk := range all {
+		if !sk.Valid() {
+			out = append(out, fmt.Sprintf("skill %s is invalid and left out: %s", sk.Name, ProblemsText(sk.Problems)))
+		} else if p := sel.Problems[sk.Name]; len(p) > 0 {
+			out = append(out, fmt.Sprintf("skill %s is left out: %s", sk.Name, ProblemsText(p)))
+		}
+	}
+	return out
 }
 
 // UnknownSkill explains a load of a name that is not an enabled skill,
