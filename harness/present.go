@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 
 	"skillet/harness/profile"
@@ -14,31 +13,14 @@ import (
 // own rule book, composed by compose.
 const DefaultProfile = rulebook.DefaultProfile
 
-func isSkilletProfile(name string) bool { return rulebook.IsSkilletProfile(name) }
-
 func (f *frame) profileName() string { return rulebook.ProfileName(f.st) }
 
 func (f *frame) lifecycle() bool { return rulebook.Lifecycle(f.st) }
 
-func lifecycleOf(prof string, set Settings) bool { return rulebook.LifecycleOf(prof, set) }
-
-// CheckProfileSettings refuses settings that mean nothing under a profile:
-// freeze_prompt and pasting are Skillet's composition, and the skillet
-// profile is Skillet's lifecycle, so it cannot be switched off there.
+// CheckProfileSettings refuses settings that mean nothing under a profile
+// (see rulebook.CheckProfileSettings).
 func CheckProfileSettings(prof string, set Settings) error {
-	if isSkilletProfile(prof) {
-		if set.Lifecycle != nil && !*set.Lifecycle {
-			return errors.New("lifecycle=false needs a profile other than skillet: the skillet profile is Skillet's own lifecycle")
-		}
-		return nil
-	}
-	if set.FreezePrompt {
-		return fmt.Errorf("freeze_prompt applies to the skillet profile only, not %s", prof)
-	}
-	if !set.LoadSkillTool {
-		return fmt.Errorf("load_skill_tool=false applies to the skillet profile only: %s activates skills with its own tool", prof)
-	}
-	return nil
+	return rulebook.CheckProfileSettings(prof, set)
 }
 
 func profileSkill(sk *skills.Skill) profile.Skill { return rulebook.ProfileSkill(sk) }

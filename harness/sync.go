@@ -2,7 +2,6 @@ package harness
 
 import (
 	"skillet/harness/rulebook"
-	"strings"
 
 	"skillet/skills"
 )
@@ -36,16 +35,6 @@ func (s *Session) syncSkills() {
 		w.Sel = sel
 		return rulebook.Synced(st, w, changes, selErr)
 	})
-}
-
-func problemsText(ps []skills.Problem) string { return rulebook.ProblemsText(ps) }
-
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-func joinNames(names []string) string {
-	return strings.Join(names, ", ")
 }
 
 // Closest returns up to n of names nearest to name (see rulebook.Closest).

@@ -4,6 +4,8 @@
 package rulebook
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"skillet/harness/event"
@@ -115,4 +117,23 @@ func (w *World) now() time.Time {
 		return time.Time{}
 	}
 	return w.Now()
+}
+
+// CheckProfileSettings refuses settings that mean nothing under a profile:
+// freeze_prompt and pasting are Skillet's composition, and the skillet
+// profile is Skillet's lifecycle, so it cannot be switched off there.
+func CheckProfileSettings(prof string, set event.Settings) error {
+	if IsSkilletProfile(prof) {
+		if set.Lifecycle != nil && !*set.Lifecycle {
+			return errors.New("lifecycle=false needs a profile other than skillet: the skillet profile is Skillet's own lifecycle")
+		}
+		return nil
+	}
+	if set.FreezePrompt {
+		return fmt.Errorf("freeze_prompt applies to the skillet profile only, not %s", prof)
+	}
+	if !set.LoadSkillTool {
+		return fmt.Errorf("load_skill_tool=false applies to the skillet profile only: %s activates skills with its own tool", prof)
+	}
+	return nil
 }
