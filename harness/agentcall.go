@@ -12,91 +12,7 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"skillet/harness/tools"
-	"skillet/skills"
 )
-
-// pathActivation reports whether a profile's skills are activated by
-// reading their SKILL.md with a file or shell tool (Codex, Crush): with
-// agent tools on, those tools take the activation tool's place.
-func pathActivation(prof string) bool { return prof == "codex" || prof == "crush" }
-
-// agentBindings are the profile's own tools for the next request, when
-// the session has agent tools (R5).
-func (f *frame) agentBindings() []*binding {
-	// a session folded to be looked at lists them as it offered them,
-	// without a workspace to run them in
-	if !f.st.Settings.AgentTools || f.st.Workspace == nil || f.opts.RoutingOnly {
-		return nil
-	}
-	defs, err := agenttools.For(f.profileName())
-	if err != nil {
-		return nil
-	}
-	out := make([]*binding, 0, len(defs))
-	for i := range defs {
-		d := &defs[i]
-		approval := ApproveAsk
-		if d.ReadOnly {
-			approval = ApproveNever
-		}
-		if a, ok := f.opts.Config.Approval[d.Name]; ok {
-			approval = a
-		}
-		out = append(out, &binding{atool: d, info: ToolInfo{Name: d.Name, Description: d.Description, Parameters: d.Parameters,
-			Source: SourceProfile, Approval: approval, Kind: skills.ToolKind(d.Kind)}})
-	}
-	return out
-}
-
-// grant is what the permission rules say of one agent tool call (R15):
-// denied by a rule, approved by one (by), or what Claude Code would have
-// approved it by under a profile where skills grant nothing (would).
-type grant struct {
-	denied, by, would string
-}
-
-// agentGrant applies [[permissions]] and, under claude-code, the loaded
-// skills' allowed-tools to a call.
-func (f *frame) agentGrant(d *agenttools.Def, args json.RawMessage) grant {
-	prof := f.profileName()
-	var g grant
-	for _, p := range f.opts.Config.Permissions {
-		rules, err := parseRules(p.Allow + p.Deny)
-		if err != nil {
-			continue // checked when the config was read
-		}
-		if m, ok := agenttools.MatchRule(rules, *d, args, prof); ok {
-			if p.Deny != "" {
-				return grant{denied: fmt.Sprintf("denied: [[permissions]] deny %s", m)}
-			}
-			if g.by == "" {
-				g.by = "[[permissions]] allow " + m
-			}
-		}
-	}
-	for _, ls := range append(append([]*rulebook.Loaded{}, f.st.Loaded...), f.st.Preloads...) {
-		if len(ls.Body.AllowedTools) == 0 {
-			continue
-		}
-		rules, err := parseRules(strings.Join(ls.Body.AllowedTools, " "))
-		if err != nil {
-			continue
-		}
-		m, ok := agenttools.MatchRule(rules, *d, args, prof)
-		if !ok {
-			continue
-		}
-		by := fmt.Sprintf("%s's allowed-tools (%s)", ls.Name, m)
-		if prof == "claude-code" {
-			if g.by == "" {
-				g.by = by
-			}
-		} else if g.would == "" {
-			g.would = by
-		}
-	}
-	return g
-}
 
 // parseRules reads permission rules in Claude Code's syntax.
 func parseRules(spec string) ([]agenttools.Rule, error) { return agenttools.ParseAllowed(spec) }
@@ -106,31 +22,32 @@ func parseRules(spec string) ([]agenttools.Rule, error) { return agenttools.Pars
 // tool run in the workspace, and what it changed there recorded.
 func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
 	name := tc.Function.Name
-	args, err := tools.ValidateArgs(b.info.Parameters, tc.Function.Arguments)
+	args, err := tools.ValidateArgs(b.Info.Parameters, tc.Function.Arguments)
 	if err != nil {
 		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
 	}
-	a, g := func() (*agentTools, grant) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		f := s.frame()
-		return f.w.agent, f.agentGrant(b.atool, args)
-	}()
+	var a *agentTools
+	g := read(s, func(f *frame) rulebook.Grant {
+		a = f.w.agent
+		return rulebook.AgentGrant(f.st, f.w.World, b.ATool, args)
+	})
 	if a == nil {
 		return &ToolResult{Content: name + ": the session's workspace is not available, so its tools cannot run", IsError: true, Refused: true}
 	}
-	if g.denied != "" {
+	if g.Denied != "" {
 		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
-		return &ToolResult{Content: g.denied, IsError: true, Refused: true}
+		return &ToolResult{Content: g.Denied, IsError: true, Refused: true}
 	}
 	approvedBy := ""
-	if g.by == "" && b.atool.Kind == agenttools.KindShell && b.info.Approval == ApproveAsk {
-		g.by = knownSafe(read(s, func(f *frame) string { return f.profileName() }), agenttools.TargetOf(*b.atool, args).Command)
+	if g.By == "" && b.ATool.Kind == agenttools.KindShell && b.Info.Approval == ApproveAsk {
+		g.By = read(s, func(f *frame) string {
+			return rulebook.KnownSafe(f.st, agenttools.TargetOf(*b.ATool, args).Command)
+		})
 	}
-	if g.by != "" && b.info.Approval == ApproveAsk {
-		approvedBy = g.by
+	if g.By != "" && b.Info.Approval == ApproveAsk {
+		approvedBy = g.By
 	} else if denied := s.authorize(ctx, tc, b, manual); denied != "" {
-		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.would}
+		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.Would}
 	}
 	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
 	var out agenttools.Result
@@ -147,9 +64,9 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 			s.warn("replay of " + name + ": " + w)
 		}
 	} else {
-		out, changes, diff = a.call(ctx, *b.atool, args)
+		out, changes, diff = a.call(ctx, *b.ATool, args)
 	}
-	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.would, ExecutionID: tc.ID}
+	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.Would, ExecutionID: tc.ID}
 	if sh := out.Shell; sh != nil {
 		dir, err := filepath.Rel(a.ws.Root(), sh.Dir)
 		if err != nil || strings.HasPrefix(dir, "..") {
@@ -185,80 +102,37 @@ func sandboxName(a *agentTools) string {
 // the lifecycle rules when they are on (R12–R14). The result stays what
 // the tool returned.
 func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *binding, args json.RawMessage, res *ToolResult) {
-	if b.atool.Kind != agenttools.KindRead && b.atool.Kind != agenttools.KindShell {
+	if b.ATool.Kind != agenttools.KindRead && b.ATool.Kind != agenttools.KindShell {
 		return
 	}
-	t := agenttools.TargetOf(*b.atool, args)
+	t := agenttools.TargetOf(*b.ATool, args)
 	d := read(s, func(f *frame) activation {
-		if !pathActivation(f.profileName()) {
+		if !rulebook.PathActivation(f.st) {
 			return activation{}
 		}
 		path := t.Path
-		if b.atool.Kind == agenttools.KindShell {
-			path = f.skillFileInCommand(t.Command)
+		if b.ATool.Kind == agenttools.KindShell {
+			path = rulebook.SkillFileInCommand(f.w.World, t.Command)
 		} else if path != "" && !filepath.IsAbs(path) && f.w.agent != nil {
 			path = filepath.Join(f.w.agent.ws.Root(), path)
 		}
 		if path == "" || filepath.Base(path) != "SKILL.md" {
 			return activation{}
 		}
-		return f.activationFor(activationArgs{path: path}, tc.ID, b.info.Name)
+		return rulebook.DecideActivationFor(f.st, f.w.World, rulebook.ActivationArgs{Path: path}, tc.ID, b.Info.Name)
 	})
 	switch {
-	case d.sk == nil || d.resource != "":
+	case d.Skill == nil || d.Resource != "":
 		return
-	case d.res != nil:
+	case d.Result != nil:
 		// refused by a limit: the model read the file, but the skill does
 		// not count as loaded; say so after what the tool returned
-		res.Content += "\n\n(skillet: " + d.res.Content + ")"
+		res.Content += "\n\n(skillet: " + d.Result.Content + ")"
 		return
-	case d.plan != nil:
-		s.insert(ctx, *d.plan)
+	case d.Plan != nil:
+		s.insert(ctx, *d.Plan)
 	default:
-		s.emit(&SkillActivated{Skill: d.sk.Name, ExecutionID: d.exec, By: ByModel})
+		s.emit(&SkillActivated{Skill: d.Skill.Name, ExecutionID: d.Exec, By: ByModel})
 	}
-	res.Activated, res.Delivers = d.sk.Name, true
-}
-
-// skillFileInCommand finds the SKILL.md of an enabled skill a command
-// names, as an absolute path; "" when it names none.
-func (f *frame) skillFileInCommand(cmd string) string {
-	for _, sk := range append(append(append([]*skills.Skill{}, f.w.sel.preload...), f.w.sel.enabled...), f.w.sel.lax...) {
-		p := filepath.Join(sk.Dir, "SKILL.md")
-		if strings.Contains(cmd, p) {
-			return p
-		}
-	}
-	return ""
-}
-
-// safeCommands are the programs Codex runs without asking when they only
-// read: codex-rs/core/src/command_safety/is_safe_command.rs
-// (is_known_safe_command). Options that write or run something else make a
-// command unsafe there too (find -exec, -delete; sed without -n).
-var safeCommands = map[string]bool{"cat": true, "cd": true, "echo": true, "false": true, "grep": true, "head": true, "ls": true, "nl": true,
-	"pwd": true, "rg": true, "tail": true, "true": true, "wc": true, "which": true, "sed": true, "find": true}
-
-// knownSafe names Codex's rule when it would run command without asking:
-// under codex, one known-safe program with no shell operators. "" asks.
-func knownSafe(prof, command string) string {
-	if prof != "codex" || strings.ContainsAny(command, "|&;<>`$()\n") {
-		return ""
-	}
-	words := strings.Fields(command)
-	if len(words) == 0 || !safeCommands[words[0]] {
-		return ""
-	}
-	for _, w := range words[1:] {
-		switch {
-		case words[0] == "find" && (w == "-exec" || w == "-execdir" || w == "-delete" || w == "-ok" || strings.HasPrefix(w, "-fprint")):
-			return ""
-		case words[0] == "rg" && (w == "--pre" || strings.HasPrefix(w, "--search-zip")):
-			return ""
-		}
-	}
-	if words[0] == "sed" && (len(words) < 2 || words[1] != "-n") {
-		return ""
-	}
-	return "Codex's known-safe command rule (" + words[0] + ")"
+	res.Activated, res.Delivers = d.Skill.Name, true
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"skillet/harness/rulebook"
 )
 
 // SandboxConfig is the [sandbox] table: how agent shell commands are
@@ -26,10 +28,7 @@ type SandboxConfig struct {
 // match Allow run without asking, those that match Deny are refused. Each
 // is a rule in Claude Code's syntax: `Bash(git diff:*)`, `Read`,
 // `Edit(src/**)`.
-type Permission struct {
-	Allow string `toml:"allow"`
-	Deny  string `toml:"deny"`
-}
+type Permission = rulebook.Permission
 
 // checkAgent validates the workspace, [sandbox] and [[permissions]] keys.
 func (c *Config) checkAgent() error {

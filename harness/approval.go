@@ -1,12 +1,16 @@
 package harness
 
-import "context"
+import (
+	"context"
+
+	"skillet/harness/rulebook"
+)
 
 // Approval policies of R15.
 const (
-	ApproveNever = "never"
-	ApproveAsk   = "ask"
-	ApproveDeny  = "always-deny"
+	ApproveNever = rulebook.ApproveNever
+	ApproveAsk   = rulebook.ApproveAsk
+	ApproveDeny  = rulebook.ApproveDeny
 )
 
 // ApprovalRequest asks whether one `ask` tool call may run.

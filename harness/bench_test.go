@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"runtime"
+	"skillet/harness/rank"
 	"skillet/harness/rulebook"
 	"strings"
 	"testing"
@@ -53,14 +54,14 @@ func BenchmarkCompose(b *testing.B) {
 	s := benchSession(b, 1000, 10000)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.frame().compose()
-	if len(c.offered) != 30 || len(c.req.Messages) > 61 || !strings.Contains(c.instructions, "<current_context>") {
-		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.offered), len(c.req.Messages))
+	c := rulebook.ComposeNext(s.st, s.w.World)
+	if len(c.Offered) != 30 || len(c.Request.Messages) > 61 || !strings.Contains(c.Instructions, "<current_context>") {
+		b.Fatalf("unexpected composition: %d offered, %d messages", len(c.Offered), len(c.Request.Messages))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.frame().compose()
+		rulebook.ComposeNext(s.st, s.w.World)
 	}
 }
 
@@ -77,8 +78,8 @@ func composeAndEncode(b *testing.B, s *Session) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c := s.frame().compose()
-		if _, err := c.req.Body(); err != nil {
+		c := rulebook.ComposeNext(s.st, s.w.World)
+		if _, err := c.Request.Body(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -117,8 +118,8 @@ func BenchmarkStep(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.step(func(f *frame) []Event {
-			return rulebook.SetLimit(f.st, "max_tool_calls", f.st.Settings, f.lifecycle())
+		s.step(func(st *rulebook.State, _ *rulebook.World) []Event {
+			return rulebook.SetLimit(st, "max_tool_calls", st.Settings, rulebook.Lifecycle(st))
 		})
 	}
 }
@@ -132,8 +133,8 @@ func BenchmarkCompose10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.w.ranker.last = nil // a new message: rank again
-		s.frame().compose()
+		s.w.Rank.(*rank.Ranker).Forget() // a new message: rank again
+		rulebook.ComposeNext(s.st, s.w.World)
 	}
 }
 

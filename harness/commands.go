@@ -20,17 +20,17 @@ func (s *Session) Set(key, value string) error {
 	defer s.release()
 	key = strings.TrimSpace(key)
 	var err error
-	s.step(func(f *frame) []Event {
-		probe := f.st.Settings
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		probe := st.Settings
 		if err = probe.Set(key, value); err != nil {
 			err = fmt.Errorf("set %w", err)
 			return nil
 		}
-		if err = CheckProfileSettings(f.profileName(), probe); err != nil {
+		if err = CheckProfileSettings(rulebook.ProfileName(st), probe); err != nil {
 			err = fmt.Errorf("set %s: %w", key, err)
 			return nil
 		}
-		return rulebook.SetLimit(f.st, key, probe, lifecycleOf(f.profileName(), probe))
+		return rulebook.SetLimit(st, key, probe, rulebook.LifecycleOf(rulebook.ProfileName(st), probe))
 	})
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Session) Reload() error {
 
 // resolveAgentTools finds the definitions of the agent's own tools.
 func (s *Session) resolveAgentTools() error {
-	s.w.agentDefs = map[string]*skills.ToolDef{}
+	s.w.AgentDefs = map[string]*skills.ToolDef{}
 	var errs []error
 	for _, ref := range s.opts.Config.Agent.Tools {
 		def, err := s.opts.Catalog.Tool(nil, skills.ToolRef{Name: ref.Name, Version: ref.Version})
@@ -105,7 +105,7 @@ func (s *Session) resolveAgentTools() error {
 			errs = append(errs, fmt.Errorf("agent tool %s: %w", ref.Name, err))
 			continue
 		}
-		s.w.agentDefs[ref.Name] = def
+		s.w.AgentDefs[ref.Name] = def
 	}
 	return errors.Join(errs...)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -68,14 +69,9 @@ type AgentConfig struct {
 	Tools  []AgentRef `toml:"tools"`
 }
 
-// AgentRef is the agent's own reference to a tool; it wins over a skill's
-// (R14): its version, fixed input and approval apply.
-type AgentRef struct {
-	Name     string         `toml:"name"`
-	Version  int            `toml:"version"`
-	Approval string         `toml:"approval"`
-	Input    map[string]any `toml:"input"`
-}
+// AgentRef is the agent's own reference to a tool (see
+// rulebook.AgentTool).
+type AgentRef = rulebook.AgentTool
 
 // SkillRef is one [[skills]] entry (R19). Version may be written as a
 // number or a string.

@@ -29,7 +29,7 @@ func (c *counter) skillChars(sk *skills.Skill) int {
 	if ok {
 		return n
 	}
-	n = utf8.RuneCountInString(skillText(sk))
+	n = utf8.RuneCountInString(sk.LoadText())
 	c.mu.Lock()
 	if c.chars == nil || len(c.chars) > 1<<16 {
 		c.chars = map[*skills.Skill]int{}
@@ -78,3 +78,9 @@ func (c *counter) countNow(text string, estimated *bool) int {
 	}
 	return CountEstimate(text)
 }
+
+// Count counts tokens exactly (rulebook.Counter).
+func (c *counter) Count(text string) int { return c.count(text) }
+
+// CountNow counts tokens without waiting (rulebook.Counter).
+func (c *counter) CountNow(text string, estimated *bool) int { return c.countNow(text, estimated) }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"strings"
 	"time"
@@ -26,18 +25,16 @@ const maxResourceBytes = 32 << 10
 // call the user made by hand. It returns the result event.
 func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset, manual bool) *ToolResult {
 	name := tc.Function.Name
-	b := live.byName[name]
-	if b == nil {
-		// R6: not in this request's tools (never existed, or left with its
-		// skill): the model reads the refusal and the turn goes on.
-		res := &ToolResult{ToolCallID: tc.ID, Name: name, Content: "Unknown tool: " + name, IsError: true, Refused: true}
+	b := live.ByName[name]
+	if res := rulebook.UnknownTool(live, name); res != nil {
+		res.ToolCallID = tc.ID
 		s.emit(res)
 		return res
 	}
 	start := time.Now()
 	var res *ToolResult
 	switch {
-	case b.activation:
+	case b.Activation:
 		if manual {
 			res = &ToolResult{Content: name + " is the model's; use /load NAME", IsError: true, Refused: true}
 			break
@@ -49,10 +46,10 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 			break
 		}
 		out := s.modelLoad(ctx, tc)
-		res = &ToolResult{Content: out.content, IsError: out.isError, Refused: out.refused}
+		res = &ToolResult{Content: out.Content, IsError: out.IsError, Refused: out.Refused}
 	case name == ToolReadResource:
 		res = s.readResource(tc)
-	case b.atool != nil:
+	case b.ATool != nil:
 		res = s.runAgentTool(ctx, tc, b, manual)
 	default:
 		res = s.runTool(ctx, tc, b, manual)
@@ -68,7 +65,7 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 
 // readResource serves read_skill_resource for a loaded or preloaded skill.
 func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
-	argsJSON, err := tools.ValidateArgs(readResourceSchema, tc.Function.Arguments)
+	argsJSON, err := tools.ValidateArgs(rulebook.ReadResourceSchema, tc.Function.Arguments)
 	if err != nil {
 		return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true, Refused: true}
 	}
@@ -102,29 +99,29 @@ func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
 // schema, the agent's policy asked (R15), then the runner.
 func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
 	name := tc.Function.Name
-	if b.owner != nil && !s.stillLoaded(b.owner) {
+	if b.Owner != nil && !s.stillLoaded(b.Owner) {
 		// an earlier call of the same reply unloaded its skill (R4, R6)
 		return &ToolResult{Content: "Unknown tool: " + name, IsError: true, Refused: true}
 	}
-	args, err := tools.ValidateArgs(b.info.Parameters, tc.Function.Arguments)
+	args, err := tools.ValidateArgs(b.Info.Parameters, tc.Function.Arguments)
 	if err != nil {
 		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
 	}
-	if b.agent != nil && len(b.agent.Input) > 0 {
-		args = mergeInput(args, b.agent.Input)
+	if b.Agent != nil && len(b.Agent.Input) > 0 {
+		args = mergeInput(args, b.Agent.Input)
 	}
 	if denied := s.authorize(ctx, tc, b, manual); denied != "" {
 		return &ToolResult{Content: denied, IsError: true, Refused: true, Cancelled: denied == cancelledResult}
 	}
-	call := tools.Call{ID: tc.ID, Def: b.def, Args: args, Dir: filepath.Dir(b.def.File)}
+	call := tools.Call{ID: tc.ID, Def: b.Def, Args: args, Dir: filepath.Dir(b.Def.File)}
 	skill := ""
-	if b.owner != nil {
-		skill = b.owner.Name
-		call.Dir = b.owner.Body.Dir
+	if b.Owner != nil {
+		skill = b.Owner.Name
+		call.Dir = b.Owner.Body.Dir
 		dir := s.Dir()
 		store, err := storeFile(dir, skill)
 		if err == nil {
-			call.StateFile, err = stateFile(dir, b.owner.Name, b.owner.LoadExec)
+			call.StateFile, err = stateFile(dir, b.Owner.Name, b.Owner.LoadExec)
 		}
 		if err != nil {
 			return &ToolResult{Content: fmt.Sprintf("%s: %v", name, err), IsError: true, Refused: true}
@@ -141,58 +138,36 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 		run = s.opts.RunTool
 	}
 	out := run(ctx, call)
-	res := &ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.def.Version, Skill: skill, ExecutionID: tc.ID}
+	res := &ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.Def.Version, Skill: skill, ExecutionID: tc.ID}
 	if ctx.Err() != nil {
 		res.Content, res.IsError, res.Cancelled = cancelledResult+" while "+name+" ran", true, true
 	}
-	if b.owner != nil {
-		s.noteState(b.owner, call.StateFile, call.StoreFile)
+	if b.Owner != nil {
+		s.noteState(b.Owner, call.StateFile, call.StoreFile)
 	}
 	return res
 }
 
-// authorize applies the agent's policy to a call (R15): never, ask or
-// always-deny. It returns "" when the call may run, else the refusal.
+// authorize applies the agent's policy to a call (R15, decided by
+// rulebook.Authorize), asking the user when the policy says to. It returns
+// "" when the call may run, else the refusal.
 func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) string {
-	name := tc.Function.Name
-	switch b.info.Approval {
-	case ApproveDeny:
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
-		return fmt.Sprintf("denied: the policy for %s is always-deny", name)
-	case ApproveAsk:
-	default:
-		return ""
+	var auth rulebook.Authorization
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		auth = rulebook.Authorize(st, b, tc, manual, s.opts.Approver != nil, s.opts.ApproveAll || containsString(s.opts.Approve, tc.Function.Name))
+		return auth.Events
+	})
+	if !auth.Ask {
+		return auth.Refusal
 	}
-	saved := read(s, func(f *frame) bool { return f.st.Approved[name] })
-	switch {
-	case saved:
-		return ""
-	case manual:
-		return "" // the user is making the call
-	case s.opts.Approver != nil:
-		req := ApprovalRequest{ToolCallID: tc.ID, Name: name, Arguments: tc.Function.Arguments, Kind: string(b.info.Kind)}
-		if b.owner != nil {
-			req.Skill = b.owner.Name
-		}
-		d, err := s.opts.Approver(ctx, req)
-		if err != nil || ctx.Err() != nil {
-			return cancelledResult
-		}
-		if d != DecisionOnce && d != DecisionAll {
-			d = DecisionDeny // anything but a clear yes is a no
-		}
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: d})
-		if d == DecisionDeny {
-			return "denied by the user"
-		}
-		return ""
-	case s.opts.ApproveAll || containsString(s.opts.Approve, name):
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionOnce})
-		return ""
-	default:
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: DecisionDeny})
-		return fmt.Sprintf("denied: %s needs approval (approval = ask) and nobody can answer here; approve it with --approve %s or --approve-all", name, name)
+	req := ApprovalRequest{ToolCallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Kind: string(b.Info.Kind)}
+	if b.Owner != nil {
+		req.Skill = b.Owner.Name
 	}
+	d, err := s.opts.Approver(ctx, req)
+	refusal, events := rulebook.Answered(tc, d, err != nil || ctx.Err() != nil)
+	s.emit(events...)
+	return refusal
 }
 
 // stillLoaded reports whether a skill's load is still in the loaded set or
@@ -268,10 +243,10 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 		return nil, err
 	}
 	defer s.release()
-	s.prefetchMCP(ctx, read(s, func(f *frame) []string { return f.mcpRefs(f.loadedSkills()) }))
+	s.prefetchMCP(ctx, read(s, func(f *frame) []string { return rulebook.MCPRefs(f.w.World, rulebook.LoadedSkills(f.st)) }))
 	var live *toolset
 	id := read(s, func(f *frame) string {
-		live = f.buildTools()
+		live = rulebook.BuildTools(f.st, f.w.World)
 		// the first id no call of the session has, as every /call takes the next
 		n := 1
 		for f.st.CallIDs[fmt.Sprintf("manual_%d", n)] {
@@ -279,10 +254,10 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 		}
 		return fmt.Sprintf("manual_%d", n)
 	})
-	if live.byName[name] == nil {
+	if live.ByName[name] == nil {
 		return nil, fmt.Errorf("call %s: not a tool of the next request (tools: %s)", name, strings.Join(toolNames(live), ", "))
 	}
-	if name == ToolLoadSkill || live.byName[name].activation {
+	if name == ToolLoadSkill || live.ByName[name].Activation {
 		return nil, fmt.Errorf("call %s: use /load NAME to load a skill by hand", name)
 	}
 	if strings.TrimSpace(args) == "" {
@@ -294,9 +269,9 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 }
 
 func toolNames(ts *toolset) []string {
-	out := make([]string, 0, len(ts.list))
-	for _, b := range ts.list {
-		out = append(out, b.info.Name)
+	out := make([]string, 0, len(ts.List))
+	for _, b := range ts.List {
+		out = append(out, b.Info.Name)
 	}
 	return out
 }

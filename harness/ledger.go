@@ -45,7 +45,7 @@ func ledger(c *composition, count func(string) int, tokenizer, unsent string, re
 		l.Parts = append(l.Parts, LedgerPart{Kind: kind, Skill: skill, Tokens: n})
 	}
 	sum := 0
-	for _, p := range c.parts {
+	for _, p := range c.Parts {
 		if p.Text == "" || inMessages(p) {
 			continue // counted with the messages or the tools
 		}
@@ -62,7 +62,7 @@ func ledger(c *composition, count func(string) int, tokenizer, unsent string, re
 	}
 	msgs := 0
 	copies := 0
-	for _, m := range c.msgs {
+	for _, m := range c.Msgs {
 		msgs += count(m.Content)
 		for _, tc := range m.ToolCalls {
 			msgs += count(tc.Function.Name) + count(tc.Function.Arguments)
@@ -74,8 +74,8 @@ func ledger(c *composition, count func(string) int, tokenizer, unsent string, re
 	add("skill_copies", "", copies)
 	sum += msgs
 	tools := 0
-	if len(c.req.Tools) > 0 {
-		if b, err := json.Marshal(c.req.Tools); err == nil {
+	if len(c.Request.Tools) > 0 {
+		if b, err := json.Marshal(c.Request.Tools); err == nil {
 			tools = count(string(b))
 		}
 	}
@@ -84,7 +84,7 @@ func ledger(c *composition, count func(string) int, tokenizer, unsent string, re
 	pending := count(unsent)
 	add("pending_notes", "", pending)
 	sum += pending
-	body, _ := c.req.Body()
+	body, _ := c.Request.Body()
 	l.Total = count(string(body)) + pending
 	add("framing", "", l.Total-sum)
 	if reported != nil {

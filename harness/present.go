@@ -1,13 +1,8 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
-	"skillet/harness/chat"
-	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/harness/tools"
@@ -16,105 +11,23 @@ import (
 
 // DefaultProfile is the profile of a session that names none: Skillet's
 // own rule book, composed by compose.
-const DefaultProfile = "skillet"
+const DefaultProfile = rulebook.DefaultProfile
 
-func isSkilletProfile(name string) bool { return name == "" || name == DefaultProfile }
+func (f *frame) profileName() string { return rulebook.ProfileName(f.st) }
 
-// profileName is the session's profile.
-func (f *frame) profileName() string {
-	if isSkilletProfile(f.st.Profile) {
-		return DefaultProfile
-	}
-	return f.st.Profile
-}
+func (f *frame) lifecycle() bool { return rulebook.Lifecycle(f.st) }
 
-// agentProfile is the session's profile when it is another agent's, nil
-// for skillet. A journal naming a profile this build does not know is
-// composed as skillet rather than not at all.
-func (f *frame) agentProfile() profile.Profile {
-	if isSkilletProfile(f.st.Profile) {
-		return nil
-	}
-	p, err := profile.Get(f.st.Profile)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
-// lifecycle reports whether Skillet's own lifecycle rules apply: LRU
-// eviction (R2–R4), the per-turn load limits (R12) and the transcript
-// window (R9). Always under skillet; under another profile as the
-// lifecycle setting says, by default as the profile says (off).
-func (f *frame) lifecycle() bool { return lifecycleOf(f.profileName(), f.st.Settings) }
-
-func lifecycleOf(prof string, set Settings) bool {
-	if isSkilletProfile(prof) {
-		return true
-	}
-	if set.Lifecycle != nil {
-		return *set.Lifecycle
-	}
-	p, err := profile.Get(prof)
-	return err == nil && p.Persistence().Lifecycle
-}
-
-// CheckProfileSettings refuses settings that mean nothing under a profile:
-// freeze_prompt and pasting are Skillet's composition, and the skillet
-// profile is Skillet's lifecycle, so it cannot be switched off there.
+// CheckProfileSettings refuses settings that mean nothing under a profile
+// (see rulebook.CheckProfileSettings).
 func CheckProfileSettings(prof string, set Settings) error {
-	if isSkilletProfile(prof) {
-		if set.Lifecycle != nil && !*set.Lifecycle {
-			return errors.New("lifecycle=false needs a profile other than skillet: the skillet profile is Skillet's own lifecycle")
-		}
-		return nil
-	}
-	if set.FreezePrompt {
-		return fmt.Errorf("freeze_prompt applies to the skillet profile only, not %s", prof)
-	}
-	if !set.LoadSkillTool {
-		return fmt.Errorf("load_skill_tool=false applies to the skillet profile only: %s activates skills with its own tool", prof)
-	}
-	return nil
+	return rulebook.CheckProfileSettings(prof, set)
 }
 
-// profileInput is what a profile composes from: every enabled skill,
-// preloaded ones included (preloading is Skillet's; the agents list every
-// skill), and the lax ones the spec refuses, in the catalog's order, as
-// `skillet offered` gives them; the session's model and bundled_skills
-// setting. Usage is
-// left at zero, so Claude Code's least-used-first rule keeps that order.
-func (f *frame) profileInput() profile.Input {
-	in := profile.Input{ContextWindow: f.st.ContextWindow, Roots: f.opts.Roots, Now: f.opts.Now(), Model: f.st.Model, NoBundled: !f.st.Settings.Bundled()}
-	for _, sk := range f.opts.Catalog.All() {
-		if picked := f.w.sel.byName[sk.Name]; picked != nil {
-			in.Skills = append(in.Skills, profileSkill(picked))
-		} else if f.w.sel.isLax(sk) {
-			// the spec refuses it, the agent may not: the profile decides
-			in.Skills = append(in.Skills, profileSkill(sk))
-		}
-	}
-	return in
-}
+func profileSkill(sk *skills.Skill) profile.Skill { return rulebook.ProfileSkill(sk) }
 
-// profileSkill is a parsed skill as a profile sees it, without the file
-// contents only an activation needs (see withFiles).
-func profileSkill(sk *skills.Skill) profile.Skill { return ProfileSkill(sk) }
-
-// ProfileSkill is a parsed skill as a profile sees it: scope "repo", its
-// folder, and the spec's rules it breaks that agents read past (an
-// invalid but readable skill, see skills.Skill.Readable).
-func ProfileSkill(sk *skills.Skill) profile.Skill {
-	ps := profile.Skill{Name: sk.Name, Description: sk.Description, WhenToUse: sk.Extra["when_to_use"],
-		DisableModelInvocation: sk.Extra["disable-model-invocation"] == "true",
-		Dir:                    sk.Dir, Path: sk.Path, Root: sk.Root, Scope: "repo", Body: sk.Body, Folder: sk.Folder(), DescriptionAtEnd: sk.DescriptionAtEnd}
-	for _, p := range sk.Problems {
-		if p.Lax != "" {
-			ps.Breaches = append(ps.Breaches, profile.Breach{Rule: string(p.Lax), Message: p.Field + ": " + p.Message})
-		}
-	}
-	return ps
-}
+// ProfileSkill is a parsed skill as a profile sees it (see
+// rulebook.ProfileSkill).
+func ProfileSkill(sk *skills.Skill) profile.Skill { return rulebook.ProfileSkill(sk) }
 
 // withFiles adds what an activation shows: the SKILL.md file as a file
 // read returns it and the folder's files, both read inside the skill's
@@ -129,279 +42,17 @@ func withFiles(ps profile.Skill) profile.Skill {
 	return ps
 }
 
-// composeProfile builds the next request under another agent's profile:
-// the catalogue goes where the profile places it (system prompt, a second
-// system message for Codex's developer message, Claude Code's reminder
-// before the first user message, the activation tool's description), the
-// activation tool replaces load_skill, and activated text stays in the
-// history unless the lifecycle rules unloaded its skill. Like compose, it
-// changes nothing.
-func (f *frame) composeProfile(p profile.Profile) *composition {
-	c := &composition{}
-	set := f.st.Settings
-	c.parts = append(c.parts, ContextPart{Kind: "prompt", Text: f.opts.Config.Agent.Prompt})
-	pre := f.composePreloads(c)
-
-	cat := p.Catalogue(f.profileInput())
-	c.catalogue = &cat
-	for _, e := range cat.Entries {
-		switch e.State {
-		case profile.Full, profile.Truncated:
-			c.offered = append(c.offered, e.Name)
-		case profile.Omitted:
-			c.leftOff = append(c.leftOff, e.Name)
-		}
-	}
-	c.warnings = cat.Warnings
-	lifecycle := f.lifecycle()
-	limit := set.MaxTranscriptMessages
-	if !lifecycle {
-		limit = 0 // the whole history
-	}
-	c.win = rulebook.ComputeWindow(f.st.Msgs.Len(), limit, f.st.UserMsgs)
-
-	var system, developer, reminder []string
-	for _, b := range cat.Blocks {
-		if b.Placement == profile.ReminderMessage && cat.Listed != nil {
-			continue // the listings below, each with its user message
-		}
-		c.parts = append(c.parts, ContextPart{Kind: "list", Placement: string(b.Placement), Text: b.Text})
-		switch b.Placement {
-		case profile.SystemPrompt:
-			system = append(system, b.Text)
-		case profile.DeveloperMessage:
-			developer = append(developer, b.Text)
-		case profile.ReminderMessage:
-			reminder = append(reminder, b.Text)
-		}
-		// a ToolDescription block is the activation tool's description,
-		// which buildTools declares
-	}
-	var listings []rulebook.ListingAt
-	if cat.Listed != nil {
-		listings, c.listing = f.listings(p, c.win)
-	} else if len(reminder) > 0 {
-		listings = []rulebook.ListingAt{{Msg: f.firstUserMsg(c.win), Listing: event.Listing{Text: strings.Join(reminder, "\n\n")}}}
-	}
-	for _, l := range listings {
-		c.parts = append(c.parts, ContextPart{Kind: "list", Placement: string(profile.ReminderMessage), Text: l.Text})
-	}
-	var ctxElems []string
-	for i, ls := range f.st.Loaded {
-		if ls.Delivery == DeliveryToolResult {
-			continue // its text is in the history
-		}
-		// a /load by the user: the profile has no place for it, so it
-		// goes where Skillet puts it
-		el := rulebook.SkillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
-		ctxElems = append(ctxElems, el)
-		c.parts = append(c.parts, ContextPart{Kind: "skill", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
-		c.delivered = append(c.delivered, ls)
-	}
-	c.context = rulebook.WrapBlock("current_context", ctxElems)
-	c.instructions = rulebook.JoinBlocks(append(append([]string{f.opts.Config.Agent.Prompt, rulebook.WrapBlock("preloaded_skills", pre)}, system...), c.context)...)
-
-	c.live = f.buildTools()
-	c.infos = c.live.infos()
-
-	var msgs []chat.Message
-	if c.instructions != "" {
-		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.instructions})
-	}
-	for _, d := range developer {
-		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: d})
-	}
-	c.msgs = f.profileHistory(c, lifecycle, listings)
-	msgs = append(msgs, c.msgs...)
-	c.req = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: chatTools(c.live), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
-	return c
-}
-
-// listings are the skill listings a request carries under a profile
-// that lists each skill once (Claude Code 2.1.332), each with the user
-// message it is attached to: the recorded ones the window keeps and, when
-// the running turn's user message has none, the one it gets now, of the
-// skills none of the others named (nil when there are none; the whole
-// catalogue when the window keeps no listing, as after Claude Code's
-// compaction). Before a turn, the next one's listing stands after the
-// last message, unrecorded.
-func (f *frame) listings(p profile.Profile, win rulebook.Window) ([]rulebook.ListingAt, *event.Listing) {
-	var out []rulebook.ListingAt
-	before := profile.Listed{}
-	cur, has := win.N, false
-	if f.st.Running && f.st.Cur != nil {
-		cur = f.st.Cur.UserMsg
-	}
-	for _, l := range f.st.Listings {
-		if l.Msg < win.Start {
-			continue
-		}
-		out = append(out, l)
-		for k, v := range l.Skills {
-			before[k] = v
-		}
-		has = has || l.Msg == cur
-	}
-	if has || cur < win.Start {
-		return out, nil
-	}
-	in := f.profileInput()
-	in.Listed = before
-	cat := p.Catalogue(in)
-	if len(cat.Blocks) == 0 {
-		return out, nil
-	}
-	l := &event.Listing{Text: cat.Blocks[0].Text, Skills: cat.Listed}
-	out = append(out, rulebook.ListingAt{Msg: cur, Listing: *l})
-	if cur == win.N {
-		return out, nil // before a turn: nothing is sent yet
-	}
-	return out, l
-}
-
-// firstUserMsg is the first user message the window keeps, or the
-// window's end when it keeps none.
-func (f *frame) firstUserMsg(win rulebook.Window) int {
-	for _, k := range f.st.UserMsgs {
-		if k >= win.Start {
-			return k
-		}
-	}
-	return win.N
-}
-
-// profileHistory is the window's messages as a profile sends them: after
-// each run of tool results, the user messages its activations add; each
-// skill listing before the user message it is attached to (one at the
-// window's end stands before the next turn's). With the lifecycle rules
-// on, the text of an activation whose skill has since unloaded is
-// replaced by a line saying so. The skills whose text the history
-// carries are Delivered.
-func (f *frame) profileHistory(c *composition, lifecycle bool, listings []rulebook.ListingAt) []chat.Message {
-	out := make([]chat.Message, 0, c.win.Kept()+len(listings)+2)
-	var follow []string
-	flush := func() {
-		for _, t := range follow {
-			out = append(out, chat.Message{Role: chat.RoleUser, Content: t})
-		}
-		follow = nil
-	}
-	listed := func(k int) {
-		for _, l := range listings {
-			if l.Msg == k {
-				out = append(out, chat.Message{Role: chat.RoleUser, Content: l.Text})
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for k := c.win.Start; k < c.win.N; k++ {
-		m := f.st.Msgs.At(k)
-		en := f.st.Entries.At(f.st.MsgEntry[k])
-		if m.Role != chat.RoleTool {
-			flush()
-		}
-		listed(k)
-		if en.Kind == EntryUser && len(en.Mentions) > 0 {
-			for _, u := range en.Mentions {
-				c.delivered = append(c.delivered, &rulebook.Loaded{Name: u.Name, Version: u.Version, ExecID: u.ExecutionID, ExecTurn: en.Turn})
-			}
-			c.parts = append(c.parts, ContextPart{Kind: "activation", Skill: en.Mentions[0].Name, Placement: "user-message", Text: strings.Join(en.Messages, "\n\n")})
-			follow = append(follow, en.Messages...)
-		}
-		if en.Kind == EntryTool && en.Activated != "" {
-			ls := f.st.FindLoaded(en.Activated)
-			if lifecycle && (ls == nil || k < ls.JoinedMsg) {
-				m.Content = fmt.Sprintf("[skill %s is no longer loaded (max_loaded_skills is %d, least recently used first): the text this call returned has left the conversation]", en.Activated, f.st.Settings.MaxLoadedSkills)
-				out = append(out, m)
-				continue
-			}
-			if en.Delivers && ls != nil && !seen[ls.Name] {
-				seen[ls.Name] = true
-				c.delivered = append(c.delivered, ls)
-			}
-			if en.Delivers {
-				place := "tool-result"
-				text := en.Text
-				if len(en.Messages) > 0 {
-					place, text = "user-message", strings.Join(en.Messages, "\n\n")
-				}
-				c.parts = append(c.parts, ContextPart{Kind: "activation", Skill: en.Activated, Placement: place, Text: text})
-			}
-			follow = append(follow, en.Messages...)
-		}
-		out = append(out, m)
-	}
-	flush()
-	listed(c.win.N)
-	return out
-}
-
-// activationTool is the profile's activation tool as a binding.
-func (f *frame) activationTool(p profile.Profile) *binding {
-	t := p.Tool(f.profileInput())
-	if t == nil {
-		return nil
-	}
-	return &binding{activation: true, info: ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: "built-in", Approval: ApproveNever}}
-}
-
-// mentionRE finds $name in a user message (Codex's explicit skill
-// mention).
-var mentionRE = regexp.MustCompile(`\$([A-Za-z0-9][A-Za-z0-9_.-]*)`)
-
-// mentioned is what the next turn's user message names as $name under a
-// profile that injects the skills named (Codex): each once, in the order
-// named.
-type mentioned struct {
-	turn   int
-	p      profile.Profile
-	skills []*skills.Skill
-}
-
-// mentioned finds the skills text names, for the turn after this one.
-func (f *frame) mentioned(text string) mentioned {
-	m := mentioned{turn: f.st.Turn + 1}
-	p := f.agentProfile()
-	if p == nil || p.Name() != "codex" {
-		return m
-	}
-	m.p = p
-	seen := map[string]bool{}
-	for _, sub := range mentionRE.FindAllStringSubmatch(text, -1) {
-		sk := f.w.sel.agentSkill(strings.TrimRight(sub[1], "."))
-		if sk == nil || seen[sk.Name] {
-			continue
-		}
-		seen[sk.Name] = true
-		m.skills = append(m.skills, sk)
-	}
-	return m
-}
-
 // activate reads the mentioned skills' files and returns their uses and
 // the messages the profile adds for them.
-func (m mentioned) activate() ([]Use, []string) {
+func activateMentioned(m rulebook.Mentioned) ([]Use, []string) {
 	var uses []Use
 	var msgs []string
-	for _, sk := range m.skills {
-		act := m.p.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
+	for _, sk := range m.Skills {
+		act := m.Profile.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
 		for _, msg := range act.Messages {
 			msgs = append(msgs, msg.Text)
 		}
-		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", m.turn)})
+		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", m.Turn)})
 	}
 	return uses, msgs
-}
-
-// composePreloads renders this turn's preloads (R16) for a profile's
-// instructions and counts them as delivered.
-func (f *frame) composePreloads(c *composition) []string {
-	preloads := f.st.Preloads
-	if preloads == nil {
-		preloads = f.pendingPreloads()
-	}
-	pre, parts := rulebook.Preloaded(preloads)
-	c.parts = append(c.parts, parts...)
-	c.delivered = append(c.delivered, preloads...)
-	return pre
 }

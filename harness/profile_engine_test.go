@@ -14,6 +14,7 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/harnesstest"
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden request bodies under testdata/profiles")
@@ -275,7 +276,7 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	if st := starts[0].(*SessionStart); st.Profile != "claude-code" || st.ContextWindow != 5000 || st.ProfileAgent != "Claude Code 2.1.332" {
 		t.Fatalf("session_start profile %q window %d agent %q", st.Profile, st.ContextWindow, st.ProfileAgent)
 	}
-	live, _ := f.s.frame().compose().req.Body()
+	live, _ := rulebook.ComposeNext(f.s.st, f.s.w.World).Request.Body()
 	f.s.Close()
 	s, err := Open(f.s.Dir(), Options{Catalog: w.catalog(), Model: &scripted{}, ModelName: "test-model"})
 	if err != nil {
@@ -283,7 +284,7 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	}
 	defer s.Close()
 	s.mu.Lock()
-	again, _ := s.frame().compose().req.Body()
+	again, _ := rulebook.ComposeNext(s.st, s.w.World).Request.Body()
 	s.mu.Unlock()
 	if !bytes.Equal(live, again) {
 		t.Fatalf("the reopened session composes differently:\n%s", harnesstest.FirstDiff(string(live), string(again)))

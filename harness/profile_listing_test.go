@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/rulebook"
 )
 
 // listingHeader heads Claude Code 2.1.332's skill listing, the first one
@@ -95,7 +96,7 @@ func TestClaudeCodeListsEachSkillOnce(t *testing.T) {
 		t.Fatalf("%d model calls record a listing, want 3 (turns one, two and four)", len(recorded))
 	}
 	f.s.mu.Lock()
-	live, _ := f.s.frame().compose().req.Body()
+	live, _ := rulebook.ComposeNext(f.s.st, f.s.w.World).Request.Body()
 	f.s.mu.Unlock()
 	f.s.Close()
 	s, err := Open(f.s.Dir(), Options{Catalog: w.catalog(), Model: &scripted{}, ModelName: "test-model"})
@@ -104,7 +105,7 @@ func TestClaudeCodeListsEachSkillOnce(t *testing.T) {
 	}
 	defer s.Close()
 	s.mu.Lock()
-	again, _ := s.frame().compose().req.Body()
+	again, _ := rulebook.ComposeNext(s.st, s.w.World).Request.Body()
 	s.mu.Unlock()
 	if !bytes.Equal(live, again) {
 		t.Fatalf("the reopened session composes other listings")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"skillet/harness/paged"
+	"skillet/harness/rank"
 	"skillet/harness/rulebook"
 	"sync"
 	"time"
@@ -98,17 +99,11 @@ type ModelLister interface {
 // selected skills, the ranking index, tool definitions, notices and token
 // counts. Guarded by Session.mu.
 type world struct {
-	sel       *selection
-	ranker    *ranker
-	agentDefs map[string]*skills.ToolDef
-	mcpDefs   map[string]*skills.ToolDef
-	mcpErrs   map[string]error
+	// World is what the rule book reads of the world.
+	*rulebook.World
 	// mcpSaid holds the MCP failures reported, per tool and server state.
 	mcpSaid map[string]bool
 	notices []string
-	// execHigh is the highest execution number handed out, which may run
-	// ahead of the recorded ones until their events are applied.
-	execHigh int
 	// agent is the session's workspace, sandbox and the profile's own
 	// tools; nil when agent tools are off.
 	agent *agentTools
@@ -208,7 +203,9 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = tools.RedactURL(opts.BaseURL)
-	s := &Session{opts: opts, w: world{ranker: newRanker()}, tok: &counter{tok: opts.Tokenizer}}
+	tok := &counter{tok: opts.Tokenizer}
+	s := &Session{opts: opts, tok: tok, w: world{World: &rulebook.World{Catalog: opts.Catalog, Rank: rank.New(), Count: tok,
+		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now, Prompt: opts.Config.Agent.Prompt, Permissions: opts.Config.Permissions}}}
 	if err := s.resolveAgentTools(); err != nil {
 		return nil, err
 	}
@@ -216,18 +213,9 @@ func newSession(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("select skills: %w", err)
 	}
-	s.w.sel = sel
+	s.w.Sel = sel
 	s.w.notices = append(s.w.notices, profile.Notices(p, opts.ModelName, opts.ContextWindow)...)
-	if len(sel.unnamed) > 0 {
-		s.w.notices = append(s.w.notices, fmt.Sprintf("left out (not named in %s): %s", configName(s.opts.Config), joinNames(sel.unnamed)))
-	}
-	for _, sk := range s.opts.Catalog.All() {
-		if !sk.Valid() {
-			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s is invalid and left out: %s", sk.Name, problemsText(sk.Problems)))
-		} else if p := sel.problems[sk.Name]; len(p) > 0 {
-			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s is left out: %s", sk.Name, problemsText(p)))
-		}
-	}
+	s.w.notices = append(s.w.notices, rulebook.SelectionNotices(sel, s.opts.Catalog.All(), configName(s.opts.Config))...)
 	for _, sk := range s.opts.Catalog.Shadowed() {
 		if win := s.opts.Catalog.Get(sk.Name); win != nil {
 			s.w.notices = append(s.w.notices, fmt.Sprintf("skill %s in %s is shadowed by the one in %s", sk.Name, sk.Root, win.Root))
@@ -303,9 +291,9 @@ func (s *Session) start(id, prof string, window int) error {
 func (s *Session) reset(id string) {
 	s.st = rulebook.New(id, s.opts.ModelName, s.opts.Config.Session)
 	s.model = s.opts.Model
-	s.w.execHigh = 0
-	s.w.mcpDefs = map[string]*skills.ToolDef{}
-	s.w.mcpErrs = map[string]error{}
+	s.w.ExecHigh = 0
+	s.w.MCPDefs = map[string]*skills.ToolDef{}
+	s.w.MCPErrs = map[string]error{}
 	s.w.mcpSaid = map[string]bool{}
 	s.w.agent = nil
 }

@@ -32,7 +32,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		}
 		return s.tok.countNow(text, &estimated)
 	}
-	for _, p := range c.parts {
+	for _, p := range c.Parts {
 		if p.Text == "" {
 			continue
 		}
@@ -41,7 +41,7 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 		}
 		snap.Parts = append(snap.Parts, p)
 	}
-	snap.InstructionTokens = count(c.instructions)
+	snap.InstructionTokens = count(c.Instructions)
 	snap.Ledger = ledger(c, count, s.opts.Tokenizer.Name(), sc.unsent, sc.reported)
 	snap.RequestTokens = snap.Ledger.Total
 	snap.Skills = skillStatuses(&s.opts, sc, s.tok)
@@ -59,14 +59,14 @@ type snapLocked struct {
 }
 
 func (f *frame) snapLocked() snapLocked {
-	c := f.compose()
+	c := rulebook.ComposeNext(f.st, f.w.World)
 	return snapLocked{c: c, sc: f.snapCopy(), snap: f.snapState(c)}
 }
 
 // snapCopy is what a snapshot needs of the state besides the composition,
 // copied under the lock for the work done after it.
 type snapCopy struct {
-	sel    *selection
+	sel    *rulebook.Selection
 	loaded map[string]bool
 	// set are the limits a skill that can never load is judged by (R12).
 	set    Settings
@@ -76,7 +76,7 @@ type snapCopy struct {
 }
 
 func (f *frame) snapCopy() snapCopy {
-	sc := snapCopy{sel: f.w.sel, loaded: map[string]bool{}, set: f.st.Settings, unsent: strings.Join(f.st.Unsent, "\n")}
+	sc := snapCopy{sel: f.w.Sel, loaded: map[string]bool{}, set: f.st.Settings, unsent: strings.Join(f.st.Unsent, "\n")}
 	for _, ls := range f.st.Loaded {
 		sc.loaded[ls.Name] = true
 	}
@@ -94,27 +94,27 @@ func (f *frame) snapState(c *composition) *Snapshot {
 	snap := &Snapshot{
 		SessionID: f.st.ID, Model: f.st.Model, BaseURL: f.opts.BaseURL, Demo: f.opts.Demo,
 		Turn: f.st.Turn, Running: f.st.Running, Limits: f.st.Settings,
-		Instructions: c.instructions, Context: c.context, LeftOff: c.leftOff, LastTurn: f.st.Last,
+		Instructions: c.Instructions, Context: c.Context, LeftOff: c.LeftOff, LastTurn: f.st.Last,
 		Notices:   append([]string(nil), f.w.notices...),
 		Workspace: f.st.Workspace,
-		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.catalogue,
+		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.Catalogue,
 	}
 	for i, ls := range f.st.Loaded {
-		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.win))
+		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.Win))
 	}
 	preloads := f.st.Preloads
 	if preloads == nil {
-		preloads = f.pendingPreloads()
+		preloads = rulebook.PendingPreloads(f.w.World)
 	}
 	for _, ls := range preloads {
-		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.win))
+		snap.Preloaded = append(snap.Preloaded, f.loadedInfo(ls, false, c.Win))
 	}
-	snap.Tools = append(slices.Clone(c.infos), f.goneTools(c.infos)...)
+	snap.Tools = append(slices.Clone(c.Infos), f.goneTools(c.Infos)...)
 	for i := range snap.Tools {
 		// shown until the session ends (R15)
 		snap.Tools[i].SessionApproved = f.st.Approved[snap.Tools[i].Name]
 	}
-	snap.Window = WindowInfo{Messages: f.st.Msgs.Len(), InWindow: c.win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.win), CapExceeded: c.win.CapExceeded}
+	snap.Window = WindowInfo{Messages: f.st.Msgs.Len(), InWindow: c.Win.Kept(), Cap: f.st.Settings.MaxTranscriptMessages, FirstEntry: f.firstEntry(c.Win), CapExceeded: c.Win.CapExceeded}
 	if f.st.Cur != nil {
 		snap.Usage = f.st.Cur.Usage
 	}
@@ -188,14 +188,14 @@ func skillStatuses(o *Options, sc snapCopy, tok *counter) []SkillStatus {
 		st := SkillStatus{Name: sk.Name, Description: sk.Description, Version: sk.Version, Dir: sk.Dir, Root: sk.Root,
 			Shadowed: shadowed, Problems: sk.Problems, Warnings: sk.Warnings, Tools: sk.Tools}
 		if !shadowed {
-			_, st.Enabled = sc.sel.byName[sk.Name]
-			for _, p := range sc.sel.preload {
+			_, st.Enabled = sc.sel.ByName[sk.Name]
+			for _, p := range sc.sel.Preload {
 				if p.Name == sk.Name {
 					st.Preload = true
 				}
 			}
 			st.Loaded = sc.loaded[sk.Name]
-			if extra := sc.sel.problems[sk.Name]; len(extra) > 0 {
+			if extra := sc.sel.Problems[sk.Name]; len(extra) > 0 {
 				st.Problems = append(append([]skills.Problem{}, st.Problems...), extra...)
 			}
 			if rs := rulebook.LoadLimits(sc.set, rulebook.Usage{}, rulebook.PathUser, sk.Name, tok.skillChars(sk), 0); len(st.Problems) == 0 && len(rs) > 0 {

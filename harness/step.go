@@ -1,19 +1,15 @@
 package harness
 
 import (
-	"fmt"
-
 	"skillet/harness/rulebook"
 )
 
-// frame is what the shell's rules see while they run: the rule book's
-// state, what the shell knows of the world, the session's options and
-// folder. Only read and step hand one out, with the session's lock held, so
-// a function that takes a frame needs no lock of its own and cannot be
-// called without one. A frame's functions do no I/O besides reading the
-// catalog and counting tokens, and never emit: what they decide comes back
-// as events. Every field is guarded by the session's lock, and a frame is
-// used only while the read or step that made it runs.
+// frame is what a read sees: the rule book's state, what the shell knows
+// of the world, the session's options and folder. Only read (and step,
+// for the file effects of its events) hands one out, with the session's
+// lock held, so a function that takes a frame needs no lock of its own and
+// cannot be called without one. Every field is guarded by the session's
+// lock, and a frame is used only while the read or step that made it runs.
 type frame struct {
 	st   *rulebook.State
 	w    *world
@@ -36,18 +32,19 @@ func (s *Session) frame() *frame {
 	return &frame{st: s.st, w: &s.w, opts: &s.opts, dir: s.dir, tok: s.tok}
 }
 
-// step runs one rule: under the lock, the rule decides from the frame and
+// step runs one rule of the rule book: under the lock, the rule decides
+// from the state and the world the shell built before the step and
 // returns its events, which are stamped and applied in order (each sees the
 // state the one before made). Then, with the lock released, their file
 // effects are carried out, and they are journaled and handed to OnEvent.
 // Every state change goes through here, which is what lets a journal
 // reopen a session; I/O happens before or after a step, never inside one.
-func (s *Session) step(rule func(*frame) []Event) []Event {
+func (s *Session) step(rule func(*rulebook.State, *rulebook.World) []Event) []Event {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
 	f := s.frame()
-	events := rule(f)
+	events := rule(f.st, f.w.World)
 	fxs := make([]effects, len(events))
 	for i, e := range events {
 		h := e.Head()
@@ -93,22 +90,10 @@ func (s *Session) step(rule func(*frame) []Event) []Event {
 // emit records events decided outside a rule: step with a rule that
 // returns them.
 func (s *Session) emit(events ...Event) {
-	s.step(func(*frame) []Event { return events })
+	s.step(func(*rulebook.State, *rulebook.World) []Event { return events })
 }
 
 func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
-
-// nextExecID hands out the next execution id. Ids may be handed out before
-// the events that record them are applied, so the highest one handed out is
-// remembered beside the highest one recorded.
-func (f *frame) nextExecID() string {
-	f.w.execHigh = max(f.w.execHigh, f.st.ExecSeq) + 1
-	return fmt.Sprintf("x-%d", f.w.execHigh)
-}
-
-func (f *frame) count(text string) int { return f.tok.count(text) }
-
-func (f *frame) countNow(text string, estimated *bool) int { return f.tok.countNow(text, estimated) }
 
 // with runs f with the session's frame under the lock, like read, for
 // work that only updates what the shell knows of the world.

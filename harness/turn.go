@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"skillet/harness/chat"
@@ -16,7 +15,7 @@ var ErrTurnRunning = errors.New("a turn or command is running; wait for it or ca
 
 // cancelledResult is the result of a tool call that never ran because the
 // user cancelled (R25).
-const cancelledResult = "cancelled by user"
+const cancelledResult = rulebook.CancelledResult
 
 // Turn runs one turn: it records the user's message, re-reads skills from
 // disk (R17), preloads (R16) or pastes (R22), then calls the model and runs
@@ -33,9 +32,9 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	defer s.release()
 	// the session is ours: the turn number holds until the start is
 	// recorded, and the mentioned skills' files are read outside the lock
-	m := read(s, func(f *frame) mentioned { return f.mentioned(text) })
-	start := &TurnStart{Header: Header{Turn: m.turn}, Text: text}
-	start.Mentions, start.Messages = m.activate()
+	m := read(s, func(f *frame) rulebook.Mentioned { return rulebook.Mentions(f.st, f.w.World, text) })
+	start := &TurnStart{Header: Header{Turn: m.Turn}, Text: text}
+	start.Mentions, start.Messages = activateMentioned(m)
 	s.emit(start)
 	s.syncSkills()
 	s.preloadSkills()
@@ -79,13 +78,13 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 			return StopCancelled, nil
 		}
 		c := s.composeCall(ctx, call)
-		body, err := c.req.Body()
+		body, err := c.Request.Body()
 		if err != nil {
 			s.emit(&Error{Message: err.Error()})
 			return StopError, err
 		}
-		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.offered), LeftOff: c.leftOff, Scores: c.scores, Delivered: nonNilUses(c.deliveredUses), Reused: c.reusedUses, Listing: c.listing})
-		reply, partial, err := s.complete(ctx, call, c.req, body)
+		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.Offered), LeftOff: c.LeftOff, Scores: c.Scores, Delivered: nonNilUses(c.DeliveredUses), Reused: c.ReusedUses, Listing: c.Listing})
+		reply, partial, err := s.complete(ctx, call, c.Request, body)
 		if err != nil {
 			if ctx.Err() != nil {
 				s.emit(&Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, FinishReason: "cancelled", ToolCalls: []ToolCallRecord{}})
@@ -103,7 +102,7 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 		}
 		a := s.assistantEvent(call, reply, calls)
 		s.emit(a)
-		calls = callsOf(a)
+		calls = rulebook.CallsOf(a)
 		if reply.Interrupted {
 			s.warn("the model's reply ended without a finish reason: it is recorded as interrupted and no tool call ran")
 			return StopInterrupted, nil
@@ -115,7 +114,7 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 			}
 			return StopDone, nil
 		}
-		if stop := s.runCalls(ctx, calls, c.live); stop != "" {
+		if stop := s.runCalls(ctx, calls, c.Live); stop != "" {
 			return stop, nil
 		}
 	}
@@ -164,36 +163,8 @@ func (s *Session) complete(ctx context.Context, call int, req *chat.Request, bod
 // send none or restart their numbering.
 func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
 	a := &Assistant{Call: call, Text: r.Message.Content, Reasoning: r.Reasoning, FinishReason: r.FinishReason, Usage: r.Usage, Interrupted: r.Interrupted, Raw: r.Raw, ToolCalls: []ToolCallRecord{}}
-	a.ToolCalls = read(s, func(f *frame) []ToolCallRecord { return callIDs(f.st, call, calls) })
+	a.ToolCalls = read(s, func(f *frame) []ToolCallRecord { return rulebook.CallIDs(f.st, call, calls) })
 	return a
-}
-
-// callIDs gives every tool call of a reply an id no other call of the
-// session has.
-func callIDs(st *rulebook.State, call int, calls []chat.ToolCall) []ToolCallRecord {
-	out := []ToolCallRecord{}
-	taken := map[string]bool{}
-	for i, tc := range calls {
-		id := tc.ID
-		for n := 0; id == "" || st.CallIDs[id] || taken[id]; n++ {
-			id = fmt.Sprintf("call_%d_%d_%d", st.Turn, call, i+1)
-			if n > 0 {
-				id += fmt.Sprintf("_%d", n)
-			}
-		}
-		taken[id] = true
-		out = append(out, ToolCallRecord{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Extra: tc.Extra})
-	}
-	return out
-}
-
-// calls turns the recorded tool calls back into calls to run.
-func callsOf(a *Assistant) []chat.ToolCall {
-	out := make([]chat.ToolCall, 0, len(a.ToolCalls))
-	for _, tc := range a.ToolCalls {
-		out = append(out, chat.ToolCall{ID: tc.ID, Type: "function", Function: chat.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}, Extra: tc.Extra})
-	}
-	return out
 }
 
 func nonNilUses(u []Use) []Use {
@@ -204,45 +175,32 @@ func nonNilUses(u []Use) []Use {
 }
 
 // runCalls answers every tool call of one assistant message, in order. Each
-// call gets exactly one result, whatever happens (R25).
+// call gets exactly one result, whatever happens (R24, R25).
 func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) StopReason {
 	var stop StopReason
-	max := s.settingsNow().MaxToolCalls
-	overLimit := fmt.Sprintf("not run: the turn reached max_tool_calls (%d)", max)
 	for _, tc := range calls {
-		switch {
-		case ctx.Err() != nil:
-			s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Function.Name, Content: cancelledResult, Refused: true, Cancelled: true})
-			stop = StopCancelled
-			continue
-		case stop == StopMaxToolCalls:
-			s.refuse(tc, overLimit, true, true)
-			continue
+		var refusal *ToolResult
+		s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+			refusal, stop = rulebook.GateCall(st, tc, ctx.Err() != nil, stop)
+			if refusal == nil {
+				return nil
+			}
+			return []Event{refusal}
+		})
+		if refusal == nil {
+			s.dispatch(ctx, tc, live, false)
 		}
-		if read(s, func(f *frame) bool { return f.st.Cur.Usage.ToolCalls >= max }) {
-			stop = StopMaxToolCalls
-			s.refuse(tc, overLimit, true, true)
-			continue
-		}
-		s.dispatch(ctx, tc, live, false)
 	}
-	if stop == StopMaxToolCalls {
-		s.warn(fmt.Sprintf("the turn ended: it reached max_tool_calls (%d tool calls per turn)", max))
-	}
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event { return rulebook.CallsEnded(st, stop) })
 	return stop
-}
-
-// refuse answers a tool call the harness did not run.
-func (s *Session) refuse(tc chat.ToolCall, content string, isError, overLimit bool) {
-	s.emit(&ToolResult{ToolCallID: tc.ID, Name: tc.Function.Name, Content: content, IsError: isError, Refused: true, OverLimit: overLimit})
 }
 
 // finishTurn records the turn's end with Offered / Delivered / Loaded (R20)
 // and uses (R21).
 func (s *Session) finishTurn(stop StopReason) *TurnEnd {
 	var end *TurnEnd
-	s.step(func(f *frame) []Event {
-		end = rulebook.TurnEnd(f.st, stop)
+	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		end = rulebook.TurnEnd(st, stop)
 		return []Event{end}
 	})
 	return end

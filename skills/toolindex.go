@@ -16,6 +16,10 @@ import (
 // a tool comes from an MCP server of the config, not from a tool file.
 var ErrMCPTool = errors.New("is a tool of an MCP server; it is resolved from the config, not from tool files")
 
+// ErrNoMCPTool is wrapped by the error of an MCP tool's lookup when the
+// server is up and does not list the tool.
+var ErrNoMCPTool = errors.New("MCP server has no such tool")
+
 // toolFile is one tool definition file and its stat.
 type toolFile struct {
 	path string

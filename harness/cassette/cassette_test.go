@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"skillet/harness/chat"
 	"skillet/harness/llm"
 	"skillet/harness/tools"
@@ -252,7 +250,7 @@ func TestPaceGaps(t *testing.T) {
 	}
 }
 
-type openaiFunction = openai.FunctionDefinition
+type openaiFunction = chat.FunctionDefinition
 
 func mustMessages(t *testing.T, r *chat.Request) []byte {
 	t.Helper()

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // reflected is the body as encoding/json writes the Request by reflection:
@@ -70,7 +68,7 @@ func randomRequest(r *rand.Rand) *Request {
 		req.Messages = append(req.Messages, m)
 	}
 	for range r.IntN(3) {
-		req.Tools = append(req.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: randomText(r), Description: randomText(r), Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"a <b> & c"}}}`)}})
+		req.Tools = append(req.Tools, Tool{Type: ToolTypeFunction, Function: &FunctionDefinition{Name: randomText(r), Description: randomText(r), Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"a <b> & c"}}}`)}})
 	}
 	return req
 }

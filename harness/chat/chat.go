@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Roles of chat messages.
@@ -170,11 +168,59 @@ func (c *ToolCall) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Tool is a function tool offered to the model, in go-openai's own type.
-type Tool = openai.Tool
+// ToolTypeFunction is the type of every tool the engine offers.
+const ToolTypeFunction = "function"
 
-// Usage is the token usage a provider reports, in go-openai's own type.
-type Usage = openai.Usage
+// Tool is a function tool offered to the model.
+type Tool struct {
+	Type     string              `json:"type"`
+	Function *FunctionDefinition `json:"function,omitempty"`
+}
+
+// MarshalJSON writes the tool as the requests recorded so far have it: keys
+// sorted and HTML characters escaped, so a recorded request body matches
+// the one composed again byte for byte.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"type": t.Type}
+	if t.Function != nil {
+		m["function"] = t.Function
+	}
+	return json.Marshal(m)
+}
+
+// FunctionDefinition is a function tool's name, description and JSON
+// Schema of its arguments.
+type FunctionDefinition struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Strict      bool   `json:"strict,omitempty"`
+	// Parameters is the JSON Schema object (a json.RawMessage or a value
+	// that marshals to one).
+	Parameters any `json:"parameters"`
+}
+
+// Usage is the token usage a provider reports.
+type Usage struct {
+	PromptTokens            int                      `json:"prompt_tokens"`
+	CompletionTokens        int                      `json:"completion_tokens"`
+	TotalTokens             int                      `json:"total_tokens"`
+	PromptTokensDetails     *PromptTokensDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details"`
+}
+
+// PromptTokensDetails breaks down the prompt's tokens.
+type PromptTokensDetails struct {
+	AudioTokens  int `json:"audio_tokens"`
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// CompletionTokensDetails breaks down the completion's tokens.
+type CompletionTokensDetails struct {
+	AudioTokens              int `json:"audio_tokens"`
+	ReasoningTokens          int `json:"reasoning_tokens"`
+	AcceptedPredictionTokens int `json:"accepted_prediction_tokens"`
+	RejectedPredictionTokens int `json:"rejected_prediction_tokens"`
+}
 
 // StreamOptions asks a streaming provider for a usage chunk.
 type StreamOptions struct {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"skillet/harness"
 	"skillet/harness/chat"
 	"skillet/harness/demo"
@@ -99,4 +97,4 @@ func TestEngineLinesAreDroppedWhereverTheNoteEnds(t *testing.T) {
 	}
 }
 
-type openaiDef = openai.FunctionDefinition
+type openaiDef = chat.FunctionDefinition

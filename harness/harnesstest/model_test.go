@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"skillet/harness/chat"
 )
 
@@ -167,7 +165,7 @@ func TestRequestHelpers(t *testing.T) {
 	req := &chat.Request{Messages: []chat.Message{
 		{Role: chat.RoleSystem, Content: "sys"}, {Role: chat.RoleUser, Content: "one"}, {Role: chat.RoleAssistant, Content: "a"},
 		{Role: chat.RoleUser, Content: "two"}, {Role: chat.RoleAssistant}, {Role: chat.RoleTool, Content: "r"},
-	}, Tools: []chat.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "t1"}}, {Type: "function", Function: &openai.FunctionDefinition{Name: "t2"}}}}
+	}, Tools: []chat.Tool{{Type: "function", Function: &chat.FunctionDefinition{Name: "t1"}}, {Type: "function", Function: &chat.FunctionDefinition{Name: "t2"}}}}
 	if System(req) != "sys" || strings.Join(ToolNames(req), ",") != "t1,t2" {
 		t.Fatalf("system %q, tools %q", System(req), ToolNames(req))
 	}

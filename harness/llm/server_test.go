@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"skillet/harness/chat"
 )
 
@@ -161,7 +159,7 @@ func blockUntilDone(r *http.Request) {
 	<-r.Context().Done()
 }
 
-var openaiFunction = openai.FunctionDefinition{
+var openaiFunction = chat.FunctionDefinition{
 	Name:        "get_weather",
 	Description: "Weather for a city.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),

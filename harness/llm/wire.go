@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	"skillet/harness/chat"
 )
 
 // chunk is one streamed chat-completions chunk, or a whole non-streamed
@@ -17,7 +17,7 @@ import (
 // "reasoning" nor "error".
 type chunk struct {
 	Choices []choice        `json:"choices"`
-	Usage   *openai.Usage   `json:"usage"`
+	Usage   *chat.Usage     `json:"usage"`
 	Error   json.RawMessage `json:"error"`
 }
 

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sashabaranov/go-openai"
-
 	"skillet/harness/chat"
 )
 
@@ -22,7 +20,7 @@ func body(t *testing.T, system string, msgs []string, tools ...string) *Request 
 		r.Messages = append(r.Messages, chat.Message{Role: role, Content: m})
 	}
 	for _, name := range tools {
-		r.Tools = append(r.Tools, chat.Tool{Type: "function", Function: &openai.FunctionDefinition{Name: name, Description: "the " + name + " tool"}})
+		r.Tools = append(r.Tools, chat.Tool{Type: "function", Function: &chat.FunctionDefinition{Name: name, Description: "the " + name + " tool"}})
 	}
 	b, err := r.Body()
 	if err != nil {

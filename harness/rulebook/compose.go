@@ -37,11 +37,11 @@ type Part struct {
 // Listed is a skill on the list (R10).
 type Listed struct{ Name, Description string }
 
-// World is what Compose needs from outside the state: the agent's prompt,
+// Given is what Compose needs from outside the state: the agent's prompt,
 // the preloads to render (the turn's, or before any turn the ones it will
 // make), the list when the load_skill tool is offered (Listing) with the
 // enabled skills it leaves off, and the tools of the request.
-type World struct {
+type Given struct {
 	Prompt   string
 	Preloads []*Loaded
 	Listing  bool
@@ -73,7 +73,7 @@ type Composition struct {
 }
 
 // Compose composes the next request. It changes nothing.
-func Compose(st *State, w World) *Composition {
+func Compose(st *State, w Given) *Composition {
 	c := &Composition{Infos: w.Infos}
 	set := st.Settings
 	c.Parts = append(c.Parts, Part{Kind: "prompt", Text: w.Prompt})

@@ -7,8 +7,6 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/event"
-
-	"github.com/sashabaranov/go-openai"
 )
 
 func names(ls []*Loaded) []string {
@@ -28,8 +26,8 @@ func kindsOf(parts []Part) string {
 }
 
 func TestCompose(t *testing.T) {
-	list := World{Prompt: "You help.", Listing: true, List: []Listed{{"a", "Use for <a> & more."}, {"b", "B things."}}, LeftOff: []string{"z"},
-		Tools: []chat.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "load_skill"}}}}
+	list := Given{Prompt: "You help.", Listing: true, List: []Listed{{"a", "Use for <a> & more."}, {"b", "B things."}}, LeftOff: []string{"z"},
+		Tools: []chat.Tool{{Type: "function", Function: &chat.FunctionDefinition{Name: "load_skill"}}}}
 	toolResult := &event.SkillLoaded{Header: event.Header{Turn: 1}, Skill: "t", Version: "1", ExecutionID: "x-9", By: event.ByModel, Delivery: event.DeliveryToolResult, Body: event.SkillBody{Text: "T text"}}
 	pasted := &event.SkillLoaded{Header: event.Header{Turn: 1}, Skill: "p", Version: "1", ExecutionID: "x-5", By: event.ByPaste, Delivery: event.DeliveryContext, Body: event.SkillBody{Text: "P text"}}
 	exchange := func(turn int, text string) []event.Event {
@@ -39,7 +37,7 @@ func TestCompose(t *testing.T) {
 		name      string
 		settings  func(*event.Settings)
 		events    []event.Event
-		world     World
+		world     Given
 		parts     string
 		offered   []string
 		delivered []string
@@ -54,7 +52,7 @@ func TestCompose(t *testing.T) {
 			nil},
 		{"preloads are in the instructions and delivered", nil,
 			[]event.Event{userMsg(1, "hi"), &event.SkillPreload{Header: event.Header{Turn: 1}, Skill: "house", Version: "2", ExecutionID: "x-1", Body: event.SkillBody{Text: "House rules."}}},
-			World{Prompt: "You help."}, "prompt: preload:house", nil, []string{"house"}, nil, 1,
+			Given{Prompt: "You help."}, "prompt: preload:house", nil, []string{"house"}, nil, 1,
 			[]string{"<preloaded_skills>\n<skill name=\"house\" version=\"2\" execution=\"x-1\">\nHouse rules.\n</skill>\n</preloaded_skills>"}, []string{"<current_context>", "<available_skills>"}},
 		{"a tool-result load is delivered by its result, not the context (R11)", nil,
 			[]event.Event{userMsg(1, "hi"), toolResult}, list,
@@ -63,7 +61,7 @@ func TestCompose(t *testing.T) {
 			append(append([]event.Event{userMsg(1, "hi"), toolResult, &event.TurnEnd{Header: event.Header{Turn: 1}}}, exchange(2, "more")...), exchange(3, "again")...), list,
 			"prompt: list:", []string{"a", "b"}, []string{}, []string{"t"}, 2, nil, nil},
 		{"a pasted skill is named, so offered (R22)", func(s *event.Settings) { s.LoadSkillTool = false },
-			[]event.Event{userMsg(1, "hi"), pasted}, World{Prompt: "You help."},
+			[]event.Event{userMsg(1, "hi"), pasted}, Given{Prompt: "You help."},
 			"prompt: paste:p", []string{"p"}, []string{"p"}, nil, 1, []string{"P text"}, []string{"<available_skills>"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +106,7 @@ func TestComposeFrozen(t *testing.T) {
 	st := fold(freeze, userMsg(1, "hi"), loaded(1, "a", "x-1"),
 		&event.PromptFrozen{Instructions: "FROZEN", Tools: []byte(`[{"type":"function","function":{"name":"old_tool"}}]`), Offered: []string{"a", "b"}, Context: map[string]string{"a": "x-1"}},
 		loaded(1, "c", "x-2"))
-	c := Compose(st, World{Prompt: "You help.", Listing: true, List: []Listed{{"c", "C."}}, Tools: []chat.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "new_tool"}}}})
+	c := Compose(st, Given{Prompt: "You help.", Listing: true, List: []Listed{{"c", "C."}}, Tools: []chat.Tool{{Type: "function", Function: &chat.FunctionDefinition{Name: "new_tool"}}}})
 	if !c.Frozen || c.Instructions != "FROZEN" || c.Request.Messages[0].Content != "FROZEN" {
 		t.Fatalf("instructions %q (frozen %v)", c.Instructions, c.Frozen)
 	}

@@ -11,28 +11,42 @@
 // rule file starts with the rules it implements:
 //
 //	R1  one transcript ............ state.go (State.Entries), apply.go (addMessage; sealOld seals what the window left, see harness/paged)
-//	R2  LRU ....................... apply.go (touch, removeLoaded), load.go (Evicted, Insert), unload.go (Victims, SetLimit)
-//	R3  active skill .............. apply.go (touch; SkillActivated), compose.go (active="true")
+//	R2  LRU ....................... apply.go (touch, removeLoaded), load.go (Evicted, Insert), loads.go (Place), unload.go (Victims, SetLimit)
+//	R3  active skill .............. apply.go (touch; SkillActivated), compose.go (active="true"), loads.go (DecideModelLoad)
 //	R4  unload .................... apply.go (removeLoaded: text, tools, state go; store stays), unload.go (UnloadByUser)
+//	R5  all loaded tools work ..... tools.go (BuildTools: every preloaded and loaded skill's tools)
+//	R6  unknown tool .............. calls.go (UnknownTool)
 //	R7  contextChanged ............ apply.go (addNote: notes travel with the next user message), load.go, unload.go, sync.go (the lines)
 //	R8  skill text in context ..... compose.go (Compose, SkillElement)
-//	R9  window .................... window.go (ComputeWindow), compose.go
-//	R10 the list .................. compose.go (ListBlock; the shell ranks what fits)
-//	R11 tool-result delivery ...... compose.go (Delivered while the result is in the window)
+//	R9  window .................... window.go (ComputeWindow), compose.go, next.go (trims)
+//	R10 the list .................. compose.go (ListBlock), next.go (list: ranked by World.Rank against the latest user message; the skills left off named)
+//	R11 tool-result delivery ...... compose.go (Delivered while the result is in the window), next.go (the out-of-window warning)
 //	R12 load limits ............... limits.go (LoadLimits, for every load path: the model's, paste, user, preload, an edit, and whether any load could take a skill, as why, validate and the snapshot ask), load.go (OverLimit)
-//	R13 load identity ............. apply.go (noteLoaded, TurnState.Execs), load.go (ReadThisTurn)
-//	R15 approvals ................. apply.go (Approval: Approved, Approvals)
-//	R16 preload ................... apply.go (SkillPreload), compose.go (Preloaded)
-//	R17 skills read every turn .... sync.go (Sync: edits, removals, invalid, too long)
+//	R13 load identity ............. apply.go (noteLoaded, TurnState.Execs), load.go (ReadThisTurn), world.go (NextExec)
+//	R14 skill tools ............... tools.go (BuildToolsWith, PinConflict, MadeAvailable, ToolsAfterEdit)
+//	R15 approvals ................. apply.go (Approval: Approved, Approvals), tools.go (policy), grant.go (Authorize, Answered; AgentGrant and KnownSafe for the profile's own tools)
+//	R16 preload ................... apply.go (SkillPreload), compose.go (Preloaded), loads.go (Preloads)
+//	R17 skills read every turn .... sync.go (Synced, Sync: edits, removals, invalid, too long)
+//	R18 validation ................ world.go (Select: a skill named like a tool the model sees); the spec's rules are skills.Parse's
+//	R19 selection ................. world.go (Select, UnknownSkill, Closest); matching the config to the catalog is skills.Catalog.Select's
 //	R20 Offered/Delivered/Loaded .. apply.go (ModelCall, SkillLoaded), state.go (TurnState), compose.go, turnend.go (TurnEnd)
-//	R21 uses ...................... apply.go (ModelCall reused, ToolResult), turnend.go (TurnEnd)
-//	R22 paste mode ................ compose.go (pasted skills are named)
-//	R23 frozen prompt ............. apply.go (PromptFrozen, thawFrozen), compose.go (frozen)
+//	R21 uses ...................... apply.go (ModelCall reused, ToolResult), turnend.go (TurnEnd), next.go (reusedTools)
+//	R22 paste mode ................ loads.go (Paste, PasteOne: the top-ranked within the limits), compose.go (pasted skills are named)
+//	R23 frozen prompt ............. apply.go (PromptFrozen, thawFrozen), compose.go (frozen), next.go (Freeze), tools.go (FrozenTools)
+//	R24 tool-call limit ........... calls.go (GateCall, CallsEnded)
+//	R25 cancel .................... calls.go (GateCall: every call left gets CancelledResult)
 //	R26 state and store ........... apply.go (StateChanged, for loads and preloads)
 //
-// What needs the skill catalog, tool definitions, a ranking or a token
-// count (R5, R6, R10's ranking, R14, R18, R19, R22's choice, R24, R25) is
-// decided by the shell in package harness, in functions of a frame (the
-// state and what the shell knows of the world, handed out under its lock)
-// that ask the rules above and return events, which are folded here.
+// Under another agent's profile, activate.go decides its activation tool
+// and profile.go whether the lifecycle rules apply.
+//
+// What the rules read besides the state is a World (world.go): the
+// catalog and its selection, the agent's tools and every tool definition,
+// MCP ones as their servers gave them, a Ranker and a Counter. The shell
+// (package harness) builds it before each step — it refreshes the catalog
+// and asks MCP servers first — and records the events a rule returns;
+// where a rule needs I/O done first it returns a plan (loads.go's Plan)
+// that the shell carries out and records with another rule (Place). The
+// shell decides no rule itself: it runs tools, asks approvals, streams the
+// model and cancels what is in flight.
 package rulebook

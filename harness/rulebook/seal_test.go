@@ -96,7 +96,7 @@ func TestSealingKeepsTheTranscript(t *testing.T) {
 			t.Fatalf("entry %d reads back with index %d", i, got.Index)
 		}
 	}
-	w := World{Prompt: "p"}
+	w := Given{Prompt: "p"}
 	if a, b := asJSON(t, Compose(sealed, w).Request), asJSON(t, Compose(whole, w).Request); a != b {
 		t.Fatalf("a sealed state composes another request:\n%s", firstDiff(a, b))
 	}

@@ -9,8 +9,10 @@ package rulebook
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"skillet/harness/event"
+	"skillet/skills"
 )
 
 // Gone says why a loaded skill is no longer selected; "" when it is.
@@ -82,4 +84,71 @@ func Sync(st *State, disk func(*Loaded) Disk) []event.Event {
 		}
 	}
 	return events
+}
+
+// Synced reconciles the state with the skills as the catalog now reads
+// them (R17), once the shell refreshed the catalog and made the world's
+// selection anew (selErr says why the config's skills did not select
+// cleanly): unloads of removed or invalid skills, edits of loaded ones,
+// and warnings of skills that turned invalid.
+func Synced(st *State, w *World, changes skills.Changes, selErr error) []event.Event {
+	sel := w.Sel
+	var newlyInvalid []string
+	for _, name := range changes.Changed {
+		if sk := w.Catalog.Get(name); sk != nil && !sk.Valid() && st.FindLoaded(name) == nil {
+			newlyInvalid = append(newlyInvalid, fmt.Sprintf("skill %s is now invalid and left out: %s", name, ProblemsText(sk.Problems)))
+		}
+	}
+	for _, name := range changes.Added {
+		if sk := w.Catalog.Get(name); sk != nil && !sk.Valid() {
+			newlyInvalid = append(newlyInvalid, fmt.Sprintf("new skill %s is invalid and left out: %s", name, ProblemsText(sk.Problems)))
+		}
+	}
+	var events []event.Event
+	if selErr != nil {
+		events = append(events, &event.Warning{Message: "skills in the config no longer select cleanly; keeping the valid ones: " + strings.Join(strings.Fields(selErr.Error()), " ")})
+	}
+	for _, w := range newlyInvalid {
+		events = append(events, &event.Warning{Message: w})
+	}
+	return append(events, Sync(st, func(ls *Loaded) Disk { return onDisk(st, w, sel, ls) })...)
+}
+
+// onDisk is a loaded skill as the catalog now reads it (R17).
+func onDisk(st *State, w *World, sel *Selection, ls *Loaded) Disk {
+	cur := sel.ByName[ls.Name]
+	if cur == nil {
+		sk := w.Catalog.Get(ls.Name)
+		switch {
+		case sk == nil:
+			return Disk{Gone: GoneRemoved}
+		case !sk.Valid():
+			return Disk{Gone: GoneInvalid, Problems: ProblemsText(sk.Problems)}
+		}
+		return Disk{Gone: GoneNotEnabled}
+	}
+	if !bodyChanged(cur, ls) {
+		return Disk{}
+	}
+	d := Disk{Changed: true, Chars: utf8.RuneCountInString(cur.LoadText()), Version: cur.Version, Body: BodyOf(cur)}
+	if len(LoadLimits(st.Settings, Usage{}, PathEdit, ls.Name, d.Chars, 0)) == 0 {
+		d.Tokens = w.Count.CountNow(d.Body.Text, nil)
+		d.Tools, d.Removed, d.Added = ToolsAfterEdit(st, w, ls, d.Body)
+	}
+	return d
+
+}
+
+// bodyChanged reports whether a skill on disk differs from what a load
+// rendered of it.
+func bodyChanged(sk *skills.Skill, ls *Loaded) bool {
+	if sk.Version != ls.Version || sk.Dir != ls.Body.Dir || sk.LoadText() != ls.Body.Text || len(sk.Tools) != len(ls.Body.Tools) {
+		return true
+	}
+	for i, r := range sk.Tools {
+		if r != ls.Body.Tools[i] {
+			return true
+		}
+	}
+	return false
 }

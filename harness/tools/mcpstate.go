@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"skillet/skills"
 )
 
 // MCPState is where an MCP server stands in this session.
@@ -36,7 +38,7 @@ var ErrMCPUnavailable = errors.New("MCP server unavailable")
 
 // ErrNoMCPTool is wrapped by the error of MCPTool when the server is up
 // and its tool list lacks the tool: offering it would only fail.
-var ErrNoMCPTool = errors.New("MCP server has no such tool")
+var ErrNoMCPTool = skills.ErrNoMCPTool
 
 // mcpError is a message that also says which kind of failure it is.
 type mcpError struct {

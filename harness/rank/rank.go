@@ -1,4 +1,7 @@
-package harness
+// Package rank ranks skills against a user message (R10's list, R22's
+// choice of skills to paste): by shared words, weighted by how rare each
+// word is among the skills ranked.
+package rank
 
 import (
 	"sort"
@@ -8,12 +11,12 @@ import (
 	"skillet/skills"
 )
 
-// ranker scores skills against a message by shared words, weighted by how
+// Ranker scores skills against a message by shared words, weighted by how
 // rare each word is among the enabled skills (R10, R22). The word index of
 // a set of skills is built once per process and shared by every ranker
 // whose pool holds that set, in whatever order: the runs of an eval and
 // the turns of a session over unchanged skills rank against one index.
-type ranker struct {
+type Ranker struct {
 	// idx is the index of the pool's skills; at maps the index's
 	// positions to pool positions.
 	idx *rankIndex
@@ -42,7 +45,12 @@ type posting struct {
 	wt float64
 }
 
-func newRanker() *ranker { return &ranker{} }
+// New returns a ranker with no pool yet.
+func New() *Ranker { return &Ranker{} }
+
+// Forget drops the last list kept, so the next Top ranks again even for
+// the same message.
+func (r *Ranker) Forget() { r.last = nil }
 
 var stopWords = map[string]bool{
 	"the": true, "and": true, "for": true, "with": true, "use": true, "when": true, "this": true,
@@ -89,7 +97,7 @@ func sameSkills(a, b []*skills.Skill) bool {
 	return true
 }
 
-func (r *ranker) prepare(pool []*skills.Skill) {
+func (r *Ranker) prepare(pool []*skills.Skill) {
 	if r.idx != nil && sameSkills(r.gen, pool) {
 		return
 	}
@@ -98,11 +106,11 @@ func (r *ranker) prepare(pool []*skills.Skill) {
 	r.last = nil
 }
 
-// top returns the k skills of pool that fit msg best (ties keep pool
+// Top returns the k skills of pool that fit msg best (ties keep pool
 // order) and the names of the others, sorted. Only skills that share a word
 // with msg are sorted; the rest keep their order, so a list over thousands
 // of skills costs about what the matching ones do.
-func (r *ranker) top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, []string, []float64) {
+func (r *Ranker) Top(pool []*skills.Skill, msg string, k int) ([]*skills.Skill, []string, []float64) {
 	r.prepare(pool) // which forgets the last list when the pool changed
 	if l := r.last; l != nil && l.msg == msg && l.k == k {
 		return l.list, l.left, l.scores

@@ -1,4 +1,4 @@
-package harness
+package rank
 
 import (
 	"fmt"
@@ -19,15 +19,15 @@ func TestR10_TopIsTheHeadOfTheRanking(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		pool = append(pool, &skills.Skill{Name: fmt.Sprintf("s-%03d", rng.Intn(1000)*1000+i), Description: vocab[rng.Intn(len(vocab))] + " and " + vocab[rng.Intn(len(vocab))]})
 	}
-	r := newRanker()
+	r := New()
 	for trial := 0; trial < 200; trial++ {
 		msg := vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
 		if trial%7 == 0 {
 			msg = "nothing matches"
 		}
 		k := 1 + rng.Intn(40)
-		ranked, _ := newRanker().rank(pool, msg)
-		list, left, _ := r.top(pool, msg, k)
+		ranked, _ := New().rank(pool, msg)
+		list, left, _ := r.Top(pool, msg, k)
 		if !slices.Equal(list, ranked[:k]) {
 			t.Fatalf("%q k=%d: the list is not the head of the ranking", msg, k)
 		}
@@ -45,7 +45,7 @@ func TestR10_TopIsTheHeadOfTheRanking(t *testing.T) {
 // rank orders pool by relevance to msg (stable: ties keep pool order) and
 // returns the scores in the same order: the plain sort that top must agree
 // with.
-func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []float64) {
+func (r *Ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []float64) {
 	r.prepare(pool)
 	q := words(msg)
 	seen := make(map[string]bool, len(q))
@@ -78,7 +78,7 @@ func (r *ranker) rank(pool []*skills.Skill, msg string) ([]*skills.Skill, []floa
 
 // privateRanker ranks pool with an index of its own, built for pool's
 // order and shared with no one.
-func privateRanker(pool []*skills.Skill) *ranker {
+func privateRanker(pool []*skills.Skill) *Ranker {
 	rankIndexes.mu.Lock()
 	idx := buildIndex(pool, 0)
 	rankIndexes.mu.Unlock()
@@ -86,7 +86,7 @@ func privateRanker(pool []*skills.Skill) *ranker {
 	for i := range at {
 		at[i] = i
 	}
-	return &ranker{idx: idx, at: at, gen: slices.Clone(pool)}
+	return &Ranker{idx: idx, at: at, gen: slices.Clone(pool)}
 }
 
 // Pools of the same skills in other orders share one index, and rank as an
@@ -98,19 +98,19 @@ func TestR10_PoolsOfTheSameSkillsShareAnIndex(t *testing.T) {
 	for i := 0; i < 120; i++ {
 		pool = append(pool, &skills.Skill{Name: fmt.Sprintf("s-%03d", i), Description: vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]})
 	}
-	first := newRanker()
+	first := New()
 	first.prepare(pool)
 	for trial := 0; trial < 50; trial++ {
 		perm := slices.Clone(pool)
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		r := newRanker()
+		r := New()
 		msg := vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
 		k := 1 + rng.Intn(60)
-		list, left, scores := r.top(perm, msg, k)
+		list, left, scores := r.Top(perm, msg, k)
 		if r.idx != first.idx {
 			t.Fatal("a reordered pool of the same skills built an index of its own")
 		}
-		wl, wleft, wscores := privateRanker(perm).top(perm, msg, k)
+		wl, wleft, wscores := privateRanker(perm).Top(perm, msg, k)
 		if !slices.Equal(list, wl) || !slices.Equal(left, wleft) || !slices.Equal(scores, wscores) {
 			t.Fatalf("%q k=%d: the shared index ranks differently from the pool's own", msg, k)
 		}
@@ -118,14 +118,14 @@ func TestR10_PoolsOfTheSameSkillsShareAnIndex(t *testing.T) {
 	// a different set of skills, even of the same size, is not shared
 	other := slices.Clone(pool)
 	other[0] = &skills.Skill{Name: "replaced", Description: "report"}
-	r := newRanker()
+	r := New()
 	r.prepare(other)
 	if r.idx == first.idx {
 		t.Fatal("a pool with a replaced skill shares the old index")
 	}
 	// a pool naming one skill twice ranks each place
 	dup := append(slices.Clone(pool[:3]), pool[0])
-	list, _, _ := newRanker().top(dup, "nothing matches", 4)
+	list, _, _ := New().Top(dup, "nothing matches", 4)
 	if !slices.Equal(list, dup) {
 		t.Fatalf("a pool with a repeated skill lists %v", list)
 	}

@@ -1,4 +1,4 @@
-package harness
+package rank
 
 import (
 	"hash/maphash"
