@@ -217,9 +217,10 @@ func (p *toolsPane) build(w int) {
 		}
 		line := th.faint.Render("    "+sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
 		if t.SessionApproved {
-			// it no longer asks: said first, where a narrow pane still
-			// shows it
-			line = th.good.Render("    ✓ approved for the session") + th.faint.Render(" · "+sanitize(orDash(src)))
+			// it no longer asks: said on a line of its own, which a
+			// narrow pane wraps rather than cuts
+			out = append(out, indentStyled(th.good, "    ✓ ", "approved for the session", w)...)
+			line = th.faint.Render("    " + sanitize(orDash(src)))
 		}
 		if t.Kind != "" {
 			line += th.faint.Render(" · " + string(t.Kind))
