@@ -216,7 +216,7 @@ func (p *toolsPane) build(w int) {
 			src = "skill " + t.Skill
 		}
 		line := th.faint.Render("    "+sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
-		if t.SessionApproved {
+		if t.SessionApproved && !t.Gone {
 			// it no longer asks: said on a line of its own, which a
 			// narrow pane wraps rather than cuts
 			out = append(out, indentStyled(th.good, "    ✓ ", "approved for the session", w)...)
