@@ -3,6 +3,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +99,38 @@ func lruColumn(screen string) string {
 		out = append(out, cell)
 	}
 	return strings.Join(out, "\n")
+}
+
+func TestTUIPastedMessageKeepsItsLines(t *testing.T) {
+	tm := offlineTUI(t, "")
+	var lines []string
+	for i := 1; i <= 201; i++ {
+		lines = append(lines, fmt.Sprintf("pasted line %d", i))
+	}
+	buf := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(buf, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm.run("load-buffer", buf)
+	tm.run("paste-buffer", "-p", "-t", "t") // a bracketed paste, as a terminal sends one
+	tm.shows("pasted line 201")
+	tm.keys("Enter")
+	tm.shows("turn 1 ended")
+	tm.keys("Tab")
+	tm.shows("┏━ Transcript")
+	tm.keys("Home")
+	tm.shows("❯ You · turn 1")
+	rows := strings.Split(tm.screen(), "\n")
+	for i, r := range rows {
+		if strings.Contains(r, "❯ You · turn 1") {
+			for j := 1; j <= 3 && i+j < len(rows); j++ {
+				want := fmt.Sprintf("┃   pasted line %d ", j) // the transcript has the focus
+				if !strings.HasPrefix(rows[i+j], want) {
+					t.Fatalf("line %d of the message is not on a line of its own: %q\n%s", j, rows[i+j], tm.screen())
+				}
+			}
+			break
+		}
+	}
+	tm.shows("177 more line(s) · enter unfolds")
 }

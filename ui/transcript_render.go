@@ -50,7 +50,7 @@ func (t *transcriptPane) renderEntry(e *harness.Entry, w int, open bool) []strin
 	switch e.Kind {
 	case harness.EntryUser:
 		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(fmt.Sprintf(" · turn %d", e.Turn))}
-		return append(out, t.md.render(e.Text, w)...)
+		return append(out, userLines(th, e.Text, w, open)...)
 	case harness.EntryAssistant:
 		return t.renderAssistant(e, w, open)
 	case harness.EntryTool:
@@ -245,6 +245,28 @@ func foldBlock(th *theme, body []string, w, ind int, open bool, st lipgloss.Styl
 			hint = "v views all"
 		}
 		out = append(out, th.faint.Render(clip(fmt.Sprintf("%s… %s more line(s) · %s", pad, thousands(rest), hint), w)))
+	}
+	return out
+}
+
+// userFold is how many lines of a user's message show folded.
+const userFold = 24
+
+// userLines is a user's message as typed or pasted: each of its lines kept
+// (read as Markdown, a pasted text would reflow into one paragraph), a
+// long one folded after userFold lines until enter unfolds it.
+func userLines(th *theme, text string, w int, open bool) []string {
+	lines := strings.Split(strings.TrimRight(sanitize(text), "\n"), "\n")
+	limit := len(lines)
+	if !open && limit > userFold {
+		limit = userFold
+	}
+	var out []string
+	for _, l := range lines[:limit] {
+		out = append(out, indent(wrap(l, max(1, w-2)), "  ")...)
+	}
+	if rest := len(lines) - limit; rest > 0 {
+		out = append(out, th.faint.Render(clip(fmt.Sprintf("  … %s more line(s) · enter unfolds", thousands(rest)), w)))
 	}
 	return out
 }
