@@ -71,3 +71,32 @@ func TestApprovalDialogCutsNoWordAtItsEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectorEnterUnfoldsThePartsAndCountsToolCalls(t *testing.T) {
+	d := newDriver(t, nil, 160, 200)
+	d.send("draft it in the brand voice")
+	d.key("ctrl+o")
+	d.settle()
+	if _, ok := d.m.overlay.(*inspector); !ok {
+		t.Fatalf("ctrl+o opened %T", d.m.overlay)
+	}
+	s := d.screen()
+	if !strings.Contains(s, "▸ list") || !strings.Contains(s, "more line(s) · enter unfolds") {
+		t.Fatalf("the parts are not folded at first:\n%s", s)
+	}
+	// the assistant's message is one call of load_skill, and no text
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, ". assistant · ") && strings.Contains(l, "~0 tok") {
+			t.Fatalf("a message of tool calls counts no tokens: %q", strings.TrimSpace(l))
+		}
+	}
+	d.key("enter")
+	s = d.screen()
+	if strings.Contains(s, "more line(s)") || !strings.Contains(s, "▾ list") || !strings.Contains(s, "</available_skills>") {
+		t.Fatalf("enter did not unfold the parts:\n%s", s)
+	}
+	d.key("enter")
+	if s := d.screen(); !strings.Contains(s, "▸ list") || !strings.Contains(s, "more line(s) · enter unfolds") {
+		t.Fatalf("enter again did not fold them:\n%s", s)
+	}
+}
