@@ -209,7 +209,8 @@ func (t *transcriptPane) renderNote(e *harness.Entry, w int) []string {
 		// the engine's note carries the prefix the model reads; say it once
 		return indentStyled(th.log, iconLog+" harness.log: ", strings.TrimPrefix(text, "harness.log: "), w)
 	case harness.NoteSkillPreload:
-		return indentStyled(th.preload, iconPreload+" ", text, w)
+		// the engine's words: presenter mode leaves out the execution id
+		return indentStyled(th.preload, iconPreload+" ", th.clean(text), w)
 	default:
 		return indentStyled(th.faint, "• ", text, w)
 	}
