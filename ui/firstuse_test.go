@@ -100,3 +100,41 @@ func TestInspectorEnterUnfoldsThePartsAndCountsToolCalls(t *testing.T) {
 		t.Fatalf("enter again did not fold them:\n%s", s)
 	}
 }
+
+// Time travel moves the transcript to the call viewed, and the Tools pane
+// keeps each tool's policy.
+func TestTimeTravelMovesTheTranscriptAndKeepsPolicies(t *testing.T) {
+	sink := NewEventSink()
+	s := realSession(t, sink, t.TempDir(), "")
+	defer s.Close()
+	d := driveEngine(t, s, sink, 160, 48)
+	d.send("review account ACC-1042 for anomalies")
+	d.send("write an incident report for yesterday's outage")
+	d.send("run the release checks for v1.4.0")
+	d.key("alt+[")
+	d.settle()
+	for d.m.travel != nil && d.m.travel.idx > 0 {
+		d.key("alt+[")
+	}
+	d.pump(func(m *model) bool { return m.travel.whole[0] != nil })
+	want := d.m.travel.snaps[0].Window.Messages - 1
+	if d.m.tr.sel != (item{kind: itemEntry, idx: want}) {
+		t.Fatalf("the transcript selects %+v, not entry %d, the last the first call saw", d.m.tr.sel, want)
+	}
+	tr := flat(paneText(d.m, paneTranscript))
+	if !strings.Contains(tr, "review account ACC-1042 for anomalies") || strings.Contains(tr, "run the release checks") {
+		t.Fatalf("the transcript is not at the first call:\n%s", tr)
+	}
+	tools := paneText(d.m, paneTools)
+	for i, l := range tools {
+		if strings.Contains(l, "load_skill") && i+1 < len(tools) {
+			if !strings.Contains(tools[i+1], "· never") {
+				t.Fatalf("load_skill while travelling reads %q", tools[i+1])
+			}
+		}
+	}
+	d.key("esc")
+	if !d.m.tr.follow {
+		t.Fatal("back to live, the transcript does not follow the session again")
+	}
+}
