@@ -36,7 +36,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f tuiFlags
 	fs := flag.NewFlagSet("skillet", flag.ContinueOnError)
 	f.register(fs)
-	if code, done := parseFlags(fs, args, tuiUsage, stdout, stderr); done {
+	if code, done := parseFlags(fs, bareResume(args), tuiUsage, stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -70,6 +70,17 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		fmt.Fprintln(stderr, "skillet needs a terminal; for headless turns use: skillet run MESSAGE...")
 		return 2
+	}
+	if c.resume == resumePick {
+		id, err := pickSession(c, stdin, stdout)
+		if err != nil {
+			return reportError(stderr, "skillet", err)
+		}
+		if id == "" {
+			fmt.Fprintln(stderr, "skillet: no session chosen")
+			return 0
+		}
+		c.resume = id
 	}
 	if c.resume == "" {
 		// token counts are estimates until the tables load; a reopened

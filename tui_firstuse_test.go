@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,4 +134,29 @@ func TestTUIPastedMessageKeepsItsLines(t *testing.T) {
 		}
 	}
 	tm.shows("177 more line(s) · enter unfolds")
+}
+
+func TestTUIResumeWithNoIDOffersRecentSessions(t *testing.T) {
+	bin := skilletBinary(t)
+	tmp := t.TempDir()
+	env := procEnv(tmp)
+	for _, msgs := range [][]string{{"first session's message"}, {"the newest session opens here", "and goes on"}} {
+		cmd := exec.Command(bin, append([]string{"run", "--offline"}, msgs...)...)
+		cmd.Env, cmd.Dir = env, tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run: %v\n%s", err, out)
+		}
+		time.Sleep(20 * time.Millisecond) // apart in time, newest first
+	}
+	tm := newTmux(t, tmp, fmt.Sprintf("env -i %s %s --offline --resume", strings.Join(env, " "), bin))
+	tm.shows("Resume which session?")
+	s := tm.screen()
+	newest, older := strings.Index(s, "the newest session opens here"), strings.Index(s, "first session's message")
+	if newest < 0 || older < 0 || newest > older || !strings.Contains(s, "· 2 turn(s)") || !strings.Contains(s, "· 1 turn(s)") {
+		t.Fatalf("the picker does not list both sessions, newest first, with their turns:\n%s", s)
+	}
+	tm.keys("Enter")
+	tm.shows("offline demo model") // the UI, on the session chosen: its last turn at the end
+	tm.shows("and goes on")
+	tm.shows("turn 2 ended")
 }
