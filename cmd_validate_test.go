@@ -407,3 +407,12 @@ func TestValidate_StricterThanLoading(t *testing.T) {
 		}
 	}
 }
+
+// A folder that does not exist is a usage error, as the README says: exit 2.
+func TestValidate_MissingFolderExits2(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-skills")
+	_, stderr, code := validate(t, missing)
+	if code != 2 || !strings.Contains(stderr, "no-such-skills") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming the folder", code, stderr)
+	}
+}
