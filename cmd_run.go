@@ -144,6 +144,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 			}
 		}()
 	}
+	printed := 0
 	for _, m := range msgs {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "skillet run:", sigs.cancelled())
@@ -151,7 +152,15 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		}
 		end, err := s.Turn(ctx, m)
 		if end != nil && strings.TrimSpace(end.Answer) != "" {
-			fmt.Fprintln(answers, end.Answer)
+			if len(msgs) > 1 {
+				// a line of its own says where each turn's answer starts
+				if printed > 0 {
+					fmt.Fprintln(answers)
+				}
+				fmt.Fprintln(answers, turnRule(harness.TurnOf(end), m))
+			}
+			fmt.Fprintln(answers, unescapeMarkdown(end.Answer))
+			printed++
 		}
 		for _, failure := range ev.takeFailures() {
 			fmt.Fprintln(stderr, "skillet run:", failure)

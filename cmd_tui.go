@@ -38,7 +38,7 @@ func runTUI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f.register(fs)
 	view := fs.String("view", "", "open a session read-only: a session `ID`, folder or journal, or a bench run's folder\n"+
 		"(BENCH/SKILL/eval-ID/CONFIG/run-N); its panes and time travel work, it takes no turns, ctrl+q quits")
-	if code, done := parseFlags(fs, args, tuiUsage, stdout, stderr); done {
+	if code, done := parseFlags(fs, bareResume(args), tuiUsage, stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -75,6 +75,17 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		fmt.Fprintln(stderr, "skillet needs a terminal; for headless turns use: skillet run MESSAGE...")
 		return 2
+	}
+	if c.resume == resumePick {
+		id, err := pickSession(c, stdin, stdout)
+		if err != nil {
+			return reportError(stderr, "skillet", err)
+		}
+		if id == "" {
+			fmt.Fprintln(stderr, "skillet: no session chosen")
+			return 0
+		}
+		c.resume = id
 	}
 	if c.resume == "" {
 		// token counts are estimates until the tables load; a reopened

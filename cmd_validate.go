@@ -11,6 +11,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/event"
+	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/skills"
 )
@@ -165,7 +166,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		for _, s := range rep.Skills {
 			vs := validateSkill{Name: s.Name, Folder: s.Dir, File: s.Path, Version: s.Version, Valid: s.Valid(),
 				Problems: nonNil(s.Problems)}
-			warnings := slices.Concat(s.Warnings, checkLoad(&vs, s, limits))
+			warnings := slices.Concat(agentKeyWarnings(s), checkLoad(&vs, s, limits))
 			vs.Warnings = nonNil(warnings)
 			out.Skills = append(out.Skills, vs)
 			out.Summary.Skills++
@@ -272,4 +273,51 @@ func nonNil(ps []skills.Problem) []skills.Problem {
 		return []skills.Problem{}
 	}
 	return ps
+}
+
+// agentKeyWarnings are the skill's warnings, the one of
+// `disable-model-invocation` saying what each agent's profile does with
+// the skill rather than that Skillet ignores the key.
+func agentKeyWarnings(s *skills.Skill) []skills.Problem {
+	out := slices.Clone(s.Warnings)
+	for i, w := range out {
+		if w.Field == "disable-model-invocation" {
+			out[i].Message = invocationNote(s)
+		}
+	}
+	return out
+}
+
+// invocationNote asks each profile what its agent does with a skill that
+// sets disable-model-invocation, so the note stays true to the profiles.
+func invocationNote(s *skills.Skill) string {
+	const head = "Claude Code's key, not the spec's"
+	if strings.TrimSpace(s.Extra["disable-model-invocation"]) != "true" {
+		return fmt.Sprintf("%s; only true changes anything (here it is %s): every agent lists the skill", head, strings.TrimSpace(s.Extra["disable-model-invocation"]))
+	}
+	ps := profile.Skill{Name: s.Name, Description: s.Description, Dir: s.Dir, Path: s.Path, DisableModelInvocation: true}
+	var out, in []string
+	for _, p := range profile.All() {
+		if p.Name() == harness.DefaultProfile {
+			continue // Skillet's own list is the engine's, which lists every skill
+		}
+		cat := p.Catalogue(profile.Input{Skills: []profile.Skill{ps}, NoBundled: true})
+		left := false
+		for _, e := range cat.Entries {
+			if e.Name == s.Name && e.State == profile.Omitted && strings.Contains(e.Reason, "disable-model-invocation") {
+				left = true
+			}
+		}
+		if left {
+			out = append(out, p.Name())
+		} else {
+			in = append(in, p.Name())
+		}
+	}
+	in = append(in, "Skillet's own profile")
+	msg := head + ": only the user may invoke the skill"
+	if len(out) > 0 {
+		msg += "; " + strings.Join(out, ", ") + " leave it out of the model's list"
+	}
+	return msg + "; " + strings.Join(in, ", ") + " list it as usual (skillet offered shows each list)"
 }

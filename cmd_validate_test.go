@@ -122,7 +122,8 @@ func TestValidate_TextOutput(t *testing.T) {
 		"ok iterate-pr",
 		realSkillsDir + "/claude-api: description: is 1068 characters, over the 1024 limit",
 		realSkillsDir + `/react-view-transitions: name: "vercel-react-view-transitions" does not match the folder name "react-view-transitions" (the spec requires them to be equal)`,
-		realSkillsDir + "/iterate-pr: warning: disable-model-invocation: is not a key of the Agent Skills spec or of Skillet; kept and ignored",
+		// what each agent does with the key, as its profile says
+		realSkillsDir + "/iterate-pr: warning: disable-model-invocation: Claude Code's key, not the spec's; only true changes anything (here it is false): every agent lists the skill",
 	} {
 		if !slices.Contains(lines, filepath.FromSlash(want)) {
 			t.Errorf("output lacks the line %q:\n%s", want, stdout)
@@ -133,6 +134,28 @@ func TestValidate_TextOutput(t *testing.T) {
 	}
 	if last := lines[len(lines)-1]; last != "12 skills: 10 valid, 2 invalid; 1 can never load under the default limits" {
 		t.Errorf("summary line = %q", last)
+	}
+}
+
+func TestValidate_SaysWhatEachAgentDoesWithDisableModelInvocation(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "user-only"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "---\nname: user-only\ndescription: Deploys the site. Use when asked to deploy.\ndisable-model-invocation: true\n---\nDeploy.\n"
+	if err := os.WriteFile(filepath.Join(dir, "user-only", "SKILL.md"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code := validate(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+	want := dir + "/user-only: warning: disable-model-invocation: Claude Code's key, not the spec's: only the user may invoke the skill; claude-code, crush leave it out of the model's list; codex, opencode, gemini-cli, Skillet's own profile list it as usual (skillet offered shows each list)"
+	if !slices.Contains(strings.Split(stdout, "\n"), want) {
+		t.Fatalf("output lacks %q:\n%s", want, stdout)
+	}
+	if strings.Contains(stdout, "kept and ignored") {
+		t.Fatalf("the key is called ignored although two agents act on it:\n%s", stdout)
 	}
 }
 
@@ -382,5 +405,14 @@ func TestValidate_StricterThanLoading(t *testing.T) {
 		if !s.Valid() || len(s.Warnings) != 1 {
 			t.Errorf("%s loads with one warning: problems %v, warnings %v", s.Name, s.Problems, s.Warnings)
 		}
+	}
+}
+
+// A folder that does not exist is a usage error, as the README says: exit 2.
+func TestValidate_MissingFolderExits2(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-skills")
+	_, stderr, code := validate(t, missing)
+	if code != 2 || !strings.Contains(stderr, "no-such-skills") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming the folder", code, stderr)
 	}
 }

@@ -89,7 +89,8 @@ func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noSandbox, "no-sandbox", false, "run agent shell commands unconfined, where no sandbox can start (they can read and change\n"+
 		"anything this user can)")
 	fs.StringVar(&c.resume, "resume", "", "reopen a session from its journal: a session `ID` or a session folder or journal path;\n"+
-		"its skills folders and config are used again unless --skills or --config is given")
+		"its skills folders and config are used again unless --skills or --config is given; in the terminal UI, --resume\n"+
+		"with no ID offers the recent sessions to choose from")
 }
 
 // registerSession adds the flags of a command that reads a session's

@@ -105,7 +105,10 @@ func TestTUIZoom(t *testing.T) {
 	}
 }
 
-var ruleNumber = regexp.MustCompile(`\bR\d{1,2}\b`)
+var (
+	ruleNumber  = regexp.MustCompile(`\bR\d{1,2}\b`)
+	executionID = regexp.MustCompile(`\bx-\d+\b`)
+)
 
 func TestTUIPresenterScreenHasNoRuleIDs(t *testing.T) {
 	tm := offlineTUI(t, "--present")
@@ -118,6 +121,13 @@ func TestTUIPresenterScreenHasNoRuleIDs(t *testing.T) {
 		}
 		if strings.Contains(s, "sample-skills/") || strings.Contains(s, "/cache/") {
 			t.Fatalf("%s: a cache path on the presenter screen:\n%s", when, s)
+		}
+		// the interface's own lines name no execution (the model's reply
+		// and the exact request text are shown as they are)
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "⇡") && executionID.MatchString(l) {
+				t.Fatalf("%s: an execution id in the preload line on the presenter screen:\n%s", when, s)
+			}
 		}
 	}
 	check("first screen")

@@ -174,14 +174,7 @@ func parseYAML(front string, frontLine int) (root *yaml.Node, err error) {
 	}()
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(front), &doc); err != nil {
-		msg := err.Error()
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			msg = fmt.Sprintf("line %d of the file: %s", n+frontLine-1, msg[len(m[0]):])
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
-		}
-		return nil, errors.New("invalid YAML: " + msg)
+		return nil, errors.New("invalid YAML: " + yamlMessage(front, frontLine, err.Error()))
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return &yaml.Node{Kind: yaml.MappingNode}, nil
@@ -191,6 +184,82 @@ func parseYAML(front string, frontLine int) (root *yaml.Node, err error) {
 		return nil, errors.New("frontmatter must be a YAML mapping of keys to values")
 	}
 	return n, nil
+}
+
+// yamlMessage is the parser's error with the file's line number and the
+// line itself. For a bracket never closed the parser names the line before
+// the one that opened it (a parser error counts lines from 0 there), so
+// that line is found in the text instead.
+func yamlMessage(front string, frontLine int, msg string) string {
+	m := yamlLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return strings.TrimPrefix(msg, "yaml: ")
+	}
+	n, _ := strconv.Atoi(m[1])
+	what := msg[len(m[0]):]
+	lines := strings.Split(front, "\n")
+	if strings.HasPrefix(what, "did not find expected ',' or ") {
+		if open := unclosedFlow(lines); open > 0 {
+			n = open
+			opener := "["
+			if strings.HasSuffix(what, "'}'") {
+				opener = "{"
+			}
+			what += fmt.Sprintf(": the %s opened on this line is never closed", opener)
+		}
+	}
+	where := fmt.Sprintf("line %d of the file", n+frontLine-1)
+	if n >= 1 && n <= len(lines) {
+		if l := strings.TrimRight(lines[n-1], " \t\r"); l != "" {
+			where += fmt.Sprintf(", %q", clipRunes(l, 120))
+		}
+	}
+	return where + ": " + what
+}
+
+// unclosedFlow is the 1-based line on which the first flow collection ([
+// or {) that is never closed opens, 0 when none is found. Quoted text and
+// comments are skipped.
+func unclosedFlow(lines []string) int {
+	depth, opened := 0, 0
+	for i, l := range lines {
+		quote := rune(0)
+		prev := ' '
+		for _, r := range l {
+			switch {
+			case quote != 0:
+				if r == quote {
+					quote = 0
+				}
+			case r == '#' && (prev == ' ' || prev == '\t'):
+				goto next
+			case (r == '"' || r == '\'') && strings.ContainsRune(" \t:[{,", prev):
+				// a quote opens a scalar only where one starts
+				quote = r
+			case r == '[' || r == '{':
+				if depth == 0 {
+					opened = i + 1
+				}
+				depth++
+			case r == ']' || r == '}':
+				depth = max(0, depth-1)
+			}
+			prev = r
+		}
+	next:
+	}
+	if depth > 0 {
+		return opened
+	}
+	return 0
+}
+
+// clipRunes cuts s to n runes, marking the cut.
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 var plainKeyRE = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]+(\S.*)$`)

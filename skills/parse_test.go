@@ -144,8 +144,26 @@ func TestParseSkill_YAMLErrorNamesFileLine(t *testing.T) {
 	// Line 4 of the frontmatter is line 5 of the file.
 	src := "---\nname: x\ndescription: ok\nmetadata:\n  k: a: b\n---\n"
 	s := ParseSkill([]byte(src), "x")
-	if len(s.Problems) != 1 || s.Problems[0].Message != "invalid YAML: line 5 of the file: mapping values are not allowed in this context" {
+	if len(s.Problems) != 1 || s.Problems[0].Message != `invalid YAML: line 5 of the file, "  k: a: b": mapping values are not allowed in this context` {
 		t.Fatalf("problems = %v", s.Problems)
+	}
+}
+
+func TestParseSkill_UnclosedBracketNamesTheLineThatOpensIt(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"---\nname: x\ndescription: ok\nallowed-tools: [Read, Grep\nlicense: MIT\n---\n",
+			`invalid YAML: line 4 of the file, "allowed-tools: [Read, Grep": did not find expected ',' or ']': the [ opened on this line is never closed`},
+		{"---\nname: x\ndescription: {ok\nlicense: MIT\n---\n",
+			`invalid YAML: line 3 of the file, "description: {ok": did not find expected ',' or '}': the { opened on this line is never closed`},
+		{"---\nallowed-tools: [Read, Grep\nname: x\ndescription: ok\n---\n",
+			`invalid YAML: line 2 of the file, "allowed-tools: [Read, Grep": did not find expected ',' or ']': the [ opened on this line is never closed`},
+		{"---\nname: x\ndescription: \"a [quoted bracket\"\nmetadata:\n  tags: [a,\n    b\n---\n",
+			`invalid YAML: line 5 of the file, "  tags: [a,": did not find expected ',' or ']': the [ opened on this line is never closed`},
+	} {
+		s := ParseSkill([]byte(c.src), "x")
+		if len(s.Problems) != 1 || s.Problems[0].Message != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.src, s.Problems, c.want)
+		}
 	}
 }
 

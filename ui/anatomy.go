@@ -18,7 +18,8 @@ import (
 // before; a reply is shown assembled from its stream. The raw JSON is one
 // key away.
 
-// anatomyFold is how many lines of a message the anatomy shows.
+// anatomyFold is how many lines of a part or message the anatomy shows
+// folded; enter in the inspector unfolds them all.
 const anatomyFold = 6
 
 var (
@@ -72,8 +73,9 @@ func instructionParts(sys string) [][2]string {
 }
 
 // requestAnatomy describes a request, and how it differs from prev (nil
-// for the first call).
-func requestAnatomy(body, prev json.RawMessage) string {
+// for the first call). Folded, each part and message shows its first
+// lines; open, all of them.
+func requestAnatomy(body, prev json.RawMessage, open bool) string {
 	var req chat.Request
 	if err := json.Unmarshal(body, &req); err != nil {
 		return "(the request does not decode: " + err.Error() + "; press a for the raw JSON)"
@@ -86,12 +88,16 @@ func requestAnatomy(body, prev json.RawMessage) string {
 			b.WriteString("\nSince the call before\n" + d)
 		}
 	}
+	marker, lines := iconFolded, anatomyFold
+	if open {
+		marker, lines = iconUnfolded, -1
+	}
 	msgs := req.Messages
 	if len(msgs) > 0 && msgs[0].Role == "system" {
 		b.WriteString("\nInstructions\n")
 		for _, p := range instructionParts(msgs[0].Content) {
-			fmt.Fprintf(&b, "  ▸ %s · %s\n", p[0], tok(p[1]))
-			b.WriteString(prefixLines(fold(p[1], anatomyFold), "      "))
+			fmt.Fprintf(&b, "  %s %s · %s\n", marker, p[0], tok(p[1]))
+			b.WriteString(prefixLines(fold(p[1], lines), "      "))
 		}
 		msgs = msgs[1:]
 	}
@@ -101,9 +107,14 @@ func requestAnatomy(body, prev json.RawMessage) string {
 		if m.ToolCallID != "" {
 			head += " → " + m.ToolCallID
 		}
-		fmt.Fprintf(&b, "  %d. %s · %s\n", i+1, head, tok(m.Content))
+		// a message of tool calls alone is their names and arguments
+		counted := m.Content
+		for _, tc := range m.ToolCalls {
+			counted += tc.Function.Name + tc.Function.Arguments
+		}
+		fmt.Fprintf(&b, "  %d. %s · %s\n", i+1, head, tok(counted))
 		if m.Content != "" {
-			b.WriteString(prefixLines(fold(m.Content, anatomyFold), "      "))
+			b.WriteString(prefixLines(fold(m.Content, lines), "      "))
 		}
 		for _, tc := range m.ToolCalls {
 			fmt.Fprintf(&b, "      ⚙ %s %s\n", tc.Function.Name, clip(tc.Function.Arguments, 200))
@@ -223,13 +234,14 @@ func replyAnatomy(raw string) string {
 	return b.String()
 }
 
-// fold keeps the first n lines of s and says how many it left.
+// fold keeps the first n lines of s (all when n < 0) and says how many it
+// left.
 func fold(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= n {
+	if n < 0 || len(lines) <= n {
 		return strings.Join(lines, "\n") + "\n"
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more line(s) (a: raw JSON)\n", len(lines)-n)
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… %d more line(s) · enter unfolds\n", len(lines)-n)
 }
 
 // prefixLines puts pre in front of every line of s.

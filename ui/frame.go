@@ -206,12 +206,18 @@ func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
 		}
 		return place(out, fg, x, y, w)
 	}
+	left, right := min(1, x), min(1, max(0, w-x-fw))
 	if dim != nil {
+		top := max(0, y-1)
 		for i := 0; i < len(out)-1; i++ {
+			if i >= top && i <= y+len(fg) {
+				// a word the dialog cuts in two would show a stray
+				// letter or two beside it
+				out[i] = dropCutWords(ansi.Strip(out[i]), x-left, x+fw+right)
+			}
 			out[i] = dim(out[i])
 		}
 	}
-	left, right := min(1, x), min(1, max(0, w-x-fw))
 	blank := strings.Repeat(" ", left+fw+right)
 	framed := make([]string, 0, len(fg)+2)
 	if y > 0 {
@@ -228,6 +234,41 @@ func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
 		top--
 	}
 	return place(out, framed, x-left, top, w)
+}
+
+// dropCutWords blanks what is left of the words that columns [from, to)
+// of a plain line cut in two, so only whole words show around a dialog.
+// Box-drawing characters are not words: a pane's border stays.
+func dropCutWords(line string, from, to int) string {
+	w := width(line)
+	from, to = max(0, min(from, w)), max(0, min(to, w))
+	if from >= to {
+		return line
+	}
+	isWord := func(r rune) bool { return r != ' ' && (r < 0x2500 || r > 0x259f) }
+	blankEnd := func(s string, fromEnd bool) string {
+		rs := []rune(s)
+		if fromEnd {
+			for i := len(rs) - 1; i >= 0 && isWord(rs[i]); i-- {
+				rs[i] = ' '
+			}
+		} else {
+			for i := 0; i < len(rs) && isWord(rs[i]); i++ {
+				rs[i] = ' '
+			}
+		}
+		return string(rs)
+	}
+	before, under, after := ansi.Truncate(line, from, ""), ansi.Cut(line, from, to), ansi.TruncateLeft(line, to, "")
+	if u := []rune(under); len(u) > 0 {
+		if isWord(u[0]) {
+			before = blankEnd(before, true)
+		}
+		if isWord(u[len(u)-1]) {
+			after = blankEnd(after, false)
+		}
+	}
+	return fit(before, from) + under + after
 }
 
 // hjoin puts equally tall columns of lines side by side.

@@ -44,7 +44,10 @@ type inspector struct {
 	reply    bool
 	// raw shows the JSON and stream as they went over the wire instead of
 	// their anatomy.
-	raw     bool
+	raw bool
+	// open shows every part and message of a request whole (enter
+	// toggles).
+	open    bool
 	loading bool
 	p       *pager
 	h       int
@@ -60,20 +63,20 @@ type inspector struct {
 
 // shown is everything the inspector's text depends on.
 type shown struct {
-	idx          int
-	reply, raw   bool
-	req, prev    []byte
-	out, err, be string
+	idx              int
+	reply, raw, open bool
+	req, prev        []byte
+	out, err, be     string
 }
 
 func (a shown) same(b shown) bool {
-	return a.idx == b.idx && a.reply == b.reply && a.raw == b.raw && bytes.Equal(a.req, b.req) &&
+	return a.idx == b.idx && a.reply == b.reply && a.raw == b.raw && a.open == b.open && bytes.Equal(a.req, b.req) &&
 		bytes.Equal(a.prev, b.prev) && a.out == b.out && a.err == b.err && a.be == b.be
 }
 
 // shownNow is what the text would be made from now.
 func (in *inspector) shownNow() shown {
-	s := shown{idx: in.idx, reply: in.reply, raw: in.raw}
+	s := shown{idx: in.idx, reply: in.reply, raw: in.raw, open: in.open}
 	if in.idx < 0 || in.idx >= len(in.calls) {
 		return s
 	}
@@ -206,7 +209,7 @@ func (in *inspector) text() string {
 			if in.idx > 0 {
 				prev = in.calls[in.idx-1].Request
 			}
-			return requestAnatomy(c.Request, prev)
+			return requestAnatomy(c.Request, prev, in.open)
 		}
 		if a := replyAnatomy(c.Reply); a != "" {
 			if c.Error != "" {
@@ -284,6 +287,10 @@ func (in *inspector) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case "a":
 		in.raw = !in.raw
 		in.load(false)
+	case "enter":
+		// the parts unfold where they are: the position is kept
+		in.open = !in.open
+		in.load(true)
 	case "r":
 		return in.refresh(), false
 	case "y":
@@ -354,7 +361,7 @@ func (in *inspector) view(w, h int) ([]string, int, int) {
 	for len(lines) < bh-3 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("←/→ call · tab request/reply · a parts/raw JSON · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
+	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("←/→ call · tab request/reply · a parts/raw JSON · enter unfold/fold · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
 	footer := ""
 	if in.p != nil && !in.loading && len(in.calls) > 0 {
 		footer = in.p.footer()

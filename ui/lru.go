@@ -213,7 +213,7 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 			out = append(out, th.faint.Render(clip("  no skills offered", w)))
 		} else {
 			nw := max(4, w-9)
-			out = append(out, th.faint.Render(clip(th.clean("  O offered · D delivered · L loaded (R20)"), w)))
+			out = append(out, indentStyled(th.faint, "  ", th.clean("O offered · D delivered · L loaded (R20)"), w)...)
 			offered, delivered, loaded := set(lt.Offered), set(lt.Delivered), set(lt.Loaded)
 			first := len(p.skills())
 			for j, n := range names {
@@ -245,13 +245,27 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 			}
 		}
 		if len(lt.LeftOff) > 0 {
-			out = append(out, indentStyled(th.warn, th.clean("  left off the list (R10):")+" ", strings.Join(lt.LeftOff, ", "), w)...)
+			out = append(out, nameList(th, th.clean("left off the list (R10):"), lt.LeftOff, w)...)
 		}
 	}
 	if len(s.LeftOff) > 0 && (lt == nil || !slices.Equal(s.LeftOff, lt.LeftOff)) {
-		out = append(out, indentStyled(th.warn, th.clean("  next list leaves off (R10):")+" ", strings.Join(s.LeftOff, ", "), w)...)
+		out = append(out, nameList(th, th.clean("next list leaves off (R10):"), s.LeftOff, w)...)
 	}
 	return out, selRow
+}
+
+// nameList is a label and the names under it, wrapped between names: a
+// label as wide as the pane would leave the names a few columns each.
+func nameList(th *theme, label string, names []string, w int) []string {
+	out := indentStyled(th.warn, "  ", label, w)
+	clean := make([]string, len(names))
+	for i, n := range names {
+		clean[i] = strings.ReplaceAll(sanitize(n), " ", "\u00a0")
+	}
+	for _, l := range wrap(strings.Join(clean, ", "), max(1, w-4)) {
+		out = append(out, th.warn.Render("    "+strings.ReplaceAll(l, "\u00a0", " ")))
+	}
+	return out
 }
 
 // tick is a column of the R20 table: the letter when it holds.

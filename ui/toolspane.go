@@ -145,7 +145,11 @@ func toolSummary(t harness.ToolInfo) string {
 	if ver != "" {
 		parts = append(parts, ver)
 	}
-	parts = append(parts, "approval "+orDash(t.Approval))
+	if t.SessionApproved {
+		parts = append(parts, "approval "+orDash(t.Approval)+", approved for the session")
+	} else {
+		parts = append(parts, "approval "+orDash(t.Approval))
+	}
 	if t.Kind != "" {
 		parts = append(parts, string(t.Kind))
 	}
@@ -160,16 +164,23 @@ func (p *toolsPane) build(w int) {
 		return
 	}
 	p.sel = max(0, min(p.sel, len(p.shown)-1))
-	live, ask := 0, 0
+	live, ask, approved := 0, 0, 0
 	for _, t := range p.shown {
 		if !t.Gone {
 			live++
-			if t.Approval == harness.ApproveAsk {
+			switch {
+			case t.Approval == harness.ApproveAsk && t.SessionApproved:
+				approved++
+			case t.Approval == harness.ApproveAsk:
 				ask++
 			}
 		}
 	}
-	out := []string{th.bold.Render(clip(fmt.Sprintf("%d tools · %d ask approval", live, ask), w))}
+	head := fmt.Sprintf("%d tools · %d ask approval", live, ask)
+	if approved > 0 {
+		head += fmt.Sprintf(" · %d approved for the session", approved)
+	}
+	out := indentStyled(th.bold, "", head, w)
 	for i, t := range p.shown {
 		from := len(out)
 		cursor := "  "
@@ -205,8 +216,11 @@ func (p *toolsPane) build(w int) {
 			src = "skill " + t.Skill
 		}
 		line := th.faint.Render("    "+sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
-		if t.SessionApproved {
-			line += th.faint.Render(" · approved for the session")
+		if t.SessionApproved && !t.Gone {
+			// it no longer asks: said on a line of its own, which a
+			// narrow pane wraps rather than cuts
+			out = append(out, indentStyled(th.good, "    ✓ ", "approved for the session", w)...)
+			line = th.faint.Render("    " + sanitize(orDash(src)))
 		}
 		if t.Kind != "" {
 			line += th.faint.Render(" · " + string(t.Kind))

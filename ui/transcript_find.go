@@ -106,6 +106,20 @@ func (t *transcriptPane) showAtTop(p int) {
 	t.follow, t.top, t.topOff = false, t.items[p], 0
 }
 
+// revealEntry selects transcript entry i and scrolls it into view, its
+// end on the last row when it fits.
+func (t *transcriptPane) revealEntry(i int) {
+	p, ok := t.pos[item{kind: itemEntry, idx: i}]
+	if !ok {
+		return
+	}
+	t.sel, t.hasSel = t.items[p], true
+	t.follow = false
+	if iw := t.w - 1; iw > 0 && t.h > 0 {
+		t.alignBottom(p, iw, t.h)
+	}
+}
+
 // jumpTurnFrom is the position of the user message of the turn before
 // (dir -1) or after (dir +1) position p; -1 if there is none.
 func (t *transcriptPane) jumpTurnFrom(p, dir int) int {

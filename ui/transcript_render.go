@@ -50,7 +50,7 @@ func (t *transcriptPane) renderEntry(e *harness.Entry, w int, open bool) []strin
 	switch e.Kind {
 	case harness.EntryUser:
 		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(fmt.Sprintf(" · turn %d", e.Turn))}
-		return append(out, t.md.render(e.Text, w)...)
+		return append(out, userLines(th, e.Text, w, open)...)
 	case harness.EntryAssistant:
 		return t.renderAssistant(e, w, open)
 	case harness.EntryTool:
@@ -209,7 +209,8 @@ func (t *transcriptPane) renderNote(e *harness.Entry, w int) []string {
 		// the engine's note carries the prefix the model reads; say it once
 		return indentStyled(th.log, iconLog+" harness.log: ", strings.TrimPrefix(text, "harness.log: "), w)
 	case harness.NoteSkillPreload:
-		return indentStyled(th.preload, iconPreload+" ", text, w)
+		// the engine's words: presenter mode leaves out the execution id
+		return indentStyled(th.preload, iconPreload+" ", th.clean(text), w)
 	default:
 		return indentStyled(th.faint, "• ", text, w)
 	}
@@ -245,6 +246,28 @@ func foldBlock(th *theme, body []string, w, ind int, open bool, st lipgloss.Styl
 			hint = "v views all"
 		}
 		out = append(out, th.faint.Render(clip(fmt.Sprintf("%s… %s more line(s) · %s", pad, thousands(rest), hint), w)))
+	}
+	return out
+}
+
+// userFold is how many lines of a user's message show folded.
+const userFold = 24
+
+// userLines is a user's message as typed or pasted: each of its lines kept
+// (read as Markdown, a pasted text would reflow into one paragraph), a
+// long one folded after userFold lines until enter unfolds it.
+func userLines(th *theme, text string, w int, open bool) []string {
+	lines := strings.Split(strings.TrimRight(sanitize(text), "\n"), "\n")
+	limit := len(lines)
+	if !open && limit > userFold {
+		limit = userFold
+	}
+	var out []string
+	for _, l := range lines[:limit] {
+		out = append(out, indent(wrap(l, max(1, w-2)), "  ")...)
+	}
+	if rest := len(lines) - limit; rest > 0 {
+		out = append(out, th.faint.Render(clip(fmt.Sprintf("  … %s more line(s) · enter unfolds", thousands(rest)), w)))
 	}
 	return out
 }

@@ -124,7 +124,10 @@ func (m *model) showTravel() tea.Cmd {
 	}
 	m.lru.setSnapshot(s)
 	m.cx.setSnapshot(s)
-	m.tools.setSnapshot(s)
+	m.tools.setSnapshot(m.livePolicies(s))
+	// the transcript goes to the call: its last message the one the call
+	// saw last
+	m.tr.revealEntry(s.Window.Messages - 1)
 	h := m.eng
 	if t.whole[t.idx] != nil || t.reading[t.idx] {
 		return nil
@@ -163,13 +166,36 @@ func (m *model) onWhole(msg wholeMsg) tea.Cmd {
 	if m.travel == t && t.idx == msg.idx {
 		m.lru.setSnapshot(msg.snap)
 		m.cx.setSnapshot(msg.snap)
-		m.tools.setSnapshot(msg.snap)
+		m.tools.setSnapshot(m.livePolicies(msg.snap))
 	}
 	return nil
 }
 
+// livePolicies gives the tools of a past call, which its request names
+// without their approval policy, the policy the session has for them now
+// (a tool the session no longer has keeps none, shown as such).
+func (m *model) livePolicies(s *harness.Snapshot) *harness.Snapshot {
+	if s == nil || m.snap == nil {
+		return s
+	}
+	now := map[string]harness.ToolInfo{}
+	for _, t := range m.snap.Tools {
+		now[t.Name] = t
+	}
+	c := *s
+	c.Tools = make([]harness.ToolInfo, len(s.Tools))
+	for i, t := range s.Tools {
+		if live, ok := now[t.Name]; ok && t.Approval == "" {
+			t.Approval = live.Approval
+		}
+		c.Tools[i] = t
+	}
+	return &c
+}
+
 func (m *model) leaveTravel() {
 	m.travel = nil
+	m.tr.end()
 	m.lru.setSnapshot(m.snap)
 	m.cx.setSnapshot(m.snap)
 	m.tools.setSnapshot(m.snap)

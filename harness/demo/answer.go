@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,6 +76,23 @@ func (v *view) following() string {
 		}
 	}
 	var out []string
+	// under an agent's profile a skill comes in through its activation
+	// tool, not <current_context>: the answer names what it activated
+	if tool, key := v.activationTool(); tool != toolLoadSkill {
+		var named []string
+		for _, c := range v.turn {
+			var args map[string]any
+			if c.Name != tool || json.Unmarshal([]byte(c.Args), &args) != nil {
+				continue
+			}
+			if n, ok := args[key].(string); ok && n != "" && !slices.Contains(named, code(n)) {
+				named = append(named, code(n))
+			}
+		}
+		if len(named) > 0 {
+			out = append(out, "Activated "+joinAnd(named)+" with "+code(tool)+".")
+		}
+	}
 	if len(parts) > 0 {
 		out = append(out, "Following "+joinAnd(parts)+".")
 	}

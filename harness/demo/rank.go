@@ -13,8 +13,11 @@ var notFor = regexp.MustCompile(`(?i)\bnot (?:for|a|an) ([^.;:()]+)(?:\(that is 
 // listedMatch is how well one listed skill matches U.
 type listedMatch struct {
 	score int // name and description words U uses, less the exclusions it hits
-	desc  int // description words U uses, outside exclusions
-	size  int // description words, for the finer tie-break
+	// when is the words U uses of the description's "Use when" clause, which
+	// says when to pick the skill: on a tie it outweighs what the skill does
+	when int
+	desc int // description words U uses, outside exclusions
+	size int // description words, for the finer tie-break
 }
 
 // bestListed ranks the listed skills against U and returns the index and
@@ -35,6 +38,7 @@ func (v *view) bestListed() (int, int) {
 		descWords := wordSet(positive)
 		m := &matches[i]
 		m.desc, m.size = overlap(u, descWords), len(descWords)
+		m.when = overlap(u, wordSet(useWhen(positive)))
 		m.score = overlap(u, wordSet(s.Name+" "+positive))
 		for _, ex := range notFor.FindAllStringSubmatch(s.Description, -1) {
 			hit := overlap(u, wordSet(ex[1]))
@@ -66,9 +70,21 @@ func better(a, b listedMatch) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
+	if a.when != b.when {
+		return a.when > b.when
+	}
 	if a.desc != b.desc {
 		return a.desc > b.desc
 	}
 	// a larger share of a shorter description: a closer fit
 	return a.size > 0 && b.size > 0 && a.desc*b.size > b.desc*a.size
+}
+
+// useWhenRE finds a description's trigger clause: "Use when …", "Use
+// after …", "Use for …", to the end of its sentence.
+var useWhenRE = regexp.MustCompile(`(?i)\buse (?:it )?(?:when|after|for|if)\b[^.]*`)
+
+// useWhen is the description's trigger clauses, "" when it has none.
+func useWhen(desc string) string {
+	return strings.Join(useWhenRE.FindAllString(desc, -1), " ")
 }

@@ -46,6 +46,15 @@ func stem(w string) string {
 	return w
 }
 
+// dropE takes a final silent e off a stem, so "decide" meets "decided"
+// ("decid") and "release" meets "released".
+func dropE(w string) string {
+	if strings.HasSuffix(w, "e") && !strings.HasSuffix(w, "ee") && utf8.RuneCountInString(w) > 4 {
+		return strings.TrimSuffix(w, "e")
+	}
+	return w
+}
+
 // undouble drops a doubled final consonant left by a cut ending
 // ("flagged" → "flagg" → "flag"), but not l, s or z ("filled" → "fill",
 // "passed" → "pass").
@@ -70,7 +79,7 @@ func words(s string) []string {
 		if utf8.RuneCountInString(f) < 3 || stopWords[f] {
 			continue
 		}
-		w := stem(f)
+		w := dropE(stem(f))
 		if stopWords[w] || seen[w] {
 			continue
 		}
