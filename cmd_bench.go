@@ -168,7 +168,7 @@ func (f *benchFlags) prepare(names []string, stderr io.Writer) (*benchRun, error
 	}
 	b.dir = f.out
 	if b.dir == "" {
-		b.dir = filepath.Join(filepath.Dir(sessionsDir("")), "benches", time.Now().UTC().Format("20060102-150405"))
+		b.dir = freshFolder("benches")
 	}
 	if m == nil {
 		if exists(filepath.Join(b.dir, bench.ManifestFile)) {

@@ -20,7 +20,7 @@ import (
 // runs the report's view then opens.
 func tuiBench(c *common) func(skill string) (*ui.BenchResult, error) {
 	return func(skill string) (*ui.BenchResult, error) {
-		out := benchFolder()
+		out := freshFolder("benches")
 		args := []string{skill, "--out", out}
 		for _, d := range c.skills {
 			args = append(args, "--skills", d)
@@ -47,10 +47,11 @@ func tuiBench(c *common) func(skill string) (*ui.BenchResult, error) {
 	}
 }
 
-// benchFolder is a new benchmark's folder: the default of --out, made
-// unique when two start within a second.
-func benchFolder() string {
-	base := filepath.Join(filepath.Dir(sessionsDir("")), "benches", time.Now().UTC().Format("20060102-150405"))
+// freshFolder is the default --out of a new eval ("evals") or benchmark
+// ("benches"): named for the second it starts, made unique when two start
+// within one.
+func freshFolder(kind string) string {
+	base := filepath.Join(filepath.Dir(sessionsDir("")), kind, time.Now().UTC().Format("20060102-150405"))
 	dir := base
 	for i := 2; exists(dir); i++ {
 		dir = fmt.Sprintf("%s-%d", base, i)

@@ -269,7 +269,7 @@ func (f *evalFlags) prepare(args []string, plan eval.Plan, stderr io.Writer) (di
 	}
 	dir = f.out
 	if dir == "" {
-		dir = filepath.Join(filepath.Dir(sessionsDir("")), "evals", time.Now().UTC().Format("20060102-150405"))
+		dir = freshFolder("evals")
 	}
 	if _, err := os.Stat(filepath.Join(dir, eval.ManifestFile)); err == nil || exists(filepath.Join(dir, optimizeJSON)) {
 		return "", nil, nil, usageError{fmt.Sprintf("--out %s already holds an eval: continue it with --resume %s, or choose another folder", dir, dir)}

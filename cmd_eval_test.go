@@ -838,3 +838,15 @@ func TestEvalHonoursRetryAfterUpToMaxRetryWait(t *testing.T) {
 		t.Error("no retry in the journal")
 	}
 }
+
+// Two evals started within one second get folders of their own.
+func TestFreshFolderIsUniqueWithinASecond(t *testing.T) {
+	isolate(t)
+	first := freshFolder("evals")
+	if err := os.MkdirAll(first, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if second := freshFolder("evals"); second == first {
+		t.Fatalf("a second eval would share %s", first)
+	}
+}

@@ -151,6 +151,10 @@ var readmeChecks = map[string]readmeCheck{
 	"go run . eval --queries queries.json":                                                                        {how: "run"},
 	"go run . eval account-review fraud-triage":                                                                   {how: "run"},
 	"go run . eval report ~/.local/state/skillet/evals/ID":                                                        {how: "run"},
+	"skillet --view ~/.local/state/skillet/benches/ID/incident-report/eval-1/without_skill/run-3":                 {how: "skip", why: "it opens the bench the README runs further down; TestViewOpensABenchRunReadOnly opens a run"},
+	"skillet --view SESSION":                                                                                      {how: "ui"},
+	"go run . bench incident-report":                                                                              {how: "run"},
+	"go run . bench report ~/.local/state/skillet/benches/ID":                                                     {how: "run"},
 	"go run . bench report-style":                                                                                 {how: "skip", why: "needs a skill with evals/evals.json; cmd_bench's tests run bench"},
 	"go run . bench report-style --baseline ../old/report-style":                                                  {how: "skip", why: "as bench report-style"},
 	"go run . bench report-style --baseline HEAD~3":                                                               {how: "skip", why: "as bench report-style"},
@@ -218,6 +222,9 @@ func TestREADMECommandsRunAsWritten(t *testing.T) {
 		text = endpoint.ReplaceAllString(text, srv.URL+"/v1")
 		text = strings.ReplaceAll(text, "SESSION", session)
 		text = strings.ReplaceAll(text, "evals/ID", "evals/"+latest(t, filepath.Join(home, ".local/state/skillet/evals")))
+		if strings.Contains(text, "benches/ID") {
+			text = strings.ReplaceAll(text, "benches/ID", "benches/"+latest(t, filepath.Join(home, ".local/state/skillet/benches")))
+		}
 		cmdEnv := env
 		if strings.Contains(k, "OPENAI_API_KEY=") || strings.Contains(k, "--model gpt-4o-mini") {
 			// a real provider's default endpoint stands in as the loopback
