@@ -145,6 +145,8 @@ type Session struct {
 	tok *counter
 	// calls finds older model calls in the journal; it has its own lock.
 	calls callIndex
+	// hist keeps time travel's checkpoints; it has its own lock.
+	hist historyIndex
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.

@@ -19,55 +19,80 @@ import (
 // the end need (the session ended with them in flight), for the caller to
 // record. A journal that lost nothing comes back as it was, with no notes.
 func Repair(events []event.Event) (fold []event.Event, notes []string, tail []*event.ToolResult) {
-	var out []event.Event
+	var r Repairer
+	for _, e := range events {
+		fold = r.Add(fold, e)
+	}
+	notes, tail = r.End()
+	return fold, notes, tail
+}
+
+// Repairer is Repair one event at a time, for a reader that folds a
+// journal as it streams rather than holding all of its events.
+type Repairer struct {
 	// open are the calls of the last assistant message still waiting for
 	// their results, in order; started the calls whose tool began to run.
-	var open []event.ToolCallRecord
-	turn := 0
-	known := map[string]bool{}
-	started := map[string]bool{}
-	answered := map[string]bool{}
-	close := func(why string) {
-		for _, tc := range open {
-			if answered[tc.ID] {
-				continue
-			}
-			answered[tc.ID] = true
-			out = append(out, UnansweredResult(tc, started[tc.ID], turn, why))
-			if why != "" {
-				notes = append(notes, fmt.Sprintf("tool call %s (%s) had no result in the journal: %s", tc.ID, tc.Name, why))
-			}
+	open     []event.ToolCallRecord
+	turn     int
+	known    map[string]bool
+	started  map[string]bool
+	answered map[string]bool
+	notes    []string
+}
+
+func (r *Repairer) close(out []event.Event, why string) []event.Event {
+	for _, tc := range r.open {
+		if r.answered[tc.ID] {
+			continue
 		}
-		open = nil
-	}
-	for _, e := range events {
-		switch e := e.(type) {
-		case *event.TurnStart:
-			close("its result was on a damaged or missing line")
-			turn = e.Turn
-		case *event.Assistant:
-			close("its result was on a damaged or missing line")
-			for _, tc := range e.ToolCalls {
-				known[tc.ID] = true
-			}
-			open = append([]event.ToolCallRecord(nil), e.ToolCalls...)
-		case *event.ToolStarted:
-			started[e.ToolCallID] = true
-		case *event.ToolResult:
-			if !known[e.ToolCallID] || answered[e.ToolCallID] {
-				notes = append(notes, fmt.Sprintf("the result of tool call %s (%s) was dropped: its call was on a damaged or missing line", e.ToolCallID, e.Name))
-				continue
-			}
-			answered[e.ToolCallID] = true
-		}
-		out = append(out, e)
-	}
-	for _, tc := range open {
-		if !answered[tc.ID] {
-			tail = append(tail, UnansweredResult(tc, started[tc.ID], turn, ""))
+		r.answered[tc.ID] = true
+		out = append(out, UnansweredResult(tc, r.started[tc.ID], r.turn, why))
+		if why != "" {
+			r.notes = append(r.notes, fmt.Sprintf("tool call %s (%s) had no result in the journal: %s", tc.ID, tc.Name, why))
 		}
 	}
-	return out, notes, tail
+	r.open = nil
+	return out
+}
+
+// Add appends to out the events to fold for e, the next event of the
+// journal: e itself, unless it is a result without its call, after any
+// results the calls before it lack.
+func (r *Repairer) Add(out []event.Event, e event.Event) []event.Event {
+	if r.known == nil {
+		r.known, r.started, r.answered = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
+	switch e := e.(type) {
+	case *event.TurnStart:
+		out = r.close(out, "its result was on a damaged or missing line")
+		r.turn = e.Turn
+	case *event.Assistant:
+		out = r.close(out, "its result was on a damaged or missing line")
+		for _, tc := range e.ToolCalls {
+			r.known[tc.ID] = true
+		}
+		r.open = append([]event.ToolCallRecord(nil), e.ToolCalls...)
+	case *event.ToolStarted:
+		r.started[e.ToolCallID] = true
+	case *event.ToolResult:
+		if !r.known[e.ToolCallID] || r.answered[e.ToolCallID] {
+			r.notes = append(r.notes, fmt.Sprintf("the result of tool call %s (%s) was dropped: its call was on a damaged or missing line", e.ToolCallID, e.Name))
+			return out
+		}
+		r.answered[e.ToolCallID] = true
+	}
+	return append(out, e)
+}
+
+// End returns, once the last event is added, one note per repair and the
+// results the calls still open need (see Repair).
+func (r *Repairer) End() (notes []string, tail []*event.ToolResult) {
+	for _, tc := range r.open {
+		if !r.answered[tc.ID] {
+			tail = append(tail, UnansweredResult(tc, r.started[tc.ID], r.turn, ""))
+		}
+	}
+	return r.notes, tail
 }
 
 // UnansweredResult is the result of a call the journal holds no result
