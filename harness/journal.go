@@ -141,6 +141,31 @@ func ReadJournalLite(r io.Reader) ([]Event, []string, error) {
 	return events, problems, err
 }
 
+// StreamJournalLite reads a journal as ReadJournalLite does but hands
+// each event to each as it is decoded, so memory holds one at a time
+// rather than a long session's hundreds of thousands; the blobs its events
+// reference are read back from f at their offsets when needed. It returns
+// the lines skipped, as ReadJournal does.
+func StreamJournalLite(f io.ReaderAt, each func(Event)) ([]string, error) {
+	jr := newJournalReader(io.NewSectionReader(f, 0, 1<<62), true, f)
+	for {
+		e, err := jr.next()
+		if err == io.EOF {
+			return jr.problems, nil
+		}
+		if err != nil {
+			return jr.problems, err
+		}
+		switch e := e.(type) {
+		case *ModelCall:
+			e.Request, e.Ref = nil, nil
+		case *Assistant:
+			e.Raw, e.RawGzip = "", ""
+		}
+		each(e)
+	}
+}
+
 // readJournal reads a whole journal, every body put together.
 func readJournal(r io.Reader) ([]Event, []string, *journalCodec, error) {
 	return readLines(r, false, nil)
