@@ -45,6 +45,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c.resume = pos[0]
+	// set before the fold: a journal streams through it, so the heap it
+	// makes is the session's own
+	limitMemory()
 	s, w, problems, err := inspectSession(&c)
 	if w != nil {
 		printNotices(stderr, w)
@@ -60,9 +63,6 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return reportError(stderr, "skillet show", err)
 	}
 	defer s.Close()
-	// the journal is folded: what is left to hold is the state, not what
-	// reading it made
-	limitMemory()
 	if *asJSON {
 		v, turns := s.StateTurns()
 		if err := encodeState(stdout, v, turns); err != nil {

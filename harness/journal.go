@@ -339,6 +339,15 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	f.Close()
 	s.hist.note(path, fold.calls, fold.checks)
 	codec := jr.codec
+	if !readOnly {
+		// where each call's lines are, for reading back what memory no
+		// longer holds; the lines past what was read are indexed as asked
+		end := jr.at
+		if codec.torn > 0 {
+			end = codec.torn
+		}
+		s.calls.seed(path, end, fold.positions, codec.rawAt, fold.frames, codec.lastMsgs)
+	}
 	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.st.Model
 	unfinished := s.st.Cur != nil && !s.st.Cur.Ended
 	if !readOnly {
@@ -407,6 +416,10 @@ type reopenFold struct {
 	checks   []*historyCheck
 	// since is how many calls were folded since the last checkpoint.
 	since int
+	// positions are where each call's lines start, and frames the
+	// message blobs of every frameEvery-th call, for the call index.
+	positions []callPos
+	frames    [][]blobKey
 }
 
 type recentCall struct {
@@ -452,11 +465,18 @@ func (rf *reopenFold) apply(e Event, jr *journalReader) {
 	rf.st.Apply(e)
 	switch e := e.(type) {
 	case *ModelCall:
+		if len(rf.positions)%frameEvery == 0 {
+			rf.frames = append(rf.frames, blobKeys(rf.codec.lastMsgs))
+		}
+		rf.positions = append(rf.positions, callPos{at: jr.start, reply: -1})
 		if len(rf.recent) == rulebook.KeepCallBodies {
 			rf.recent = append(rf.recent[:0], rf.recent[1:]...)
 		}
 		rf.recent = append(rf.recent, recentCall{i: len(rf.st.Calls) - 1, mc: e})
 	case *Assistant:
+		if n := len(rf.positions); n > 0 && !e.Manual && rf.positions[n-1].reply < 0 {
+			rf.positions[n-1].reply = jr.start
+		}
 		if n := len(rf.recent); n > 0 && !e.Manual && rf.recent[n-1].i == len(rf.st.Calls)-1 {
 			rf.recent[n-1].reply = e
 			if p := rf.codec.pending; p.of == Event(e) {
