@@ -149,7 +149,7 @@ func (l *List[T]) Seal(n int) {
 }
 
 // sealQueue is how many pages may wait for the sealer.
-const sealQueue = 64
+const sealQueue = 8
 
 // sealer hands pages to the one goroutine that encodes them, for the
 // life of the program.
