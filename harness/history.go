@@ -27,7 +27,6 @@ const checkEvery = 64
 // the fold without its transcript, one every checkEvery calls, taken as
 // the session reopened or as time travel first read that far).
 type History struct {
-	s     *Session
 	path  string
 	calls []callMark
 	// checks are the checkpoints at or before the last call listed, in
@@ -77,7 +76,7 @@ func (s *Session) History() (*History, error) {
 	if err := ix.extend(); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	return &History{s: s, path: path, calls: slices.Clip(ix.calls), checks: slices.Clip(ix.checks)}, nil
+	return &History{path: path, calls: slices.Clip(ix.calls), checks: slices.Clip(ix.checks)}, nil
 }
 
 // Len is the number of model calls.
@@ -107,7 +106,7 @@ func (h *History) At(i int) (*Snapshot, error) {
 		return nil, fmt.Errorf("history: call %d: no checkpoint before it", i+1)
 	}
 	var snap *Snapshot
-	err := h.fold(h.checks[k-1], func(st *rulebook.State, mc *ModelCall, n, base int) bool {
+	err := h.fold(h.checks[k-1], func(st *rulebook.State, mc *ModelCall, n int) bool {
 		if n == i {
 			snap = stateAtCall(st, mc)
 		}
@@ -123,18 +122,17 @@ func (h *History) At(i int) (*Snapshot, error) {
 }
 
 // fold folds the journal from checkpoint c on, calling at after each
-// model call with the state, the call, its index and the entries the
-// state's transcript does not hold, until at returns false or the
-// journal ends.
-func (h *History) fold(c *historyCheck, at func(st *rulebook.State, mc *ModelCall, n, base int) bool) error {
+// model call with the state, the call and its index, until at returns
+// false or the journal ends.
+func (h *History) fold(c *historyCheck, at func(st *rulebook.State, mc *ModelCall, n int) bool) error {
 	f, err := OpenRegular(h.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return foldFrom(f, c, func(st *rulebook.State, e Event, n, base int) bool {
+	return foldFrom(f, c, func(st *rulebook.State, e Event, n int) bool {
 		if mc, ok := e.(*ModelCall); ok {
-			return at(st, mc, n, base)
+			return at(st, mc, n)
 		}
 		return true
 	}, nil)
@@ -142,11 +140,10 @@ func (h *History) fold(c *historyCheck, at func(st *rulebook.State, mc *ModelCal
 
 // foldFrom folds the journal f from checkpoint c, on a copy of its state,
 // calling each with every event folded (n is the index of the last model
-// call, base the entries before the state's transcript) until it returns
-// false; with check, it also takes a checkpoint before every turn_start
+// call) until it returns false; with check, it also takes a checkpoint before every turn_start
 // checkEvery calls or more after the last, and folds on from it, so the
 // transcript before it is not held.
-func foldFrom(f io.ReaderAt, c *historyCheck, each func(st *rulebook.State, e Event, n, base int) bool, check func(*historyCheck)) error {
+func foldFrom(f io.ReaderAt, c *historyCheck, each func(st *rulebook.State, e Event, n int) bool, check func(*historyCheck)) error {
 	jr := newJournalReader(io.NewSectionReader(f, c.at, 1<<62), true, nil)
 	jr.codec.history = true
 	jr.codec.lastLeftOff, jr.codec.inlineLeftOff = c.leftOff, c.inlineLeftOff
@@ -173,7 +170,7 @@ func foldFrom(f io.ReaderAt, c *historyCheck, each func(st *rulebook.State, e Ev
 			// stamped as the whole fold would have: the state's last
 			// turn_end carries its entry into later snapshots
 			x.Head().Entry += base
-			if !each(st, x, calls+len(st.Calls)-1, base) {
+			if !each(st, x, calls+len(st.Calls)-1) {
 				return nil
 			}
 		}
@@ -194,7 +191,7 @@ func (ix *historyIndex) extend() error {
 	}
 	from := ix.checks[len(ix.checks)-1]
 	ix.calls = ix.calls[:from.call]
-	return foldFrom(f, from, func(st *rulebook.State, e Event, _, _ int) bool {
+	return foldFrom(f, from, func(st *rulebook.State, e Event, _ int) bool {
 		if mc, ok := e.(*ModelCall); ok {
 			ix.calls = append(ix.calls, callMark{turn: int32(mc.Turn), call: int32(mc.Call)})
 		}
