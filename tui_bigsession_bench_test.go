@@ -36,8 +36,9 @@ import (
 //
 // SKILLET_BENCH_MESSAGES sets the session's length (50,000 messages by
 // default; writing it takes a few minutes), SKILLET_BENCH_ROUNDS the
-// rounds (3), and SKILLET_BENCH_SESSION_DIR a folder that keeps the
-// written session and its live figure for the next run.
+// rounds (3), SKILLET_BENCH_SESSION_DIR a folder that keeps the written
+// session and its live figure for the next run, and SKILLET_BENCH_BIN
+// another build of skillet to measure instead of this checkout's.
 func TestBigSession(t *testing.T) {
 	if os.Getenv("SKILLET_BENCH_SESSION") == "" {
 		t.Skip("set SKILLET_BENCH_SESSION=1 to measure a long session (several minutes)")
@@ -45,7 +46,10 @@ func TestBigSession(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux): skipped")
 	}
-	bin := skilletBinary(t)
+	bin := os.Getenv("SKILLET_BENCH_BIN") // another build, to compare with
+	if bin == "" {
+		bin = skilletBinary(t)
+	}
 	msgs := 50000
 	if n, err := strconv.Atoi(os.Getenv("SKILLET_BENCH_MESSAGES")); err == nil && n > 0 {
 		msgs = n
@@ -193,10 +197,11 @@ func startPaneTUI(t *testing.T, dir, command string) *paneTUI {
 }
 
 // until polls the screen every few milliseconds until cond holds of it and
-// returns how long that took from t0, failing after a minute.
+// returns how long that took from t0, failing after three minutes (an
+// older build may take that long).
 func (p *paneTUI) until(what string, t0 time.Time, cond func(string) bool) time.Duration {
 	p.t.Helper()
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(3 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(3 * time.Millisecond) {
 		if cond(p.screen()) {
 			return time.Since(t0)
 		}

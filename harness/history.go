@@ -189,10 +189,12 @@ func (ix *historyIndex) extend() error {
 		// the first checkpoint is an empty fold at the first line
 		ix.checks = []*historyCheck{{st: rulebook.New("", "", DefaultSettings())}}
 	}
+	// the calls from the last checkpoint on are listed already up to a
+	// point: only those past it are added, so a History handed out before
+	// never sees its list change
 	from := ix.checks[len(ix.checks)-1]
-	ix.calls = ix.calls[:from.call]
-	return foldFrom(f, from, func(st *rulebook.State, e Event, _ int) bool {
-		if mc, ok := e.(*ModelCall); ok {
+	return foldFrom(f, from, func(st *rulebook.State, e Event, n int) bool {
+		if mc, ok := e.(*ModelCall); ok && n >= len(ix.calls) {
 			ix.calls = append(ix.calls, callMark{turn: int32(mc.Turn), call: int32(mc.Call)})
 		}
 		return true
