@@ -51,7 +51,8 @@ type historyCheck struct {
 }
 
 // historyIndex keeps the checkpoints of a session's journal, extended as
-// the journal grows. It has its own lock, never held with the session's.
+// the journal grows. It has its own lock, taken after the session's when
+// both are held.
 type historyIndex struct {
 	mu     sync.Mutex
 	path   string
@@ -199,6 +200,44 @@ func (ix *historyIndex) extend() error {
 		}
 		return true
 	}, func(c *historyCheck) { ix.checks = append(ix.checks, c) })
+}
+
+// checkAtTurnEnd returns what the journal at path tells of each turn_end
+// line it writes: a live session takes time travel's checkpoints as it
+// goes, so its first step back folds at most checkEvery calls however
+// long it has run. The checkpoint is the state just after the turn_end,
+// and is taken only when that is the state (nothing folded after it in
+// the same step), which a fold from the next line then goes on from.
+func (s *Session) checkAtTurnEnd(path string) func(e *TurnEnd, end int64, leftOff []string, inline bool) {
+	return func(e *TurnEnd, end int64, leftOff []string, inline bool) {
+		s.mu.Lock()
+		st := s.st
+		n := st.Marks.Len()
+		if n == 0 || st.Marks.At(n-1) != Event(e) || st.Last != e || st.Running {
+			s.mu.Unlock()
+			return
+		}
+		ix := &s.hist
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if ix.path != path {
+			ix.path, ix.calls, ix.checks = path, nil, nil
+		}
+		if len(ix.checks) == 0 {
+			ix.checks = []*historyCheck{{st: rulebook.New("", "", DefaultSettings())}}
+		}
+		last := ix.checks[len(ix.checks)-1]
+		if len(st.Calls)-last.call < checkEvery || end <= last.at {
+			s.mu.Unlock()
+			return
+		}
+		c := &historyCheck{at: end, call: len(st.Calls), entries: st.Entries.Len(), st: st.Checkpoint(), leftOff: leftOff, inlineLeftOff: inline}
+		for _, cr := range st.Calls[min(len(ix.calls), len(st.Calls)):] {
+			ix.calls = append(ix.calls, callMark{turn: int32(cr.Turn), call: int32(cr.Call)})
+		}
+		s.mu.Unlock()
+		ix.checks = append(ix.checks, c)
+	}
 }
 
 // note keeps the calls and checkpoints a reopening fold of the journal at

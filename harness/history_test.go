@@ -77,6 +77,12 @@ func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
 		f.turn(fmt.Sprintf("message %d", i), steps...)
 	}
 	path := f.s.journalPath()
+	f.s.hist.mu.Lock()
+	live := len(f.s.hist.checks)
+	f.s.hist.mu.Unlock()
+	if live < 3 {
+		t.Fatalf("the live session took %d checkpoints over %d turns", live, turns)
+	}
 	h, err := f.s.History()
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,12 @@ type journal struct {
 	f  *os.File
 	// codec knows what earlier lines hold (see journalcodec.go).
 	codec *journalCodec
+	// size is where the next line starts.
+	size int64
+	// turnEnded, when set, is told of each turn_end line written, with
+	// where the line after it starts and what the codec knows of the
+	// left-off list there (see Session.checkAtTurnEnd).
+	turnEnded func(e *TurnEnd, end int64, leftOff []string, inline bool)
 }
 
 // openJournal opens a journal for appending; codec is what reading it
@@ -66,17 +72,22 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 			}
 		}
 	}
-	return &journal{f: f, codec: codec}, nil
+	j := &journal{f: f, codec: codec}
+	if fi, err := f.Stat(); err == nil {
+		j.size = fi.Size()
+	}
+	return j, nil
 }
 
 func (j *journal) write(e Event) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	if j.f == nil {
+		j.mu.Unlock()
 		return errors.New("journal is closed")
 	}
 	lines, err := j.codec.encode(e)
 	if err != nil {
+		j.mu.Unlock()
 		return err
 	}
 	var buf bytes.Buffer
@@ -84,8 +95,18 @@ func (j *journal) write(e Event) error {
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}
-	if _, err := j.f.Write(buf.Bytes()); err != nil {
+	n, err := j.f.Write(buf.Bytes())
+	j.size += int64(n)
+	if err != nil {
+		j.size = -1 // where lines start is unknown from here on
+		j.mu.Unlock()
 		return fmt.Errorf("write journal: %w", err)
+	}
+	told, end := j.turnEnded, j.size
+	leftOff, inline := j.codec.lastLeftOff, j.codec.inlineLeftOff
+	j.mu.Unlock()
+	if te, ok := e.(*TurnEnd); ok && told != nil && end > 0 {
+		told(te, end, leftOff, inline)
 	}
 	return nil
 }
@@ -356,6 +377,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 			s.mu.Unlock()
 			return nil, problems, err
 		}
+		j.turnEnded = s.checkAtTurnEnd(path)
 		s.journal = j
 	}
 	prevWS := s.st.Workspace

@@ -333,6 +333,7 @@ func (s *Session) openDir() error {
 		if err != nil {
 			return err
 		}
+		j.turnEnded = s.checkAtTurnEnd(filepath.Join(s.dir, JournalFile))
 		s.journal = j
 	}
 	for _, sub := range []string{"state", "store"} {
