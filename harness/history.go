@@ -25,7 +25,8 @@ const checkEvery = 64
 // for byte. Neither the calls' states nor the journal's events are held:
 // a state is folded on asking from the checkpoint before it (a copy of
 // the fold without its transcript, one every checkEvery calls, taken as
-// the session reopened or as time travel first read that far).
+// the session's turns ended, as it reopened, or as time travel first read
+// that far).
 type History struct {
 	path  string
 	calls []callMark
@@ -37,11 +38,11 @@ type History struct {
 // callMark is a model call's turn and number in its turn.
 type callMark struct{ turn, call int32 }
 
-// historyCheck is the fold just before a turn_start line: at is where the
-// line starts, call how many model calls came before it, entries how many
-// transcript entries, and leftOff the left-off list of the last model_call
-// line before it (a model_call line may carry its list as a change from
-// that one).
+// historyCheck is the fold at a turn's boundary: at is where the next line
+// starts (a turn_start, or the line after a turn_end), call how many model
+// calls came before it, entries how many transcript entries, and leftOff
+// the left-off list of the last model_call line before it (a model_call
+// line may carry its list as a change from that one).
 type historyCheck struct {
 	at            int64
 	call, entries int
