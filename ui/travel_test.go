@@ -19,6 +19,7 @@ func TestTimeTravelShowsThePanesAsEachCallWentOut(t *testing.T) {
 		t.Fatalf("live: %d loaded", len(got))
 	}
 	d.key("alt+[")
+	d.pump(func(m *model) bool { return m.travel != nil }) // listed in the background
 	d.settle()
 	if d.m.travel == nil {
 		t.Fatalf("alt+[ did not step back:\n%s", d.screen())
