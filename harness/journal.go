@@ -24,7 +24,8 @@ type journal struct {
 	f  *os.File
 	// codec knows what earlier lines hold (see journalcodec.go).
 	codec *journalCodec
-	// size is where the next line starts.
+	// size is where the next line starts, -1 once a write failed (a line
+	// may be torn there).
 	size int64
 	// turnEnded, when set, is told of each turn_end line written, with
 	// where the line after it starts and what the codec knows of the
@@ -96,7 +97,9 @@ func (j *journal) write(e Event) error {
 		buf.WriteByte('\n')
 	}
 	n, err := j.f.Write(buf.Bytes())
-	j.size += int64(n)
+	if j.size >= 0 {
+		j.size += int64(n)
+	}
 	if err != nil {
 		j.size = -1 // where lines start is unknown from here on
 		j.mu.Unlock()
