@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"skillet/harness"
@@ -42,6 +45,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c.resume = pos[0]
+	// set before the fold: a journal streams through it, so the heap it
+	// makes is the session's own
+	limitMemory()
 	s, w, problems, err := inspectSession(&c)
 	if w != nil {
 		printNotices(stderr, w)
@@ -57,12 +63,61 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 		return reportError(stderr, "skillet show", err)
 	}
 	defer s.Close()
-	v := s.State()
 	if *asJSON {
-		return writeJSON(stdout, stderr, "skillet show", v)
+		v, turns := s.StateTurns()
+		if err := encodeState(stdout, v, turns); err != nil {
+			fmt.Fprintf(stderr, "skillet show: %v\n", err)
+			return 1
+		}
+		return 0
 	}
-	printState(stdout, v)
+	printState(stdout, s.State())
 	return 0
+}
+
+// encodeState writes a state view as encodeJSON does, its turns taken
+// from turns one at a time: a long session's turn records are never all
+// held, in memory or in the encoder's buffer.
+func encodeState(w io.Writer, v *harness.StateView, turns iter.Seq[harness.TurnView]) error {
+	var head bytes.Buffer
+	v.Turns = []harness.TurnView{}
+	if err := encodeJSON(&head, v); err != nil {
+		return err
+	}
+	const key = "\n  \"turns\": []"
+	b := head.Bytes()
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return errors.New("write JSON: the state has no turns field")
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(b[:i+len(key)-1]) // up to the list's [
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetIndent("    ", "  ")
+	enc.SetEscapeHTML(false)
+	n := 0
+	for t := range turns {
+		one.Reset()
+		if err := enc.Encode(t); err != nil {
+			return fmt.Errorf("write JSON: %w", err)
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
+		n++
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteByte(']')
+	bw.Write(b[i+len(key):])
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
 }
 
 // inspectSession folds the journal c.resume names, read-only, with its

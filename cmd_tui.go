@@ -104,11 +104,13 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		sink.OnEvent(ev)
 	}
 	open := func(progress func(done, total int64)) (*harness.Session, error) {
+		// set before the fold: a journal streams through it, so the heap
+		// it makes is the session's own
+		limitMemory()
 		s, err := openSession(c, w, harness.Options{OnEvent: onEvent, Approver: ui.NewApprover(sink), OnProgress: progress})
 		if err != nil {
 			return nil, err
 		}
-		limitMemory()
 		if w.journal != "" {
 			settleMemory()
 		}

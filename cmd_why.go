@@ -77,20 +77,6 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	defer w.close()
 	printNotices(stderr, w)
 
-	var events []event.Event
-	var skipped []string
-	journal := w.journal
-	if journal != "" {
-		journal, events, skipped, err = readJournal(journal)
-		for _, p := range skipped {
-			fmt.Fprintf(stderr, "skillet why: %s: %s was skipped\n", journal, p)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "skillet why: %v; explaining %s from disk and config alone\n", err, name)
-			events, code = nil, 1
-		}
-	}
-
 	// Only the folders of that name are read: a skills root of a thousand
 	// skills takes longer to parse than all the rest takes.
 	cat := narrow(w, name)
@@ -103,9 +89,36 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		}
 		cat = w.catalog
 	}
-	if known := why.Names(cat); !slices.Contains(known, name) && !inSession(events, name) {
+
+	var count why.Counter // an estimate: the tokenizer's tables take longer to load than the rest takes
+	tok := harness.NewTokenizer("")
+	if *exact {
+		count = tok
+	}
+	facts := why.FactsOf(cat, w.cfg.Refs(), name, count)
+	// the journal streams through the explanation: a long session's
+	// events are never all held
+	x := why.NewExplainer(facts, w.cfg.Session, count)
+	var names sessionNames
+	var skipped []string
+	journal := w.journal
+	if journal != "" {
+		journal, skipped, err = streamJournal(journal, func(e event.Event) {
+			names.add(e)
+			x.Add(e)
+		})
+		for _, p := range skipped {
+			fmt.Fprintf(stderr, "skillet why: %s: %s was skipped\n", journal, p)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "skillet why: %v; explaining %s from disk and config alone\n", err, name)
+			x, names, code = why.NewExplainer(facts, w.cfg.Session, count), sessionNames{}, 1
+		}
+	}
+
+	if known := why.Names(cat); !slices.Contains(known, name) && !names.seen[name] {
 		msg := fmt.Sprintf("skillet why: no skill named %q", name)
-		all := append(known, sessionNames(events)...)
+		all := append(known, names.list...)
 		if near := harness.Closest(name, all, 5); len(near) > 0 {
 			msg += "; the closest are: " + strings.Join(near, ", ")
 		} else {
@@ -115,13 +128,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	var count why.Counter // an estimate: the tokenizer's tables take longer to load than the rest takes
-	tok := harness.NewTokenizer("")
-	if *exact {
-		count = tok
-	}
-	facts := why.FactsOf(cat, w.cfg.Refs(), name, count)
-	rec := why.Explain(facts, events, w.cfg.Session, count)
+	rec := x.Record()
 	for _, p := range skipped {
 		rec.Skipped = append(rec.Skipped, journal+": "+p)
 	}
@@ -162,23 +169,24 @@ func knownWords(names []string) string {
 	return "the known skills are: " + strings.Join(names, ", ")
 }
 
-// readJournal reads the events of a session (its folder or journal, which
-// wireSkills found begins with session_start) without the request bodies
-// and raw replies an explanation does not need, and names the journal.
-func readJournal(path string) (string, []event.Event, []string, error) {
+// streamJournal hands each event of a session (its folder or journal,
+// which wireSkills found begins with session_start) to each, without the
+// request bodies and raw replies an explanation does not need, and names
+// the journal.
+func streamJournal(path string, each func(event.Event)) (string, []string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, harness.JournalFile)
 	}
 	f, err := harness.OpenRegular(path)
 	if err != nil {
-		return path, nil, nil, fmt.Errorf("read session %s: %w", path, err)
+		return path, nil, fmt.Errorf("read session %s: %w", path, err)
 	}
 	defer f.Close()
-	events, skipped, err := harness.ReadJournalLite(f)
+	skipped, err := harness.StreamJournalLite(f, each)
 	if err != nil {
-		return path, nil, skipped, fmt.Errorf("read session %s: %w", path, err)
+		return path, skipped, fmt.Errorf("read session %s: %w", path, err)
 	}
-	return path, events, skipped, nil
+	return path, skipped, nil
 }
 
 // narrow returns a catalog of the folders named like the skill in each of
@@ -209,34 +217,33 @@ func hasSkillFile(dir string) bool {
 	return false
 }
 
-// inSession reports whether a session's events name the skill.
-func inSession(events []event.Event, name string) bool {
-	return slices.Contains(sessionNames(events), name)
+// sessionNames are the skills a session listed, left off or loaded, in
+// the order first named.
+type sessionNames struct {
+	seen map[string]bool
+	list []string
 }
 
-// sessionNames are the skills a session listed, left off or loaded.
-func sessionNames(events []event.Event) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(names ...string) {
-		for _, n := range names {
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
+func (n *sessionNames) add(e event.Event) {
+	put := func(names ...string) {
+		for _, name := range names {
+			if n.seen == nil {
+				n.seen = map[string]bool{}
+			}
+			if !n.seen[name] {
+				n.seen[name] = true
+				n.list = append(n.list, name)
 			}
 		}
 	}
-	for _, e := range events {
-		switch e := e.(type) {
-		case *event.TurnEnd:
-			add(e.Offered...)
-			add(e.LeftOff...)
-			add(e.Delivered...)
-		case *event.SkillLoaded:
-			add(e.Skill)
-		}
+	switch e := e.(type) {
+	case *event.TurnEnd:
+		put(e.Offered...)
+		put(e.LeftOff...)
+		put(e.Delivered...)
+	case *event.SkillLoaded:
+		put(e.Skill)
 	}
-	return out
 }
 
 // rank opens a fresh session in memory and reads the list of its first

@@ -378,7 +378,8 @@ func TestWhyJournalReaderAgreesWithTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fast, skipped, err := readJournal(journal)
+	var fast []event.Event
+	_, skipped, err := streamJournal(journal, func(e event.Event) { fast = append(fast, e) })
 	if err != nil || len(skipped) > 0 || len(fast) != len(full) {
 		t.Fatalf("fast reader: %d events (engine %d), skipped %v, %v", len(fast), len(full), skipped, err)
 	}

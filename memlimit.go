@@ -29,10 +29,11 @@ const (
 var limitOnce sync.Once
 
 // limitMemory keeps the runtime's soft memory limit at the live heap plus
-// memHeadroom from now on, unless GOMEMLIMIT is set. It is called once a
-// session is open: reading a long journal makes a heap that the limit
-// would only make the collector chase. The limit is set again after every
-// collection, so it follows a heap that grows fast.
+// memHeadroom from now on, unless GOMEMLIMIT is set. It is called before
+// a session opens: a journal streams through the fold that reopens it, so
+// what the heap holds then is the session itself, not the journal's
+// events. The limit is set again after every collection, so it follows a
+// heap that grows fast.
 func limitMemory() { limitOnce.Do(startLimit) }
 
 // settleMemory hands back to the system what reading a journal left

@@ -74,6 +74,34 @@ func (s *Session) ModelCall(i int) (CallRecord, error) {
 	return rec, nil
 }
 
+// seed gives the index what a fold of the journal at path up to offset
+// size found: where each call's lines start, where each blob line starts
+// (by hash), the message blobs of every frameEvery-th call and of the
+// last, so the first call read back costs one call, not the journal.
+func (ix *callIndex) seed(path string, size int64, calls []callPos, blobs map[string]int64, frames [][]blobKey, last []string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.path, ix.size, ix.calls, ix.frames, ix.last = path, size, calls, frames, blobKeys(last)
+	ix.blobs = make(map[blobKey]int64, len(blobs))
+	for h, at := range blobs {
+		if k, ok := keyOf(h); ok {
+			ix.blobs[k] = at
+		}
+	}
+}
+
+// blobKeys are the keys of blob hashes; a hash that is not one is left
+// out, as the index leaves out a request that names one.
+func blobKeys(hashes []string) []blobKey {
+	out := make([]blobKey, 0, len(hashes))
+	for _, h := range hashes {
+		if k, ok := keyOf(h); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // body puts together call i's request and reply from the journal at path.
 func (ix *callIndex) body(path string, i int) ([]byte, string, error) {
 	ix.mu.Lock()

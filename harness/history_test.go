@@ -3,14 +3,133 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"reflect"
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/rulebook"
 )
 
-// Time travel's snapshots hold each call's state; HistoryAt adds the
-// request's parts, read back from the journal, byte for byte what the
-// model got — for calls memory no longer holds as for the latest.
+// historyByFullFold is time travel's state at every call the long way:
+// the whole journal read and folded, a snapshot kept at each call. The
+// checkpoints must agree with it.
+func historyByFullFold(t *testing.T, path string) []*Snapshot {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	events, _, _, err := readJournal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold, _, _ := rulebook.Repair(events)
+	st := rulebook.New("", "", DefaultSettings())
+	var out []*Snapshot
+	for _, e := range fold {
+		st.Apply(e)
+		if mc, ok := e.(*ModelCall); ok {
+			out = append(out, stateAtCall(st, mc))
+		}
+	}
+	return out
+}
+
+// sameHistory checks every call of h against the full fold.
+func sameHistory(t *testing.T, h *History, want []*Snapshot) {
+	t.Helper()
+	if h.Len() != len(want) {
+		t.Fatalf("%d calls in the history, %d in the journal", h.Len(), len(want))
+	}
+	for i, w := range want {
+		got, err := h.At(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			g, _ := json.Marshal(got)
+			wj, _ := json.Marshal(w)
+			t.Fatalf("call %d from the checkpoints:\n%s\nfolded from the start:\n%s", i+1, g, wj)
+		}
+		if turn, call := h.Call(i); turn != w.Turn || call != w.Call {
+			t.Fatalf("call %d is listed as turn %d call %d, not turn %d call %d", i+1, turn, call, w.Turn, w.Call)
+		}
+	}
+}
+
+// The state at each call, folded from the checkpoint before it, is the
+// state the whole journal folds to at that call: in a live session, in a
+// reopened one and in one that went on after reopening, over several
+// checkpoints, with loads, evictions and turns of several calls.
+func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
+	w := newWorkspace(t)
+	basicSkills(w)
+	f := w.open("", nil)
+	names := []string{"alpha", "beta", "gamma"}
+	turns := checkEvery*2 + 7
+	for i := 0; i < turns; i++ {
+		steps := []step{say(fmt.Sprintf("answer %d", i))}
+		if i%3 == 0 {
+			steps = append([]step{load(names[i%len(names)])}, steps...)
+		}
+		f.turn(fmt.Sprintf("message %d", i), steps...)
+	}
+	path := f.s.journalPath()
+	f.s.hist.mu.Lock()
+	live := len(f.s.hist.checks)
+	f.s.hist.mu.Unlock()
+	if live < 3 {
+		t.Fatalf("the live session took %d checkpoints over %d turns", live, turns)
+	}
+	h, err := f.s.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.checks) < 2 {
+		t.Fatalf("%d checkpoints over %d calls", len(h.checks), h.Len())
+	}
+	sameHistory(t, h, historyByFullFold(t, path))
+	if i, ok := h.First(5); !ok || h.calls[i].turn != 5 || h.calls[i-1].turn != 4 {
+		t.Fatalf("turn 5's first call: %d %v", i, ok)
+	}
+	if _, ok := h.First(turns + 5); ok {
+		t.Fatal("a turn never run has a first call")
+	}
+	if _, err := h.At(h.Len()); err == nil {
+		t.Fatal("a call past the last is not refused")
+	}
+	f.s.Close()
+
+	// reopened: the checkpoints come from the reopening fold
+	re, err := Open(path, Options{Config: f.cfg, Catalog: w.catalog(), Model: f.model, ModelName: "test-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	if n := len(re.hist.checks); n < 2 {
+		t.Fatalf("the reopening fold took %d checkpoints", n)
+	}
+	h, err = re.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameHistory(t, h, historyByFullFold(t, path))
+	f.s = re
+	for i := 0; i < checkEvery+3; i++ {
+		f.turn(fmt.Sprintf("after reopening %d", i), load(names[i%len(names)]), say("ok"))
+	}
+	h, err = re.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameHistory(t, h, historyByFullFold(t, path))
+}
+
+// HistoryAt adds the request's parts, read back from the journal, byte for
+// byte what the model got — for calls memory no longer holds as for the
+// latest.
 func TestHistoryAtGivesEachCallsRequest(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
@@ -27,10 +146,14 @@ func TestHistoryAtGivesEachCallsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	live := f.rec.ofType(TypeModelCall)
-	if len(hist) != len(live) {
-		t.Fatalf("%d snapshots, %d model calls", len(hist), len(live))
+	if hist.Len() != len(live) {
+		t.Fatalf("%d snapshots, %d model calls", hist.Len(), len(live))
 	}
-	for i, light := range hist {
+	for i := range hist.Len() {
+		light, err := hist.At(i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if light.Instructions != "" || light.Tools != nil {
 			t.Fatalf("snapshot %d holds its request already", i)
 		}
@@ -49,7 +172,11 @@ func TestHistoryAtGivesEachCallsRequest(t *testing.T) {
 			t.Fatalf("call %d: the state changed on the way", i+1)
 		}
 	}
-	if _, err := f.s.HistoryAt(hist[1], 0); err == nil {
+	second, err := hist.At(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.HistoryAt(second, 0); err == nil {
 		t.Error("a snapshot given with another call's index is not refused")
 	}
 }

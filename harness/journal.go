@@ -26,6 +26,13 @@ type journal struct {
 	codec *journalCodec
 	// buf gathers an event's lines for one write; it is reused.
 	buf []byte
+	// size is where the next line starts, -1 once a write failed (a line
+	// may be torn there).
+	size int64
+	// turnEnded, when set, is told of each turn_end line written, with
+	// where the line after it starts and what the codec knows of the
+	// left-off list there (see Session.checkAtTurnEnd).
+	turnEnded func(e *TurnEnd, end int64, leftOff []string, inline bool)
 }
 
 // openJournal opens a journal for appending; codec is what reading it
@@ -68,17 +75,22 @@ func openJournal(path string, codec *journalCodec) (*journal, error) {
 			}
 		}
 	}
-	return &journal{f: f, codec: codec}, nil
+	j := &journal{f: f, codec: codec}
+	if fi, err := f.Stat(); err == nil {
+		j.size = fi.Size()
+	}
+	return j, nil
 }
 
 func (j *journal) write(e Event) error {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	if j.f == nil {
+		j.mu.Unlock()
 		return errors.New("journal is closed")
 	}
 	lines, err := j.codec.encode(e)
 	if err != nil {
+		j.mu.Unlock()
 		return err
 	}
 	buf := j.buf[:0]
@@ -88,8 +100,20 @@ func (j *journal) write(e Event) error {
 	if cap(buf) <= 1<<20 {
 		j.buf = buf
 	}
-	if _, err := j.f.Write(buf); err != nil {
+	n, err := j.f.Write(buf)
+	if j.size >= 0 {
+		j.size += int64(n)
+	}
+	if err != nil {
+		j.size = -1 // where lines start is unknown from here on
+		j.mu.Unlock()
 		return fmt.Errorf("write journal: %w", err)
+	}
+	told, end := j.turnEnded, j.size
+	leftOff, inline := j.codec.lastLeftOff, j.codec.inlineLeftOff
+	j.mu.Unlock()
+	if te, ok := e.(*TurnEnd); ok && told != nil && end > 0 {
+		told(te, end, leftOff, inline)
 	}
 	return nil
 }
@@ -124,7 +148,7 @@ func (j *journal) close() error {
 // line after a crash, say) is skipped and named in the returned problems;
 // everything else is kept. A line longer than MaxLine is an error.
 func ReadJournal(r io.Reader) ([]Event, []string, error) {
-	events, problems, _, err := readJournal(r, false, nil)
+	events, problems, _, err := readJournal(r)
 	return events, problems, err
 }
 
@@ -145,90 +169,123 @@ func ReadJournalLite(r io.Reader) ([]Event, []string, error) {
 	return events, problems, err
 }
 
-// readJournal reads a journal; lazy puts together the request bodies and
-// raw replies of only the calls whose bodies the state keeps
-// (rulebook.KeepCallBodies, and the first), which is what reopening needs.
-// With src, the same journal read at offsets, a lazy read keeps where each
-// blob line starts rather than the line.
-func readJournal(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *journalCodec, error) {
-	events, problems, codec, err := readLines(r, lazy, src)
-	if lazy {
-		problems = append(problems, resolveRecent(events, codec)...)
-	}
-	return events, problems, codec, err
-}
-
-// resolveRecent puts together the bodies a fold keeps.
-func resolveRecent(events []Event, codec *journalCodec) []string {
-	var problems []string
-	calls := 0
-	for _, e := range events {
-		if _, ok := e.(*ModelCall); ok {
-			calls++
+// StreamJournalLite reads a journal as ReadJournalLite does but hands
+// each event to each as it is decoded, so memory holds one at a time
+// rather than a long session's hundreds of thousands; the blobs its events
+// reference are read back from f at their offsets when needed. It returns
+// the lines skipped, as ReadJournal does.
+func StreamJournalLite(f io.ReaderAt, each func(Event)) ([]string, error) {
+	jr := newJournalReader(io.NewSectionReader(f, 0, 1<<62), true, f)
+	for {
+		e, err := jr.next()
+		if err == io.EOF {
+			return jr.problems, nil
 		}
-	}
-	k := 0
-	for _, e := range events {
+		if err != nil {
+			return jr.problems, err
+		}
 		switch e := e.(type) {
 		case *ModelCall:
-			k++
-			if k == 1 || k > calls-rulebook.KeepCallBodies {
-				if err := codec.resolve(e); err != nil {
-					problems = append(problems, err.Error())
-				}
-			}
-			e.Ref = nil
+			e.Request, e.Ref = nil, nil
 		case *Assistant:
-			if k > calls-rulebook.KeepCallBodies || e.Manual {
-				if err := unzip(e); err != nil {
-					problems = append(problems, err.Error())
-				}
-			}
-			e.RawGzip = ""
+			e.Raw, e.RawGzip = "", ""
 		}
+		each(e)
 	}
-	return problems
+}
+
+// readJournal reads a whole journal, every body put together.
+func readJournal(r io.Reader) ([]Event, []string, *journalCodec, error) {
+	return readLines(r, false, nil)
 }
 
 func readLines(r io.Reader, lazy bool, src io.ReaderAt) ([]Event, []string, *journalCodec, error) {
 	var events []Event
-	var problems []string
+	jr := newJournalReader(r, lazy, src)
+	for {
+		e, err := jr.next()
+		if err == io.EOF {
+			return events, jr.problems, jr.codec, nil
+		}
+		if err != nil {
+			return events, jr.problems, jr.codec, err
+		}
+		events = append(events, e)
+	}
+}
+
+// journalReader streams a journal's events one at a time, so a reader
+// that folds them as they come holds one line, not the whole journal.
+type journalReader struct {
+	lr    *LineReader
+	codec *journalCodec
+	// line is the number of the last line read; at where the next starts,
+	// and start where the last event's line started.
+	line      int
+	at, start int64
+	// problems name the lines skipped, as ReadJournal returns them.
+	problems []string
+	done     bool
+	// err is a read error met after the line it returned.
+	err error
+}
+
+func newJournalReader(r io.Reader, lazy bool, src io.ReaderAt) *journalReader {
 	codec := newJournalCodec()
 	codec.lazy, codec.src = lazy, src
-	lr := NewLineReader(r, 0)
-	var at int64
-	for line := 1; ; line++ {
-		raw, err := lr.Next()
+	return &journalReader{lr: NewLineReader(r, 0), codec: codec}
+}
+
+// next returns the next event; io.EOF after the last. A line that does
+// not decode is skipped and named in problems; a line longer than MaxLine
+// or one that is refused whole (event.IsBadValue) ends the read with an
+// error.
+func (jr *journalReader) next() (Event, error) {
+	for !jr.done {
+		raw, err := jr.lr.View() // the codec keeps none of its bytes
 		var tooLong *LineTooLongError
 		if errors.As(err, &tooLong) {
-			return events, problems, codec, err
+			jr.done = true
+			return nil, err
 		}
-		codec.at = at
-		at += int64(len(raw))
+		jr.line++
+		c := jr.codec
+		c.at = jr.at
+		jr.at += int64(len(raw))
+		var e Event
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
-			e, derr := codec.decode(b)
+			var derr error
+			e, derr = c.decode(b)
 			switch {
 			case event.IsBadValue(derr):
 				// not damage to skip past: a journal made to write
 				// elsewhere or run out of range is refused whole
-				return events, problems, codec, fmt.Errorf("line %d: %w", line, derr)
+				jr.done = true
+				return nil, fmt.Errorf("line %d: %w", jr.line, derr)
 			case derr != nil:
-				problems = append(problems, fmt.Sprintf("line %d: %v", line, derr))
+				jr.problems = append(jr.problems, fmt.Sprintf("line %d: %v", jr.line, derr))
 				if err == io.EOF && !bytes.HasSuffix(raw, []byte("\n")) {
 					// torn by a crash mid-write: appending cuts it off
-					codec.torn = codec.at
+					c.torn = c.at
 				}
-			case e != nil:
-				events = append(events, e)
+				e = nil
 			}
 		}
-		if err == io.EOF {
-			return events, problems, codec, nil
-		}
 		if err != nil {
-			return events, problems, codec, fmt.Errorf("read journal: %w", err)
+			jr.done = true
+			if err != io.EOF {
+				jr.err = fmt.Errorf("read journal: %w", err)
+			}
+		}
+		if e != nil {
+			jr.start = c.at
+			return e, nil
 		}
 	}
+	if jr.err != nil {
+		return nil, jr.err
+	}
+	return nil, io.EOF
 }
 
 // Open reopens a session from its journal (a journal.jsonl file or the
@@ -248,7 +305,8 @@ func Inspect(path string, opts Options) (*Session, []string, error) {
 }
 
 // reopen is fold, then repair what a crash left open, then sync with
-// today's disk; readOnly keeps all of it in memory.
+// today's disk; readOnly keeps all of it in memory. The journal streams
+// through the fold a line at a time: no event is held once folded.
 func reopen(path string, opts Options, readOnly bool) (*Session, []string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
@@ -257,24 +315,24 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("reopen session: %w", err)
 	}
+	defer f.Close()
 	var r io.Reader = f
 	if opts.OnProgress != nil {
 		r = newProgressReader(f, opts.OnProgress)
 	}
-	events, problems, codec, err := readJournal(r, true, f)
-	f.Close()
-	if err != nil {
-		return nil, problems, fmt.Errorf("reopen session %s: %w", path, err)
-	}
-	if len(events) == 0 {
-		if len(problems) > 0 {
-			return nil, problems, fmt.Errorf("reopen session %s: no line of the journal is an event (%s)", path, problems[0])
-		}
+	jr := newJournalReader(r, true, f)
+	first, err := jr.next()
+	switch {
+	case err == io.EOF && len(jr.problems) > 0:
+		return nil, jr.problems, fmt.Errorf("reopen session %s: no line of the journal is an event (%s)", path, jr.problems[0])
+	case err == io.EOF:
 		return nil, nil, fmt.Errorf("reopen session %s: the journal holds no events", path)
+	case err != nil:
+		return nil, jr.problems, fmt.Errorf("reopen session %s: %w", path, err)
 	}
-	start, ok := events[0].(*SessionStart)
+	start, ok := first.(*SessionStart)
 	if !ok {
-		return nil, problems, fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
+		return nil, jr.problems, fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
 	}
 	dir := filepath.Dir(path)
 	// a new session (/clear) goes beside this one
@@ -284,14 +342,39 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	}
 	s, err := newSession(opts)
 	if err != nil {
-		return nil, problems, err
+		return nil, jr.problems, err
 	}
-	events, repairs, tail := rulebook.Repair(events)
 	s.mu.Lock()
 	s.reset(start.SessionID)
 	s.dir, s.readOnly = dir, readOnly
-	for _, e := range events {
-		s.st.Apply(e)
+	fold := &reopenFold{st: s.st, codec: jr.codec}
+	var rep rulebook.Repairer
+	var buf []Event
+	for e := first; ; {
+		buf = rep.Add(buf[:0], e)
+		for _, x := range buf {
+			fold.apply(x, jr)
+		}
+		if e, err = jr.next(); err == io.EOF {
+			break
+		} else if err != nil {
+			s.mu.Unlock()
+			return nil, jr.problems, fmt.Errorf("reopen session %s: %w", path, err)
+		}
+	}
+	repairs, tail := rep.End()
+	problems := append(jr.problems, fold.finish()...)
+	f.Close()
+	s.hist.note(path, fold.calls, fold.checks)
+	codec := jr.codec
+	if !readOnly {
+		// where each call's lines are, for reading back what memory no
+		// longer holds; the lines past what was read are indexed as asked
+		end := jr.at
+		if codec.torn > 0 {
+			end = codec.torn
+		}
+		s.calls.seed(path, end, fold.positions, codec.rawAt, fold.frames, codec.lastMsgs)
 	}
 	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.st.Model
 	unfinished := s.st.Cur != nil && !s.st.Cur.Ended
@@ -301,6 +384,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 			s.mu.Unlock()
 			return nil, problems, err
 		}
+		j.turnEnded = s.checkAtTurnEnd(path)
 		s.journal = j
 	}
 	prevWS := s.st.Workspace
@@ -344,6 +428,122 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		s.emit(&SettingChanged{Key: "model", Value: s.opts.ModelName})
 	}
 	return s, problems, s.syncJournal()
+}
+
+// reopenFold folds a journal's events into a reopened session's state as
+// they stream, puts together the bodies the state keeps (the first call's
+// request, and the latest rulebook.KeepCallBodies calls' requests and raw
+// replies) and takes time travel's checkpoints on the way.
+type reopenFold struct {
+	st    *rulebook.State
+	codec *journalCodec
+	// recent are the latest calls, by their index in st.Calls, with the
+	// compressed reply of each, to put together once the fold ends.
+	recent   []recentCall
+	problems []string
+	calls    []callMark
+	checks   []*historyCheck
+	// since is how many calls were folded since the last checkpoint.
+	since int
+	// positions are where each call's lines start, and frames the
+	// message blobs of every frameEvery-th call, for the call index.
+	positions []callPos
+	frames    [][]blobKey
+}
+
+type recentCall struct {
+	i     int
+	mc    *ModelCall
+	reply *Assistant
+	// raw is the reply's raw field as the line held it, when the decode
+	// left it off
+	raw []byte
+}
+
+func (rf *reopenFold) apply(e Event, jr *journalReader) {
+	switch e := e.(type) {
+	case *TurnStart:
+		if len(rf.checks) == 0 || rf.since >= checkEvery {
+			// before the turn_start line: the fold from here needs what
+			// the codec knows of the left-off list
+			rf.checks = append(rf.checks, &historyCheck{at: jr.start, call: len(rf.st.Calls), entries: rf.st.Entries.Len(), st: rf.st.Checkpoint(),
+				leftOff: rf.codec.lastLeftOff, inlineLeftOff: rf.codec.inlineLeftOff})
+			rf.since = 0
+		}
+	case *ModelCall:
+		if len(rf.st.Calls) == 0 {
+			// the first request: a journal from before prompt_frozen
+			// freezes it
+			if err := rf.codec.resolve(e); err != nil {
+				rf.problems = append(rf.problems, err.Error())
+			}
+		}
+		rf.calls = append(rf.calls, callMark{turn: int32(e.Turn), call: int32(e.Call)})
+		rf.since++
+	case *Assistant:
+		if e.Manual {
+			err := rf.codec.takeRaw(e)
+			if err == nil {
+				err = unzip(e)
+			}
+			if err != nil {
+				rf.problems = append(rf.problems, err.Error())
+			}
+		}
+	}
+	rf.st.Apply(e)
+	switch e := e.(type) {
+	case *ModelCall:
+		if len(rf.positions)%frameEvery == 0 {
+			rf.frames = append(rf.frames, blobKeys(rf.codec.lastMsgs))
+		}
+		rf.positions = append(rf.positions, callPos{at: jr.start, reply: -1})
+		if len(rf.recent) == rulebook.KeepCallBodies {
+			rf.recent = append(rf.recent[:0], rf.recent[1:]...)
+		}
+		rf.recent = append(rf.recent, recentCall{i: len(rf.st.Calls) - 1, mc: e})
+	case *Assistant:
+		if n := len(rf.positions); n > 0 && !e.Manual && rf.positions[n-1].reply < 0 {
+			rf.positions[n-1].reply = jr.start
+		}
+		if n := len(rf.recent); n > 0 && !e.Manual && rf.recent[n-1].i == len(rf.st.Calls)-1 {
+			rf.recent[n-1].reply = e
+			if p := rf.codec.pending; p.of == Event(e) {
+				rf.recent[n-1].raw = p.quoted
+			}
+		}
+	}
+}
+
+// finish puts together the recent calls' bodies and returns what could not
+// be read.
+func (rf *reopenFold) finish() []string {
+	for _, rc := range rf.recent {
+		cr := &rf.st.Calls[rc.i]
+		if rc.mc.Ref != nil {
+			if err := rf.codec.resolve(rc.mc); err != nil {
+				rf.problems = append(rf.problems, err.Error())
+			} else {
+				cr.Request = rc.mc.Request
+			}
+		}
+		if a := rc.reply; a != nil && (rc.raw != nil || a.RawGzip != "") {
+			var err error
+			if rc.raw != nil {
+				err = restoreRaw(a, rc.raw)
+			}
+			if err == nil {
+				err = unzip(a)
+			}
+			if err != nil {
+				rf.problems = append(rf.problems, err.Error())
+			} else {
+				cr.Reply = a.Raw
+			}
+		}
+	}
+	rf.recent = nil
+	return rf.problems
 }
 
 // progressReader tells how much of a file has been read as it is read.

@@ -70,8 +70,12 @@ func keyOf(h string) (blobKey, bool) {
 type journalCodec struct {
 	// lazy leaves request bodies and compressed replies for resolve and
 	// unzip to put together, for the calls that need them.
-	lazy  bool
-	blobs map[string][]byte
+	lazy bool
+	// history reads only what time travel's fold needs: no blob, request
+	// body or skill text, only each call's left-off list. It reads a
+	// journal from any turn_start line on, given the left-off list before.
+	history bool
+	blobs   map[string][]byte
 	// written holds the blobs a writer has written or found in the
 	// journal it appends to.
 	written     map[blobKey]struct{}
@@ -95,6 +99,77 @@ type journalCodec struct {
 	// texts are the skill texts read, by blob: a preload's text comes
 	// back at every turn of a long journal, and each event keeps it.
 	texts map[string]string
+	// pending is the raw reply of the last assistant line a lazy decode
+	// left undecoded (see takeRaw).
+	pending pendingRaw
+}
+
+// pendingRaw is an assistant event's raw reply as its line holds it: the
+// field's name and its JSON string.
+type pendingRaw struct {
+	of     Event
+	quoted []byte
+}
+
+// cutRaw takes the raw reply off an assistant line as MarshalEvent lays it
+// out — the last field, "raw" or "raw_gzip" — returning the line without
+// it and the field (name and value). A line laid out otherwise comes back
+// whole, with raw nil.
+func cutRaw(line []byte) (rest, raw []byte) {
+	if len(line) < 2 || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
+		return line, nil
+	}
+	for _, key := range []string{`,"raw":"`, `,"raw_gzip":"`} {
+		i := bytes.LastIndex(line, []byte(key))
+		if i < 0 {
+			continue
+		}
+		// the value must be one string that ends the object: its first
+		// unescaped quote is the line's last but one byte
+		v := line[i+len(key):]
+		end := -1
+		for j := 0; j < len(v); j++ {
+			if v[j] == '\\' {
+				j++
+				continue
+			}
+			if v[j] == '"' {
+				end = j
+				break
+			}
+		}
+		if end != len(v)-2 {
+			return line, nil
+		}
+		rest = append(bytes.Clone(line[:i]), '}')
+		return rest, bytes.Clone(line[i+1 : len(line)-1])
+	}
+	return line, nil
+}
+
+// takeRaw puts back the raw reply a lazy decode left off assistant a
+// (decoded last), compressed or not as the line held it; for any other
+// event it does nothing.
+func (c *journalCodec) takeRaw(a *Assistant) error {
+	p := c.pending
+	if p.of != Event(a) {
+		return nil
+	}
+	c.pending = pendingRaw{}
+	return restoreRaw(a, p.quoted)
+}
+
+// restoreRaw decodes a raw reply field cutRaw cut into a.
+func restoreRaw(a *Assistant, field []byte) error {
+	var v struct {
+		Raw     string `json:"raw"`
+		RawGzip string `json:"raw_gzip"`
+	}
+	if err := json.Unmarshal(append(append([]byte{'{'}, field...), '}'), &v); err != nil {
+		return fmt.Errorf("assistant reply of call %d: %w", a.Call, err)
+	}
+	a.Raw, a.RawGzip = v.Raw, v.RawGzip
+	return nil
 }
 
 // get returns a blob's content, decoding its line the first time.
@@ -297,13 +372,16 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		}
 		typ = head.Type
 	}
+	if typ == typeBlob && c.history {
+		return nil, nil
+	}
 	if typ == typeBlob && c.lazy {
 		// kept undecoded: most blobs of a long journal are never needed
 		if h, ok := blobHashOf(line); ok {
 			if c.src != nil {
 				c.rawAt[h] = c.at
 			} else {
-				c.raw[h] = line
+				c.raw[h] = bytes.Clone(line) // line is the reader's buffer
 			}
 			return nil, nil
 		}
@@ -316,12 +394,21 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		c.blobs[h] = b
 		return nil, nil
 	}
+	var raw []byte
+	if typ == TypeAssistant && c.lazy {
+		// the raw reply is most of an assistant line and is read for a
+		// few calls at most: kept undecoded
+		line, raw = cutRaw(line)
+	}
 	e, err := UnmarshalEvent(line)
 	if err != nil {
 		return nil, err
 	}
+	if raw != nil {
+		c.pending = pendingRaw{of: e, quoted: raw}
+	}
 	text := func(body *SkillBody) error {
-		if body.TextRef == "" {
+		if body.TextRef == "" || c.history {
 			return nil
 		}
 		if t, ok := c.texts[body.TextRef]; ok {
@@ -342,6 +429,9 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	}
 	switch e := e.(type) {
 	case *ModelCall:
+		if c.history {
+			e.Ref = nil
+		}
 		if r := e.Ref; r != nil {
 			if r.Keep[0] < 0 || r.Keep[0] > r.Keep[1] || r.Keep[1] > len(c.lastMsgs) {
 				return nil, fmt.Errorf("model_call %d: it keeps messages %d–%d of a request that had %d", e.Call, r.Keep[0], r.Keep[1], len(c.lastMsgs))

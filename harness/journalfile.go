@@ -96,6 +96,18 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 // does (io.EOF with the last line when it has none), or a
 // *LineTooLongError past the bound.
 func (lr *LineReader) Next() ([]byte, error) {
+	line, err := lr.View()
+	if line != nil && len(line) <= lr.br.Size() {
+		line = bytes.Clone(line)
+	}
+	return line, err
+}
+
+// View is Next without a copy: the line it returns may be the reader's
+// own buffer, valid only until the next call. A journal's reader decodes
+// each line once and keeps nothing of its bytes, so a copy of every line
+// is garbage a reopening made by the hundred megabytes.
+func (lr *LineReader) View() ([]byte, error) {
 	lr.line++
 	var buf []byte
 	for {
@@ -108,7 +120,7 @@ func (lr *LineReader) Next() ([]byte, error) {
 			continue
 		}
 		if buf == nil {
-			return bytes.Clone(chunk), err
+			return chunk, err
 		}
 		return append(buf, chunk...), err
 	}

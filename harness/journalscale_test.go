@@ -247,13 +247,22 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	// a reopened session finds them all, and those it makes after
 	dir := f.s.Dir()
 	f.s.Close()
-	s2, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+	s2, err := Open(dir, Options{Catalog: w.catalog(), Model: f.model, OnEvent: f.rec.on})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s2.Close()
 	f.s = s2
 	for i := range live {
+		check(i)
+	}
+	// the index the reopening fold made grows with the calls after it
+	for i := 0; i < 3; i++ {
+		f.turn(fmt.Sprintf("after reopening %d", i), say(fmt.Sprintf("answer %d", i)))
+	}
+	live = f.rec.ofType(TypeModelCall)
+	replies = f.rec.ofType(TypeAssistant)
+	for _, i := range []int{len(live) - 1, len(live) - 3, 0, frameEveryForTest()} {
 		check(i)
 	}
 }

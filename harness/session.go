@@ -140,6 +140,8 @@ type Session struct {
 	tok *counter
 	// calls finds older model calls in the journal; it has its own lock.
 	calls callIndex
+	// hist keeps time travel's checkpoints; it has its own lock.
+	hist historyIndex
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.
@@ -322,6 +324,7 @@ func (s *Session) openDir() error {
 		if err != nil {
 			return err
 		}
+		j.turnEnded = s.checkAtTurnEnd(filepath.Join(s.dir, JournalFile))
 		s.journal = j
 	}
 	for _, sub := range []string{"state", "store"} {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"iter"
 	"maps"
 	"skillet/harness/paged"
 	"slices"
@@ -67,6 +68,18 @@ type TurnView struct {
 
 // State returns the session's state view.
 func (s *Session) State() *StateView {
+	v, turns := s.StateTurns()
+	for t := range turns {
+		v.Turns = append(v.Turns, t)
+	}
+	return v
+}
+
+// StateTurns returns the session's state view without its Turns (an empty
+// list), and the turns in order, each decoded from the session's sealed
+// pages as it is reached: a long session's thousands of turn records are
+// never all held. The turns are those finished when StateTurns was called.
+func (s *Session) StateTurns() (*StateView, iter.Seq[TurnView]) {
 	snap := s.snapshot(true) // the state is exact, whatever the tables
 	v := &StateView{SessionID: snap.SessionID, Model: snap.Model, Demo: snap.Demo, Turn: snap.Turn, Limits: snap.Limits,
 		Profile: snap.Profile, ContextWindow: snap.ContextWindow, Lifecycle: snap.Lifecycle,
@@ -96,11 +109,14 @@ func (s *Session) State() *StateView {
 		}
 	})
 	// read after the lock: the older records are decoded from their pages
-	for _, e := range ends.All() {
-		v.Turns = append(v.Turns, TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
-			Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason})
+	return v, func(yield func(TurnView) bool) {
+		for _, e := range ends.All() {
+			if !yield(TurnView{Turn: e.Turn, Offered: nonNil(e.Offered), LeftOff: e.LeftOff, Delivered: nonNil(e.Delivered),
+				Loaded: nonNil(e.Loaded), Uses: nonNilUses(e.Uses), StopReason: e.StopReason}) {
+				return
+			}
+		}
 	}
-	return v
 }
 
 func nonNilLoaded(l []LoadedSkill) []LoadedSkill {

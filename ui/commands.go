@@ -335,7 +335,7 @@ func (m *model) cmdBench(args string) tea.Cmd {
 func (m *model) cmdFiles(string) tea.Cmd {
 	if m.travel != nil {
 		// the workspace as the viewed call went out
-		snap := m.travel.snaps[m.travel.idx]
+		snap := m.travel.light
 		return func() tea.Msg {
 			return openViewerMsg{title: fmt.Sprintf("workspace at call %d", snap.Call), text: filesAt(snap)}
 		}

@@ -62,9 +62,9 @@ type Engine interface {
 	// TokensLoaded is closed once exact token counts can be made; until
 	// then snapshots carry estimates.
 	TokensLoaded() <-chan struct{}
-	// History is the state of the session at each model call, and
-	// HistoryAt one of them whole, with its request: time travel folds
-	// them from the journal, not by running again.
-	History() ([]*harness.Snapshot, error)
+	// History is the session's model calls, each call's state folded on
+	// asking, and HistoryAt one of them whole, with its request: time
+	// travel folds them from the journal, not by running again.
+	History() (*harness.History, error)
 	HistoryAt(snap *harness.Snapshot, i int) (*harness.Snapshot, error)
 }

@@ -15,12 +15,13 @@ import (
 // out, folded from the journal by the engine (not re-run), while the
 // transcript stays live.
 
-// travel is the call being viewed and the snapshots stepped through:
-// snaps hold each call's state, whole the few read back with their
-// request (at most wholeKept, most recent last in order).
+// travel is the call being viewed and the calls stepped through: hist
+// lists them, light is the state of the one viewed, whole the few read
+// back with their request (at most wholeKept, most recent last in order).
 type travel struct {
-	snaps []*harness.Snapshot
+	hist  *harness.History
 	idx   int
+	light *harness.Snapshot
 	whole map[int]*harness.Snapshot
 	order []int
 	// reading marks the calls being read back.
@@ -39,8 +40,8 @@ type wholeMsg struct {
 }
 
 type historyMsg struct {
-	snaps []*harness.Snapshot
-	err   error
+	hist *harness.History
+	err  error
 	// dir is the step asked for; turn, when set, the turn to jump to.
 	dir, turn int
 }
@@ -53,7 +54,7 @@ func (m *model) stepHistory(dir int) tea.Cmd {
 		switch {
 		case i < 0:
 			return m.flashInfo("this is the first model call of the session")
-		case i >= len(m.travel.snaps):
+		case i >= m.travel.hist.Len():
 			m.leaveTravel()
 			return m.flashInfo("back to the live session")
 		}
@@ -69,8 +70,8 @@ func (m *model) stepHistory(dir int) tea.Cmd {
 func (m *model) fetchHistory(want historyMsg) tea.Cmd {
 	h := m.eng
 	return func() tea.Msg {
-		snaps, err := h.History()
-		want.snaps, want.err = snaps, err
+		hist, err := h.History()
+		want.hist, want.err = hist, err
 		return want
 	}
 }
@@ -79,23 +80,18 @@ func (m *model) onHistory(msg historyMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		return m.flashErr(msg.err)
-	case len(msg.snaps) == 0:
+	case msg.hist.Len() == 0:
 		return m.flashInfo("no model call yet: nothing to step back to")
 	}
-	m.travel = &travel{snaps: msg.snaps, idx: len(msg.snaps) - 1}
+	t := &travel{hist: msg.hist, idx: msg.hist.Len() - 1}
 	if msg.turn > 0 {
-		found := false
-		for i, s := range msg.snaps {
-			if s.Turn == msg.turn {
-				m.travel.idx, found = i, true
-				break
-			}
-		}
+		i, found := msg.hist.First(msg.turn)
 		if !found {
-			m.travel = nil
 			return m.flashErr(fmt.Errorf("turn %d made no model call", msg.turn))
 		}
+		t.idx = i
 	}
+	m.travel = t
 	return m.showTravel()
 }
 
@@ -120,8 +116,15 @@ func (m *model) showTravel() tea.Cmd {
 	t := m.travel
 	s := t.whole[t.idx]
 	if s == nil {
-		s = t.snaps[t.idx]
+		// folded from the checkpoint before the call: at most a few
+		// dozen calls' lines of the journal
+		light, err := t.hist.At(t.idx)
+		if err != nil {
+			return m.flashErr(err)
+		}
+		s = light
 	}
+	t.light = s
 	m.lru.setSnapshot(s)
 	m.cx.setSnapshot(s)
 	m.tools.setSnapshot(m.livePolicies(s))
@@ -135,7 +138,7 @@ func (m *model) showTravel() tea.Cmd {
 	if t.reading == nil {
 		t.reading = map[int]bool{}
 	}
-	idx, light := t.idx, t.snaps[t.idx]
+	idx, light := t.idx, s
 	t.reading[idx] = true
 	return func() tea.Msg {
 		snap, err := h.HistoryAt(light, idx)
@@ -206,7 +209,7 @@ func (m *model) travelBar() string {
 	if m.travel == nil {
 		return ""
 	}
-	s := m.travel.snaps[m.travel.idx]
+	turn, call := m.travel.hist.Call(m.travel.idx)
 	return fmt.Sprintf("viewing call %d of %d (turn %d, call %d) · %s/%s step · esc back to live",
-		m.travel.idx+1, len(m.travel.snaps), s.Turn, s.Call, m.keys.HistoryBack.Help().Key, m.keys.HistoryOn.Help().Key)
+		m.travel.idx+1, m.travel.hist.Len(), turn, call, m.keys.HistoryBack.Help().Key, m.keys.HistoryOn.Help().Key)
 }

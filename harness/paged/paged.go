@@ -34,12 +34,19 @@ type List[T any] struct {
 	hot []T
 }
 
-// page is PageSize items, encoded and compressed.
+// page is PageSize items, encoded and compressed. A page is made holding
+// its items and is encoded by the sealer in the background (see Seal):
+// until then it reads them in place.
 type page[T any] struct {
-	data []byte
-	// mu guards dec, the decoded items while something still holds them.
-	mu  sync.Mutex
-	dec weak.Pointer[[]T]
+	// mu guards every field: data once encoded, items until then, and
+	// dec, the decoded items while something still holds them.
+	mu    sync.Mutex
+	data  []byte
+	items []T
+	dec   weak.Pointer[[]T]
+	// once encodes the page once, whoever asks first (the sealer, or Seal
+	// when the sealer lags); a second asker waits for the first.
+	once sync.Once
 }
 
 // Of returns a list of items, none sealed. It keeps items, which the
@@ -56,7 +63,7 @@ func (l List[T]) At(i int) T {
 	if b := l.base(); i >= b {
 		return l.hot[i-b]
 	}
-	return (*l.pages[i/PageSize].items())[i%PageSize]
+	return (*l.pages[i/PageSize].read())[i%PageSize]
 }
 
 // Append adds v at the end.
@@ -102,7 +109,7 @@ func (l List[T]) Range(from, to int) iter.Seq2[int, T] {
 	return func(yield func(int, T) bool) {
 		i := max(from, 0)
 		for i < to && i < l.base() {
-			items := l.pages[i/PageSize].items() // held while its items are yielded
+			items := l.pages[i/PageSize].read() // held while its items are yielded
 			for end := min(to, (i/PageSize+1)*PageSize); i < end; i++ {
 				if !yield(i, (*items)[i%PageSize]) {
 					return
@@ -119,20 +126,69 @@ func (l List[T]) Range(from, to int) iter.Seq2[int, T] {
 
 // Seal compresses whole pages of the items before n, leaving at least
 // PageSize items unsealed. Sealing changes how items are held, never what
-// they are. An item that cannot be encoded stays unsealed: it is kept as
-// it was rather than lost.
+// they are. The pages are encoded by a sealer in the background, so a
+// fold that seals as it goes (reopening a long session) does not wait on
+// them; when the sealer lags by sealQueue pages, Seal encodes the page
+// itself, so what waits unencoded stays bounded. An item that cannot be
+// encoded stays held as it was rather than lost.
 func (l *List[T]) Seal(n int) {
 	for l.base()+PageSize <= n && len(l.hot) >= 2*PageSize {
-		p, err := seal(l.hot[:PageSize])
-		if err != nil {
-			return
-		}
+		p := &page[T]{items: l.hot[:PageSize:PageSize]}
 		l.pages = append(l.pages, p)
 		// a new array: views may still hold the old one, and the sealed
-		// items must not stay behind in it
+		// items must not stay behind in it once encoded
 		rest := make([]T, len(l.hot)-PageSize, len(l.hot))
 		copy(rest, l.hot[PageSize:])
 		l.hot = rest
+		select {
+		case sealer <- p.encode:
+		default:
+			p.encode()
+		}
+	}
+}
+
+// sealQueue is how many pages may wait for the sealer.
+const sealQueue = 8
+
+// sealer hands pages to the one goroutine that encodes them, for the
+// life of the program.
+var sealer = make(chan func(), sealQueue)
+
+func init() {
+	go func() {
+		for encode := range sealer {
+			encode()
+		}
+	}()
+}
+
+// encode compresses the page's items, unless it is done already.
+func (p *page[T]) encode() { p.once.Do(p.compress) }
+
+func (p *page[T]) compress() {
+	p.mu.Lock()
+	items := p.items
+	p.mu.Unlock()
+	if items == nil {
+		return
+	}
+	// encoded without the lock: readers go on reading the items, which
+	// never change
+	sealed, err := seal(items)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	p.data, p.items = sealed.data, nil
+	p.mu.Unlock()
+}
+
+// settle encodes every page still waiting for the sealer, for tests that
+// look at the encoded pages.
+func (l List[T]) settle() {
+	for _, p := range l.pages {
+		p.encode()
 	}
 }
 
@@ -161,12 +217,17 @@ func seal[T any](items []T) (*page[T], error) {
 	return &page[T]{data: bytes.Clone(buf.Bytes())}, nil
 }
 
-// items returns the page's items, decoding them unless a reader still
-// holds the pointer an earlier call returned. The bytes are the page's own, made by seal: failing to
-// read them back means memory is corrupt, not that input was bad.
-func (p *page[T]) items() *[]T {
+// read returns the page's items: those it holds until encoded, else
+// decoded unless a reader still holds the pointer an earlier call
+// returned. The bytes are the page's own, made by seal: failing to read
+// them back means memory is corrupt, not that input was bad.
+func (p *page[T]) read() *[]T {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.items != nil {
+		v := p.items
+		return &v
+	}
 	if v := p.dec.Value(); v != nil {
 		return v
 	}

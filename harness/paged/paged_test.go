@@ -201,6 +201,7 @@ func TestSealingSavesMemory(t *testing.T) {
 		l.Append(mk(i))
 	}
 	l.Seal(l.Len())
+	l.settle()
 	bytes := 0
 	for _, p := range l.pages {
 		bytes += len(p.data)
@@ -234,6 +235,6 @@ func BenchmarkReadSealedPage(b *testing.B) {
 	}
 	for b.Loop() {
 		p.dec = weak.Pointer[[]item]{}
-		_ = p.items()
+		_ = p.read()
 	}
 }

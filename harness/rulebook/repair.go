@@ -19,60 +19,85 @@ import (
 // the end need (the session ended with them in flight), for the caller to
 // record. A journal that lost nothing comes back as it was, with no notes.
 func Repair(events []event.Event) (fold []event.Event, notes []string, tail []*event.ToolResult) {
-	var out []event.Event
+	var r Repairer
+	for _, e := range events {
+		fold = r.Add(fold, e)
+	}
+	notes, tail = r.End()
+	return fold, notes, tail
+}
+
+// Repairer is Repair one event at a time, for a reader that folds a
+// journal as it streams rather than holding all of its events.
+type Repairer struct {
 	// open are the calls of the last assistant message, in order; owed
 	// counts the results still owed per call id. A result answers only a
 	// call of the message just before it, so a server that gives calls of
 	// different messages (or of one message) the same id still gets a
 	// result for each. started are the ids whose tool began to run.
-	var open []event.ToolCallRecord
-	owed := map[string]int{}
-	turn := 0
-	started := map[string]bool{}
-	close := func(why string) {
-		for _, tc := range open {
-			if owed[tc.ID] == 0 {
-				continue
-			}
-			owed[tc.ID]--
-			out = append(out, UnansweredResult(tc, started[tc.ID], turn, why))
-			if why != "" {
-				notes = append(notes, fmt.Sprintf("tool call %s (%s) had no result in the journal: %s", tc.ID, tc.Name, why))
-			}
+	open    []event.ToolCallRecord
+	owed    map[string]int
+	started map[string]bool
+	turn    int
+	notes   []string
+}
+
+func (r *Repairer) close(out []event.Event, why string) []event.Event {
+	for _, tc := range r.open {
+		if r.owed[tc.ID] == 0 {
+			continue
 		}
-		open = nil
-		clear(owed)
-		clear(started)
-	}
-	for _, e := range events {
-		switch e := e.(type) {
-		case *event.TurnStart:
-			close("its result was on a damaged or missing line")
-			turn = e.Turn
-		case *event.Assistant:
-			close("its result was on a damaged or missing line")
-			open = append([]event.ToolCallRecord(nil), e.ToolCalls...)
-			for _, tc := range open {
-				owed[tc.ID]++
-			}
-		case *event.ToolStarted:
-			started[e.ToolCallID] = true
-		case *event.ToolResult:
-			if owed[e.ToolCallID] == 0 {
-				notes = append(notes, fmt.Sprintf("the result of tool call %s (%s) was dropped: its call was on a damaged or missing line", e.ToolCallID, e.Name))
-				continue
-			}
-			owed[e.ToolCallID]--
-		}
-		out = append(out, e)
-	}
-	for _, tc := range open {
-		if owed[tc.ID] > 0 {
-			owed[tc.ID]--
-			tail = append(tail, UnansweredResult(tc, started[tc.ID], turn, ""))
+		r.owed[tc.ID]--
+		out = append(out, UnansweredResult(tc, r.started[tc.ID], r.turn, why))
+		if why != "" {
+			r.notes = append(r.notes, fmt.Sprintf("tool call %s (%s) had no result in the journal: %s", tc.ID, tc.Name, why))
 		}
 	}
-	return out, notes, tail
+	r.open = nil
+	clear(r.owed)
+	clear(r.started)
+	return out
+}
+
+// Add appends to out the events to fold for e, the next event of the
+// journal: e itself, unless it is a result without its call, after any
+// results the calls before it lack.
+func (r *Repairer) Add(out []event.Event, e event.Event) []event.Event {
+	if r.owed == nil {
+		r.owed, r.started = map[string]int{}, map[string]bool{}
+	}
+	switch e := e.(type) {
+	case *event.TurnStart:
+		out = r.close(out, "its result was on a damaged or missing line")
+		r.turn = e.Turn
+	case *event.Assistant:
+		out = r.close(out, "its result was on a damaged or missing line")
+		r.open = append([]event.ToolCallRecord(nil), e.ToolCalls...)
+		for _, tc := range r.open {
+			r.owed[tc.ID]++
+		}
+	case *event.ToolStarted:
+		r.started[e.ToolCallID] = true
+	case *event.ToolResult:
+		if r.owed[e.ToolCallID] == 0 {
+			r.notes = append(r.notes, fmt.Sprintf("the result of tool call %s (%s) was dropped: its call was on a damaged or missing line", e.ToolCallID, e.Name))
+			return out
+		}
+		r.owed[e.ToolCallID]--
+	}
+	return append(out, e)
+}
+
+// End returns, once the last event is added, one note per repair and the
+// results the calls still open need (see Repair).
+func (r *Repairer) End() (notes []string, tail []*event.ToolResult) {
+	for _, tc := range r.open {
+		if r.owed[tc.ID] > 0 {
+			r.owed[tc.ID]--
+			tail = append(tail, UnansweredResult(tc, r.started[tc.ID], r.turn, ""))
+		}
+	}
+	return r.notes, tail
 }
 
 // UnansweredResult is the result of a call the journal holds no result

@@ -18,19 +18,44 @@ import (
 // keeps the limits in force, before the walker reads it. A nil counter
 // estimates tokens.
 func Explain(f Facts, events []event.Event, limits event.Settings, count Counter) *Record {
+	x := NewExplainer(f, limits, count)
+	for _, e := range events {
+		x.Add(e)
+	}
+	return x.Record()
+}
+
+// Explainer is Explain one event at a time, for a reader that streams a
+// long session's journal rather than holding its events.
+type Explainer struct {
+	f Facts
+	w *walker
+}
+
+// NewExplainer starts explaining the skill of f; see Explain.
+func NewExplainer(f Facts, limits event.Settings, count Counter) *Explainer {
 	if count == nil {
 		count = estimate{}
 	}
 	st := rulebook.New("", "", limits)
 	w := &walker{name: f.Name, count: count, st: st, calls: map[string]string{}, open: map[string]int{},
 		rec: &Record{Skill: f.Name, Turns: []Turn{}, Tools: []ToolSpan{}}}
-	for _, e := range events {
-		st.Apply(e)
-		w.step(e)
-	}
+	return &Explainer{f: f, w: w}
+}
+
+// Add folds the session's next event.
+func (x *Explainer) Add(e event.Event) {
+	x.w.st.Apply(e)
+	x.w.step(e)
+}
+
+// Record is the record once every event is added; the Explainer is done
+// with after it.
+func (x *Explainer) Record() *Record {
+	f, w := x.f, x.w
 	w.endTurn(nil)
 	r := w.rec
-	r.Limits = st.Settings
+	r.Limits = w.st.Settings
 	if r.Session != "" {
 		var last *Turn
 		if n := len(r.Turns); n > 0 {
@@ -44,7 +69,7 @@ func Explain(f Facts, events []event.Event, limits event.Settings, count Counter
 	}
 	r.Status = statuses(f, r.Limits, r.Fate)
 	c := &r.Cost
-	c.Tokenizer = count.Name()
+	c.Tokenizer = w.count.Name()
 	c.ListEntry, c.Text = f.ListEntry, f.Tokens
 	if w.textTokens > 0 {
 		c.Text = w.textTokens
