@@ -3,6 +3,7 @@ package skills
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -37,6 +38,14 @@ type Catalog struct {
 	// snapshot and the caches as they are.
 	order []*skillEntry
 	found []found
+	// watch, when set, was watching every folder and file the last scan
+	// read before that scan began: while it reports no change, a refresh
+	// has nothing to read again. watched is what the last scan read, to
+	// watch before the next one (nil when it cannot be watched).
+	watch                  *dirWatch
+	watched, watchedBefore []string
+	// scans counts the refreshes that read the disk.
+	scans int
 
 	mu   sync.RWMutex
 	snap *snapshot
@@ -127,11 +136,89 @@ type found struct {
 // new and removed folders are picked up. The catalog is updated even when
 // an error is returned: the error names the roots or tool folders that
 // could not be read.
+//
+// A large catalog (minWatched folders and files) is also watched for
+// changes (inotify, on Linux): a refresh that the watch says nothing has
+// touched since the last one costs no stat at all. Any change, or a watch
+// that cannot cover everything (links, folders that cannot be watched),
+// means a scan as above.
 func (c *Catalog) Refresh() (Changes, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	if c.watch != nil {
+		if !c.watch.changed() {
+			return Changes{}, nil
+		}
+		c.watch.close()
+		c.watch = nil
+	}
+	// The watch starts before the scan reads anything, so a change made
+	// while it reads is seen by the next refresh.
+	w := c.startWatch()
+	ch, err := c.scan()
+	c.watch = c.keepWatch(w, err)
+	return ch, err
+}
 
+// minWatched is the least folders and files a catalog reads for a watch
+// to be worth its kernel resources: below it, the stats cost less than
+// setting the watch up.
+var minWatched = 256
+
+// startWatch watches what the last scan read; nil when it read too little,
+// could not be watched, or inotify is not available.
+func (c *Catalog) startWatch() *dirWatch {
+	if len(c.watched) < minWatched {
+		return nil
+	}
+	w := newDirWatch()
+	if w == nil {
+		return nil
+	}
+	for _, p := range c.watched {
+		if err := w.add(p); err != nil && (!errors.Is(err, fs.ErrNotExist) || !w.addAncestor(p)) {
+			w.close()
+			return nil
+		}
+	}
+	return w
+}
+
+// keepWatch keeps w for the next refresh when it watched all that the scan
+// just made read: a scan that read new folders waits for the next one.
+func (c *Catalog) keepWatch(w *dirWatch, err error) *dirWatch {
+	if w == nil {
+		return nil
+	}
+	if err == nil && c.watched != nil {
+		// startWatch added the previous scan's paths; the new scan's must be
+		// among them
+		prev := make(map[string]bool, len(c.watchedBefore))
+		for _, p := range c.watchedBefore {
+			prev[p] = true
+		}
+		all := true
+		for _, p := range c.watched {
+			if !prev[p] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return w
+		}
+	}
+	w.close()
+	return nil
+}
+
+// scan is a refresh by reading: the roots listed (or their listings
+// reused) and every SKILL.md stat'd.
+func (c *Catalog) scan() (Changes, error) {
+	c.scans++
+	c.watchedBefore = c.watched
 	var errs []error
+	links := false
 	// The list is only needed during the refresh: its memory is reused.
 	list := c.found[:0]
 	defer func() { clear(list); c.found = list[:0] }()
@@ -149,6 +236,7 @@ func (c *Catalog) Refresh() (Changes, error) {
 			errs = append(errs, fmt.Errorf("read skills root %s: %w", r.Dir, err))
 			continue
 		}
+		links = links || rs.links
 		if seenReal == nil && (len(c.roots) > 1 || rs.links) {
 			seenReal = make(map[string]bool, len(c.order))
 			for _, f := range list {
@@ -200,6 +288,10 @@ func (c *Catalog) Refresh() (Changes, error) {
 		f.toolsSame = f.toolsSame && f.entry.out != nil
 	})
 	wsFiles, wsErr := c.listWorkspaceTools(wsDirs)
+	c.watched = nil
+	if !links { // a link's target can change where no watch sees it
+		c.watched = c.readSet(list, wsDirs, wsFiles)
+	}
 	if c.unchanged(list, wsDirs, wsFiles) && len(errs) == 0 && wsErr == nil {
 		return Changes{}, nil
 	}
@@ -272,6 +364,35 @@ func (c *Catalog) Refresh() (Changes, error) {
 	}
 	sort.Strings(ch.Removed)
 	return ch, errors.Join(errs...)
+}
+
+// readSet is every folder and file a scan read: the roots and their
+// folders, the tools/ folders and files of skills with file tools, the
+// workspace tool folders and files.
+func (c *Catalog) readSet(list []found, wsDirs []string, wsFiles []toolFile) []string {
+	out := c.watchedBefore[:0:0]
+	for i, r := range c.roots {
+		out = append(out, r.Dir)
+		if lst := c.rootLists[i]; lst != nil {
+			for _, e := range lst.entries {
+				out = append(out, e.path)
+			}
+		}
+	}
+	for i := range list {
+		f := &list[i]
+		if hasFileTools(f.entry.parsed) {
+			out = append(out, f.entry.parsed.Dir+string(filepath.Separator)+"tools")
+			for _, t := range f.tools {
+				out = append(out, t.path)
+			}
+		}
+	}
+	out = append(out, wsDirs...)
+	for _, t := range wsFiles {
+		out = append(out, t.path)
+	}
+	return out
 }
 
 // loadCandidate parses one found SKILL.md.
