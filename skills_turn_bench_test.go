@@ -47,8 +47,8 @@ func runCPU(tb testing.TB, bin, dir, srvURL string, turns int) time.Duration {
 }
 
 // TestRunTurnCPUSkills measures the CPU one turn costs the whole process
-// at 7, 1,000 and 10,000 skills: `skillet run` with 11 messages against
-// one with 1, against a loopback endpoint, the difference over 10 turns
+// at 7, 1,000 and 10,000 skills: `skillet run` with 41 messages against
+// one with 1, against a loopback endpoint, the difference over 40 turns
 // (start-up and the catalog's first read cancel out). Runs alternate
 // across sizes so load on the machine falls on all. It runs only with
 // SKILLET_BENCH_SKILLS=1 (about a minute):
@@ -71,7 +71,7 @@ func TestRunTurnCPUSkills(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("SKILLET_BENCH_ROUNDS")); err == nil && n > 0 {
 		rounds = n
 	}
-	const turns = 10
+	const turns = 40
 	per := map[int]time.Duration{}
 	for range rounds {
 		for _, n := range sizes {
