@@ -137,8 +137,9 @@ type found struct {
 // an error is returned: the error names the roots or tool folders that
 // could not be read.
 //
-// A large catalog (minWatched folders and files) is also watched for
-// changes (inotify, on Linux): a refresh that the watch says nothing has
+// A large catalog (minWatched folders and files), refreshed again and
+// again, is also watched for changes (inotify, on Linux) from its third
+// refresh on: a refresh that the watch says nothing has
 // touched since the last one costs no stat at all. Any change, or a watch
 // that cannot cover everything (links, folders that cannot be watched),
 // means a scan as above.
@@ -165,10 +166,16 @@ func (c *Catalog) Refresh() (Changes, error) {
 // setting the watch up.
 var minWatched = 256
 
+// minScansBeforeWatch is the scans a catalog has made before it is
+// watched.
+const minScansBeforeWatch = 2
+
 // startWatch watches what the last scan read; nil when it read too little,
-// could not be watched, or inotify is not available.
+// could not be watched, or inotify is not available. A catalog read once
+// or twice (a headless run, one run of an eval) is not watched: the
+// kernel's watches are for catalogs that refresh turn after turn.
 func (c *Catalog) startWatch() *dirWatch {
-	if len(c.watched) < minWatched {
+	if len(c.watched) < minWatched || c.scans < minScansBeforeWatch {
 		return nil
 	}
 	w := newDirWatch()

@@ -38,7 +38,7 @@ func TestCatalogWatchSeesEveryChange(t *testing.T) {
 	c := NewCatalog([]Root{{Dir: root, Label: "test"}}, nil)
 	settle := func(step string) {
 		t.Helper()
-		for range 3 { // a change, then new folders to watch, then quiet
+		for range 4 { // a change, new folders to watch, then quiet
 			refresh(t, c)
 		}
 		before := c.scans
@@ -50,6 +50,11 @@ func TestCatalogWatchSeesEveryChange(t *testing.T) {
 		if c.watch == nil || c.scans != before {
 			t.Fatalf("%s: quiet refreshes scanned %d times (watching: %v)", step, c.scans-before, c.watch != nil)
 		}
+	}
+	refresh(t, c)
+	refresh(t, c)
+	if c.watch != nil {
+		t.Fatal("a catalog read twice is watched")
 	}
 	settle("start")
 	skill := filepath.Join(root, "s1", SkillFile)
@@ -94,7 +99,7 @@ func TestCatalogWatchMissingRoot(t *testing.T) {
 	parent := t.TempDir()
 	root := filepath.Join(parent, "skills")
 	c := NewCatalog([]Root{{Dir: root, Label: "test"}}, nil)
-	for range 3 {
+	for range 4 {
 		refresh(t, c)
 	}
 	if c.watch == nil {
@@ -117,7 +122,7 @@ func BenchmarkRefreshWatched10k(b *testing.B) {
 	}
 	watched := NewCatalog([]Root{{Dir: root}}, nil)
 	scanned := NewCatalog([]Root{{Dir: root}}, nil)
-	for range 3 {
+	for range 4 {
 		watched.Refresh()
 		scanned.Refresh()
 	}
