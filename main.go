@@ -125,7 +125,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "skillet: warning: other processes of this user may read skillet's environment (and OPENAI_API_KEY):", err)
 	}
 	_ = tools.BecomeSubreaper() // where it fails, a tool's daemons escape as before
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := startCPUProfile()
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -101,10 +102,22 @@ type streamingTUI struct {
 	pid int
 }
 
-func startStreamingTUI(t *testing.T, bin, srvURL string) *streamingTUI {
+// profiled counts the processes that wrote a CPU profile, to name them.
+var profiled atomic.Int32
+
+// startStreamingTUI starts the binary; with SKILLET_BENCH_PROFILE=DIR set
+// each process writes its CPU profile to DIR/NAME-N.pprof, for pprof.
+func startStreamingTUI(t *testing.T, bin, srvURL, name string) *streamingTUI {
 	t.Helper()
 	tmp := t.TempDir()
-	env := strings.Join(procEnv(tmp, "OPENAI_API_KEY="+testAPIKey), " ")
+	extra := []string{"OPENAI_API_KEY=" + testAPIKey}
+	if dir := os.Getenv("SKILLET_BENCH_PROFILE"); dir != "" {
+		extra = append(extra, fmt.Sprintf("SKILLET_CPUPROFILE=%s/%s-%d.pprof", dir, name, profiled.Add(1)))
+		if after := os.Getenv("SKILLET_BENCH_PROFILE_AFTER_" + strings.ToUpper(name)); after != "" {
+			extra = append(extra, "SKILLET_CPUPROFILE_AFTER="+after)
+		}
+	}
+	env := strings.Join(procEnv(tmp, extra...), " ")
 	// exec: the pane's process is skillet itself
 	tm := newTmux(t, tmp, fmt.Sprintf("exec env -i %s %s --base-url %s/v1", env, bin, srvURL))
 	tm.shows("gpt-4o-mini")
@@ -164,6 +177,12 @@ func (s *streamingTUI) turnCPU(msg string) (time.Duration, time.Duration) {
 // takes about a minute) and skips without tmux:
 //
 //	SKILLET_BENCH_STREAM=1 go test -run TestTUIStreamCPU -v .
+//
+// SKILLET_BENCH_ROUNDS=N sets the pairs (0: the 100 tokens/s measure
+// alone); SKILLET_BENCH_PROFILE=DIR has each process write a CPU profile
+// there (the binary's SKILLET_CPUPROFILE), and
+// SKILLET_BENCH_PROFILE_AFTER_SLOW=4s starts the slow one's late enough
+// to leave out the burst before it.
 func TestTUIStreamCPU(t *testing.T) {
 	if os.Getenv("SKILLET_BENCH_STREAM") == "" {
 		t.Skip("set SKILLET_BENCH_STREAM=1 to measure streaming CPU (about a minute)")
@@ -183,7 +202,8 @@ func TestTUIStreamCPU(t *testing.T) {
 	srv := streamingModel(func() streamPlan { return current })
 	defer srv.Close()
 	rounds := 3
-	if n, err := strconv.Atoi(os.Getenv("SKILLET_BENCH_ROUNDS")); err == nil && n > 0 {
+	// 0 rounds: the 100 tokens/s measure alone, for profiling it
+	if n, err := strconv.Atoi(os.Getenv("SKILLET_BENCH_ROUNDS")); err == nil && n >= 0 {
 		rounds = n
 	}
 	sum := map[string]time.Duration{}
@@ -192,7 +212,7 @@ func TestTUIStreamCPU(t *testing.T) {
 		for _, name := range []string{"floor", "paced", "floor", "instant"} {
 			// a fresh process each time: the transcript starts empty
 			current = plans[name]
-			tui := startStreamingTUI(t, bin, srv.URL)
+			tui := startStreamingTUI(t, bin, srv.URL, name)
 			cpu, took := tui.turnCPU("explain the restarts")
 			sum[name] += cpu
 			wall[name] += took
@@ -203,7 +223,7 @@ func TestTUIStreamCPU(t *testing.T) {
 	// 100 tokens a second at the end of a long reply
 	slowReply := reply + strings.Repeat("word ", 2000)
 	current = streamPlan{reply: slowReply, chunks: len(slowReply) / 5, skip: len(reply) / 5, gap: 10 * time.Millisecond}
-	tui := startStreamingTUI(t, bin, srv.URL)
+	tui := startStreamingTUI(t, bin, srv.URL, "slow")
 	tui.typeText("explain the restarts")
 	tui.keys("Enter")
 	tui.shows("REPLY-END")
@@ -212,6 +232,10 @@ func TestTUIStreamCPU(t *testing.T) {
 	time.Sleep(5 * time.Second)
 	slow := float64(cpuOf(t, tui.pid)-c0) / float64(time.Since(t0))
 	tui.run("kill-server")
+	t.Logf("100 tokens/s at 100 KB: %.1f%% of a core", 100*slow)
+	if rounds == 0 {
+		return
+	}
 
 	var version time.Duration
 	for range rounds {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"skillet/harness/bpe"
 )
 
 // DefaultEncoding is the tokenizer used to count tokens.
@@ -18,9 +20,12 @@ const DefaultEncoding = "o200k_base"
 // Warm), never on the UI's path. Until they are ready, the session's
 // counts (and CountEstimate) answer at once with an estimate.
 type Tokenizer struct {
-	name   string
-	once   sync.Once
-	enc    *tiktoken.Tiktoken
+	name string
+	once sync.Once
+	// count counts with the loaded tables: a counting-only table (package
+	// bpe) for the encodings it knows, which loads several times faster
+	// than tiktoken's full encoder, used for any other.
+	count  func(string) int
 	err    error
 	ready  atomic.Bool
 	loaded chan struct{} // closed when loading ended, however it went
@@ -39,10 +44,20 @@ var defaultTokenizer = NewTokenizer(DefaultEncoding)
 
 func (t *Tokenizer) load() {
 	t.once.Do(func() {
-		// The offline loader embeds the tables: no network, ever.
-		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-		t.enc, t.err = tiktoken.GetEncoding(t.name)
-		t.ready.Store(t.err == nil && t.enc != nil)
+		// The tables are embedded: no network, ever.
+		if bpe.Known(t.name) {
+			var c *bpe.Counter
+			if c, t.err = bpe.Load(t.name); t.err == nil {
+				t.count = c.Count
+			}
+		} else {
+			tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+			var enc *tiktoken.Tiktoken
+			if enc, t.err = tiktoken.GetEncoding(t.name); t.err == nil && enc != nil {
+				t.count = func(s string) int { return len(enc.EncodeOrdinary(s)) }
+			}
+		}
+		t.ready.Store(t.err == nil && t.count != nil)
 		close(t.loaded)
 	})
 }
@@ -96,7 +111,7 @@ func (t *Tokenizer) Count(s string) int {
 func (t *Tokenizer) encode(s string) int {
 	n := 0
 	for _, piece := range pieces(s, maxRun) {
-		n += len(t.enc.EncodeOrdinary(piece))
+		n += t.count(piece)
 	}
 	return n
 }

@@ -5,10 +5,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // realSkillTexts reads the SKILL.md files of the real skills beside the
@@ -30,12 +34,32 @@ func realSkillTexts(t testing.TB) []string {
 	return out
 }
 
+var (
+	fullOnce sync.Once
+	fullEnc  *tiktoken.Tiktoken
+	fullErr  error
+)
+
+// fullCount is s's count by tiktoken's full encoder, which Count must
+// equal.
+func fullCount(t testing.TB, s string) int {
+	t.Helper()
+	fullOnce.Do(func() {
+		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+		fullEnc, fullErr = tiktoken.GetEncoding(DefaultEncoding)
+	})
+	if fullErr != nil {
+		t.Fatal(fullErr)
+	}
+	return len(fullEnc.EncodeOrdinary(s))
+}
+
 func TestCountIsExactForOrdinaryText(t *testing.T) {
 	tok := NewTokenizer("")
 	tok.load()
 	texts := append(realSkillTexts(t), "", "a", "héllo wörld — 日本語のテキスト 🙂", strings.Repeat("word ", 2000))
 	for _, s := range texts {
-		want := len(tok.enc.EncodeOrdinary(s))
+		want := fullCount(t, (s))
 		if got := tok.Count(s); got != want {
 			t.Errorf("Count = %d, the encoder says %d, for %.60q", got, want, s)
 		}
@@ -53,7 +77,7 @@ func TestCountOfLongRunsIsCloseAndAbove(t *testing.T) {
 		"start " + strings.Repeat("xy", 5_000) + " end",
 		strings.Repeat("abc", 3_333),
 	} {
-		exact := len(tok.enc.EncodeOrdinary(s))
+		exact := fullCount(t, (s))
 		got := tok.Count(s)
 		if got < exact || float64(got) > float64(exact)*1.02+2 {
 			t.Errorf("%.12q×%d: Count %d, exact %d; want within 2%% above", s, len(s), got, exact)
@@ -124,7 +148,7 @@ func TestCountNowDoesNotWaitForTheTables(t *testing.T) {
 	estimated = false
 	n = c.countNow("some text to count", &estimated)
 	exact = !estimated
-	if !exact || !tok.Ready() || n != len(tok.enc.EncodeOrdinary("some text to count")) {
+	if !exact || !tok.Ready() || n != fullCount(t, ("some text to count")) {
 		t.Fatalf("after loading: %d, exact %v, ready %v", n, exact, tok.Ready())
 	}
 }
@@ -201,7 +225,7 @@ func TestCountOfAHugeReplyIsExactAndBounded(t *testing.T) {
 		}
 	}
 	sample := prose[:200<<10]
-	if got, want := tok.Count(sample), len(tok.enc.EncodeOrdinary(sample)); got != want {
+	if got, want := tok.Count(sample), fullCount(t, (sample)); got != want {
 		t.Errorf("Count = %d, the encoder says %d", got, want)
 	}
 	var before, after syscall.Rusage

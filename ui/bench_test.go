@@ -146,3 +146,23 @@ func BenchmarkLargeResultScroll(b *testing.B) {
 		o.view(160, 48)
 	}
 }
+
+// BenchmarkDeltaFrame is one frame of a 100 KB reply streaming at 100
+// tokens a second once its Markdown is drawn: a delta arrives and the
+// screen is drawn, which shows what the frame before showed (the render
+// of the new text lands on the throttle). It should cost next to nothing.
+func BenchmarkDeltaFrame(b *testing.B) {
+	m := loadStatic(b, newStatic(b, fakeEntries(20)), 160, 48)
+	para := "The account shows **activity** across several pages; each page lists `items` with amounts and kinds.\n\n"
+	m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: strings.Repeat(para, 1000)}})
+	m.Update(m.tr.onTick(liveTickMsg{gen: m.tr.live.gen})())
+	first := m.View().Content
+	delta := eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: "word "}}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(delta)
+		if m.View().Content != first {
+			b.Fatal("a delta changed the screen before its render landed")
+		}
+	}
+}

@@ -85,8 +85,8 @@ func (p *contextPane) build(w int) {
 		return
 	}
 	out := []string{
-		th.bold.Render(clip(fmt.Sprintf("instructions %s tok", thousands(s.InstructionTokens)), w)),
-		th.faint.Render(clip(fmt.Sprintf("whole next request %s tok", thousands(s.RequestTokens)), w)),
+		th.bold.Render(clip(fmt.Sprintf("instructions %s tok", tokCount(s.InstructionTokens, s.Estimated)), w)),
+		th.faint.Render(clip(fmt.Sprintf("whole next request %s tok%s", tokCount(s.RequestTokens, s.Estimated), estimateNote(s.Estimated)), w)),
 	}
 	for _, part := range s.Parts {
 		label := part.Kind
@@ -96,7 +96,7 @@ func (p *contextPane) build(w int) {
 		if part.Placement != "" {
 			label += " → " + part.Placement // where a profile put it
 		}
-		n := thousands(part.Tokens)
+		n := tokCount(part.Tokens, s.Estimated)
 		lw := max(1, w-2-width(n)-1)
 		out = append(out, "  "+fit(sanitize(label), lw)+" "+th.accent.Render(n))
 	}

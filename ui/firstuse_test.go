@@ -117,7 +117,7 @@ func TestTimeTravelMovesTheTranscriptAndKeepsPolicies(t *testing.T) {
 		d.key("alt+[")
 	}
 	d.pump(func(m *model) bool { return m.travel.whole[0] != nil })
-	want := d.m.travel.snaps[0].Window.Messages - 1
+	want := d.m.travel.whole[0].Window.Messages - 1
 	if d.m.tr.sel != (item{kind: itemEntry, idx: want}) {
 		t.Fatalf("the transcript selects %+v, not entry %d, the last the first call saw", d.m.tr.sel, want)
 	}

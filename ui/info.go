@@ -216,9 +216,9 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
 	add(3, th.status.Render(fmt.Sprintf("turn %d", s.Turn)))
 	add(2, winSt.Render(win))
 	add(4, th.status.Render(fmt.Sprintf("loads %d/%d", s.Usage.Loads, lim.MaxLoadsPerTurn)))
-	add(6, th.status.Render(fmt.Sprintf(pick("load tok %s/%s", "ltok %s/%s"), thousands(s.Usage.LoadTokens), thousands(lim.LoadTokenBudget))))
+	add(6, th.status.Render(fmt.Sprintf(pick("load tok %s/%s", "ltok %s/%s"), tokCount(s.Usage.LoadTokens, s.Estimated), thousands(lim.LoadTokenBudget))))
 	add(5, th.status.Render(fmt.Sprintf(pick("tool calls %d/%d", "calls %d/%d"), s.Usage.ToolCalls, lim.MaxToolCalls)))
-	add(1, th.status.Render(fmt.Sprintf(pick("next request %s tok", "next %s tok"), thousands(s.RequestTokens))))
+	add(1, th.status.Render(fmt.Sprintf(pick("next request %s tok", "next %s tok"), tokCount(s.RequestTokens, s.Estimated))))
 	if lim.Delivery == harness.DeliveryToolResult {
 		add(7, th.info.Render(pick("delivery tool-result", "tool-result")))
 	}

@@ -8,8 +8,17 @@ import (
 )
 
 // liveInterval is how often the streaming message is rendered again: often
-// enough to look live, rarely enough that key presses never wait on it.
-const liveInterval = 50 * time.Millisecond
+// enough to look live, rarely enough that key presses never wait on it. It
+// is the spinner's frame (spinFrame): while a turn runs, a render that
+// lands waits for the next spinner frame to show, so the screen changes
+// once per frame, not once for each.
+const liveInterval = spinFrame
+
+// spinFrame is the status bar spinner's frame while a turn runs. Any
+// change to the screen makes the terminal renderer read all of it again,
+// so the changes a running turn makes (the spinner, the streaming
+// message) are kept to one per frame, ten a second.
+const spinFrame = time.Second / 10
 
 // liveBackoff spaces renders whose open tail is costly (a long code block
 // still being written is highlighted whole each time): the wait after a
@@ -44,12 +53,28 @@ type liveState struct {
 	plainN int
 	plainW int
 
+	// view is the message as last drawn, from what viewKey holds.
+	view    []string
+	viewKey liveKey
+	renders int // renders shown, so a new one draws the message again
+	// held is a render that landed while the screen is paced by the
+	// spinner, shown at its next frame.
+	held *liveRenderedMsg
+
 	took                      time.Duration // the last render
 	dirty, ticking, rendering bool
 	// done is set by the whole message (the assistant event); the live
 	// message stays until a transcript holding it arrives.
 	done    bool
 	doneSeq uint64
+}
+
+// liveKey is what the streaming message's drawing depends on.
+type liveKey struct {
+	w               int
+	done, open      bool
+	reasoning, text int
+	renders         int
 }
 
 type liveTickMsg struct{ gen int }
@@ -98,7 +123,7 @@ func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
 		return nil
 	}
 	l.ticking = false
-	if !l.dirty && l.linesW == t.w-1 {
+	if !l.dirty && l.renderedW() == t.w-1 {
 		return nil
 	}
 	l.dirty, l.rendering = false, true
@@ -115,13 +140,47 @@ func (t *transcriptPane) onRendered(msg liveRenderedMsg) tea.Cmd {
 	if l == nil || l.gen != msg.gen {
 		return nil
 	}
-	l.rendering = false
-	l.lines, l.linesW, l.took = msg.lines, msg.w, msg.took
-	if l.dirty || l.linesW != t.w-1 {
+	l.rendering, l.took = false, msg.took
+	if t.paced && !l.done {
+		l.held = &msg
+	} else {
+		l.show(msg)
+	}
+	if l.dirty || msg.w != t.w-1 {
 		l.dirty = true
 		return t.schedule()
 	}
 	return nil
+}
+
+// show makes a landed render the message's drawing.
+func (l *liveState) show(msg liveRenderedMsg) {
+	l.lines, l.linesW, l.held = msg.lines, msg.w, nil
+	l.renders++
+}
+
+// renderedW is the width of the newest render, shown or held.
+func (l *liveState) renderedW() int {
+	if l.held != nil {
+		return l.held.w
+	}
+	return l.linesW
+}
+
+// setPaced says whether a spinner frame paces the screen; when it stops,
+// a held render shows at once.
+func (t *transcriptPane) setPaced(paced bool) {
+	t.paced = paced
+	if !paced {
+		t.showHeld()
+	}
+}
+
+// showHeld shows the render held for the spinner's frame, if any.
+func (t *transcriptPane) showHeld() {
+	if l := t.live; l != nil && l.held != nil {
+		l.show(*l.held)
+	}
 }
 
 // finishLive marks the streaming message whole; it goes once a transcript
@@ -129,6 +188,7 @@ func (t *transcriptPane) onRendered(msg liveRenderedMsg) tea.Cmd {
 func (t *transcriptPane) finishLive(seq uint64) {
 	if t.live != nil && !t.live.done {
 		t.live.done, t.live.doneSeq = true, seq
+		t.showHeld()
 	}
 }
 

@@ -156,9 +156,9 @@ func (p *lruPane) skillLines(out *[]string, sk harness.LoadedSkill, i, w int) {
 		name = th.accent.Render(iconActive+" ") + name
 	}
 	*out = append(*out, cursor+clip(name, w-2))
-	meta := fmt.Sprintf("%s · %s tok · by %s · turn %d", orDash(sk.ExecutionID), thousands(sk.Tokens), orDash(sk.By), sk.LoadedTurn)
+	meta := fmt.Sprintf("%s · %s tok · by %s · turn %d", orDash(sk.ExecutionID), tokCount(sk.Tokens, p.snap.Estimated), orDash(sk.By), sk.LoadedTurn)
 	if th.present { // an audience has no use for execution ids
-		meta = fmt.Sprintf("%s tok · by %s · turn %d", thousands(sk.Tokens), orDash(sk.By), sk.LoadedTurn)
+		meta = fmt.Sprintf("%s tok · by %s · turn %d", tokCount(sk.Tokens, p.snap.Estimated), orDash(sk.By), sk.LoadedTurn)
 	}
 	if sk.Active {
 		meta = "active · " + meta

@@ -168,6 +168,24 @@ func orDash[T ~string](v T) string {
 }
 
 // thousands writes n with thin separators: 12,345.
+// tokCount is a token count as shown: "~" before it while it is an
+// estimate (the tokenizer's tables still load), so no one takes it for
+// the exact count that replaces it.
+func tokCount(n int, estimated bool) string {
+	if estimated {
+		return "~" + thousands(n)
+	}
+	return thousands(n)
+}
+
+// estimateNote follows the first count shown as an estimate.
+func estimateNote(estimated bool) string {
+	if estimated {
+		return " (estimate, counting…)"
+	}
+	return ""
+}
+
 func thousands(n int) string {
 	s := fmt.Sprint(n)
 	neg := strings.HasPrefix(s, "-")

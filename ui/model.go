@@ -107,6 +107,12 @@ type model struct {
 	// frame drew, kept to draw again only what changed.
 	boxes  [numPanes]boxMemo
 	status statusMemo
+	// sideJoin and bodyJoin join the boxes, screen is the whole frame,
+	// hints the message line's key hints: each kept like the boxes.
+	sideJoin, bodyJoin joinMemo
+	pads               [numPanes]prefixMemo
+	screen             screenMemo
+	hints              helpMemo
 }
 
 // Internal messages.
@@ -146,7 +152,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		help:    help.New(),
 		th:      th,
 		md:      md,
-		spin:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		spin:    spinner.New(spinner.WithSpinner(spinner.Spinner{Frames: spinner.MiniDot.Frames, FPS: spinFrame})),
 		focus:   paneInput,
 		shown:   paneTranscript,
 		tr:      newTranscriptPane(th, md),
@@ -271,10 +277,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case spinner.TickMsg:
 		if !m.running {
 			m.spinning = false
+			m.tr.setPaced(false)
 			return m, nil
 		}
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
+		m.tr.showHeld()
 		return m, cmd
 	case flashMsg:
 		if msg.err {
@@ -455,6 +463,7 @@ func (m *model) startSpinner() tea.Cmd {
 		return nil
 	}
 	m.spinning = true
+	m.tr.setPaced(true)
 	return m.spin.Tick
 }
 

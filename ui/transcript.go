@@ -48,6 +48,9 @@ type transcriptPane struct {
 	firstInWindow int
 	pending       string
 	live          *liveState
+	// paced is set while the spinner turns: the streaming message's
+	// renders show at its frames (see liveInterval).
+	paced bool
 
 	items []item
 	pos   map[item]int
@@ -57,6 +60,8 @@ type transcriptPane struct {
 	settled, settledE, settledM int
 
 	cache map[item]*rendered
+	// gutters holds the lines on screen after their gutter.
+	gutters map[item]*prefixMemo
 	// pretty holds each tool entry's content split into lines (indented
 	// when JSON), made once.
 	pretty map[int][]string
@@ -93,6 +98,7 @@ func (t *transcriptPane) reset() {
 	t.entries, t.marks, t.pending, t.live = harness.Transcript{}, nil, "", nil
 	t.firstInWindow = 0
 	t.cache = map[item]*rendered{}
+	t.gutters = map[item]*prefixMemo{}
 	t.pretty = map[int][]string{}
 	t.open = map[item]bool{}
 	t.hasSel, t.follow, t.topOff = false, true, 0
@@ -100,7 +106,12 @@ func (t *transcriptPane) reset() {
 }
 
 // invalidate drops rendered items, for a theme or style change.
-func (t *transcriptPane) invalidate() { t.cache = map[item]*rendered{} }
+func (t *transcriptPane) invalidate() {
+	t.cache = map[item]*rendered{}
+	if t.live != nil {
+		t.live.view = nil
+	}
+}
 
 // setEntries takes a new transcript from the engine. Entries only ever
 // grow within a session, so appended ones extend the index.
@@ -346,15 +357,25 @@ func (t *transcriptPane) viewFrom(iw, h int) (out []string, atEnd bool) {
 	off := t.topOff
 	for ; p < len(t.items); p++ {
 		ls := t.linesAt(p, iw)
+		// an unselected item's lines after the blank gutter, kept: the
+		// pane's box then finds them unchanged without reading them
+		var plain *prefixMemo
+		sel := t.gutter(p)
+		if sel == " " {
+			plain = t.guttered(p)
+		}
 		for li := min(off, len(ls)); li < len(ls); li++ {
 			if len(out) == h {
 				return out, false
 			}
-			g := " "
-			if ls[li] != "" {
-				g = t.gutter(p)
+			switch {
+			case plain != nil:
+				out = append(out, plain.line(" ", ls, li))
+			case ls[li] == "":
+				out = append(out, " ")
+			default:
+				out = append(out, sel+ls[li])
 			}
-			out = append(out, g+ls[li])
 			t.rows = append(t.rows, rowRef{p, li})
 		}
 		off = 0
@@ -378,6 +399,25 @@ func (t *transcriptPane) viewBottom(iw, h int) []string {
 	out, _ := t.viewFrom(iw, h)
 	return out
 }
+
+// guttered keeps item p's lines after a blank gutter, while its lines
+// are the same slice.
+func (t *transcriptPane) guttered(p int) *prefixMemo {
+	it := t.items[p]
+	c, ok := t.gutters[it]
+	if !ok {
+		if len(t.gutters) >= maxGuttered {
+			clear(t.gutters)
+		}
+		c = &prefixMemo{}
+		t.gutters[it] = c
+	}
+	return c
+}
+
+// maxGuttered bounds the items kept with their gutter: more than a screen
+// shows.
+const maxGuttered = 256
 
 func (t *transcriptPane) gutter(p int) string {
 	if t.hasSel && t.focused && t.items[p] == t.sel {

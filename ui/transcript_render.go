@@ -315,22 +315,35 @@ func dimLines(th *theme, lines []string) []string {
 	return out
 }
 
-// liveLines draws the streaming message.
+// liveLines draws the streaming message. The drawing is kept until what it
+// is drawn from changes: the program draws the screen after every message,
+// and most leave the streaming message as it was.
 func (t *transcriptPane) liveLines(w int) []string {
 	l := t.live
+	k := liveKey{w: w, done: l.done, open: t.isOpen(item{itemLive, 0}), reasoning: l.reasoning.Len(), renders: l.renders}
+	if l.linesW != w || l.lines == nil {
+		k.text = l.text.Len() // the raw text shows until a render lands
+	}
+	if l.view != nil && l.viewKey == k {
+		return l.view
+	}
 	th := t.th
 	state := " · writing…"
 	if l.done {
 		state = ""
 	}
 	out := []string{"", th.assistant.Render(iconAssistant+" Assistant") + th.faint.Render(fmt.Sprintf(" · turn %d%s", l.turn, state))}
-	out = append(out, reasoningLines(th, l.reasoning.String(), w, t.isOpen(item{itemLive, 0}), !l.done)...)
+	out = append(out, reasoningLines(th, l.reasoning.String(), w, k.open, !l.done)...)
 	if l.linesW == w && l.lines != nil {
-		return append(out, l.lines...)
+		out = append(out, l.lines...)
+	} else {
+		if l.plainW != w || l.plainN != l.text.Len() {
+			l.plain = indent(wrap(sanitize(l.text.String()), max(1, w-2)), "  ")
+			l.plainW, l.plainN = w, l.text.Len()
+		}
+		out = append(out, l.plain...)
 	}
-	if l.plainW != w || l.plainN != l.text.Len() {
-		l.plain = indent(wrap(sanitize(l.text.String()), max(1, w-2)), "  ")
-		l.plainW, l.plainN = w, l.text.Len()
-	}
-	return append(out, l.plain...)
+	// full: a caller's append never writes into the kept drawing
+	l.view, l.viewKey = out[:len(out):len(out)], k
+	return l.view
 }

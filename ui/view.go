@@ -70,6 +70,9 @@ func (m *model) render() string {
 		lines, x, y := d.view(m.w, m.h, d.armed(m.now()))
 		screen = cover(screen, lines, x, y, m.w, m.dimmed)
 	}
+	if m.overlay == nil && len(m.approvals) == 0 {
+		return m.screen.join(screen)
+	}
 	return strings.Join(screen, "\n")
 }
 
@@ -106,13 +109,13 @@ func (m *model) paneBox(p pane, r rect) []string {
 			}
 		}
 	case paneLRU:
-		lines = pad(m.lru.view(sw, ih, focused))
+		lines = m.pads[p].pad(m.lru.view(sw, ih, focused))
 		footer = m.lru.footer(ih)
 	case paneContext:
-		lines = pad(m.cx.view(sw, ih))
+		lines = m.pads[p].pad(m.cx.view(sw, ih))
 		footer = m.cx.footer(ih)
 	case paneTools:
-		lines = pad(m.tools.view(sw, ih, focused))
+		lines = m.pads[p].pad(m.tools.view(sw, ih, focused))
 		footer = m.tools.footer(ih)
 	}
 	title := p.title()
@@ -182,16 +185,15 @@ func (m *model) body(lay layout) []string {
 	case layoutZoom:
 		return m.paneBox(m.zoom, lay.panes[m.zoom])
 	case layoutWide:
-		return hjoin(
+		return m.bodyJoin.hjoin(
 			m.paneBox(paneTranscript, lay.panes[paneTranscript]),
 			m.paneBox(paneLRU, lay.panes[paneLRU]),
 			m.paneBox(paneContext, lay.panes[paneContext]),
 			m.paneBox(paneTools, lay.panes[paneTools]),
 		)
 	case layoutMedium:
-		side := append(m.paneBox(paneLRU, lay.panes[paneLRU]), m.paneBox(paneContext, lay.panes[paneContext])...)
-		side = append(side, m.paneBox(paneTools, lay.panes[paneTools])...)
-		return hjoin(m.paneBox(paneTranscript, lay.panes[paneTranscript]), side)
+		side := m.sideJoin.vjoin(m.paneBox(paneLRU, lay.panes[paneLRU]), m.paneBox(paneContext, lay.panes[paneContext]), m.paneBox(paneTools, lay.panes[paneTools]))
+		return m.bodyJoin.hjoin(m.paneBox(paneTranscript, lay.panes[paneTranscript]), side)
 	default:
 		var out []string
 		if lay.tabs.h > 0 {
@@ -259,6 +261,10 @@ func (m *model) messageLine(w int) string {
 	case m.flash != "":
 		return fit(m.th.info.Render(" "+sanitize(m.flash)), w)
 	}
-	m.help.SetWidth(max(0, w-1))
-	return fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100, m.paneMode))), w)
+	k := helpKey{w: w, th: m.th, focus: m.focus, paneMode: m.paneMode}
+	if !m.hints.ok || m.hints.key != k {
+		m.help.SetWidth(max(0, w-1))
+		m.hints = helpMemo{key: k, line: fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.paneHelp(m.focus, w < 100, m.paneMode))), w), ok: true}
+	}
+	return m.hints.line
 }

@@ -262,7 +262,15 @@ func ScrubStream(raw string, secrets []string) string {
 
 // eventEndOf is where the first event of s ends, after its blank line.
 func eventEndOf(s string) int {
-	lf, crlf := strings.Index(s, "\n\n"), strings.Index(s, "\r\n\r\n")
+	lf := strings.Index(s, "\n\n")
+	// only a CRLF end that starts before the LF one counts: looking
+	// through the whole rest for it, event after event, is quadratic in
+	// the stream
+	scope := s
+	if lf >= 0 {
+		scope = s[:min(len(s), lf+3)]
+	}
+	crlf := strings.Index(scope, "\r\n\r\n")
 	switch {
 	case lf >= 0 && (crlf < 0 || lf < crlf):
 		return lf + 2

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"sync"
+	"time"
+)
+
+// startCPUProfile writes a CPU profile of the run to the file named by
+// SKILLET_CPUPROFILE, for measuring the program as a user runs it;
+// SKILLET_CPUPROFILE_AFTER (a duration) starts it that long after start-up,
+// to leave out what comes before the part measured. The returned function
+// ends it. Without the variable it does nothing.
+func startCPUProfile() func() {
+	path := os.Getenv("SKILLET_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	var after time.Duration
+	if s := os.Getenv("SKILLET_CPUPROFILE_AFTER"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "skillet: SKILLET_CPUPROFILE_AFTER %q: %v\n", s, err)
+			return func() {}
+		}
+		after = d
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "skillet: SKILLET_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	var mu sync.Mutex
+	started, stopped := false, false
+	start := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "skillet: SKILLET_CPUPROFILE %s: %v\n", path, err)
+			return
+		}
+		started = true
+	}
+	if after > 0 {
+		time.AfterFunc(after, start)
+	} else {
+		start()
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		if started {
+			pprof.StopCPUProfile()
+		}
+		f.Close()
+	}
+}
