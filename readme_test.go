@@ -155,6 +155,8 @@ var readmeChecks = map[string]readmeCheck{
 	"skillet --view SESSION":                                                                                      {how: "ui"},
 	"go run . bench incident-report":                                                                              {how: "run"},
 	"go run . bench report ~/.local/state/skillet/benches/ID":                                                     {how: "run"},
+	"SKILLET_BENCH_SESSION=1 go test -run TestBigSession -v -timeout 30m .":                                       {how: "skip", why: "a benchmark of minutes, run when asked"},
+	"SKILLET_BENCH_SESSION=1 SKILLET_BENCH_BIN=/path/to/skillet go test -run TestBigSession -v -timeout 30m .":    {how: "skip", why: "the benchmark against another build"},
 	"go run . bench report-style":                                                                                 {how: "skip", why: "needs a skill with evals/evals.json; cmd_bench's tests run bench"},
 	"go run . bench report-style --baseline ../old/report-style":                                                  {how: "skip", why: "as bench report-style"},
 	"go run . bench report-style --baseline HEAD~3":                                                               {how: "skip", why: "as bench report-style"},
