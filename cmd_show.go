@@ -158,8 +158,10 @@ func encodeJSON(w io.Writer, v any) error {
 // printState prints a state view for people.
 func printState(w io.Writer, v *harness.StateView) {
 	prof := v.Profile
-	if p, err := profile.Get(v.Profile); err == nil && p.Agent() != "" {
-		prof += " (" + p.Agent() + ")"
+	if v.ProfileAgent != "" {
+		prof += " (" + v.ProfileAgent + ")" // what the session ran under
+	} else if p, err := profile.Get(v.Profile); err == nil && p.Agent() != "" {
+		prof += " (" + p.Agent() + ")" // a journal older than profile_agent
 	}
 	fmt.Fprintf(w, "session %s · model %s · profile %s · turn %d\n", v.SessionID, v.Model, prof, v.Turn)
 	if v.Profile != harness.DefaultProfile {

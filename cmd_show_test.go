@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/profile"
 	"strings"
 	"testing"
 )
@@ -172,5 +173,37 @@ func TestShowBadJournals(t *testing.T) {
 	code, _, errOut = runBinary(t, "show", "nosuch")
 	if code != 2 || !strings.Contains(errOut, "skillet show: no session nosuch") {
 		t.Fatalf("show nosuch: exit %d\n%s", code, errOut)
+	}
+}
+
+// The agent version a session's profile reproduced is read from its
+// journal: show names the one recorded, not this build's.
+func TestShowNamesTheRecordedAgentVersion(t *testing.T) {
+	tmp := isolate(t)
+	if code, _, errOut := runBinary(t, "run", "--profile", "claude-code", "hello"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	id := onlySession(t, tmp)
+	journal := filepath.Join(tmp, "state", "skillet", "sessions", id, "journal.jsonl")
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := profile.Get("claude-code")
+	if !strings.Contains(string(data), `"profile_agent":"`+p.Agent()+`"`) {
+		t.Fatalf("the journal records no profile_agent %q", p.Agent())
+	}
+	// a journal written under another version of the agent
+	old := strings.Replace(string(data), `"profile_agent":"`+p.Agent()+`"`, `"profile_agent":"Claude Code 2.0.1"`, 1)
+	if err := os.WriteFile(journal, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runBinary(t, "show", id)
+	if !strings.Contains(out, "profile claude-code (Claude Code 2.0.1)") {
+		t.Errorf("show does not name the recorded version:\n%s", out)
+	}
+	_, js, _ := runBinary(t, "show", "--json", id)
+	if !strings.Contains(js, `"profile_agent": "Claude Code 2.0.1"`) {
+		t.Errorf("show --json lacks the recorded profile_agent:\n%.600s", js)
 	}
 }

@@ -25,6 +25,9 @@ type StateView struct {
 	Profile       string `json:"profile"`
 	ContextWindow int    `json:"context_window,omitempty"`
 	Lifecycle     bool   `json:"lifecycle"`
+	// ProfileAgent is the agent version the session's profile reproduced,
+	// as its journal recorded it; omitted for skillet.
+	ProfileAgent string `json:"profile_agent,omitempty"`
 	// Loaded is the loaded set in LRU order, the active skill first.
 	Loaded    []LoadedSkill `json:"loaded"`
 	Preloaded []LoadedSkill `json:"preloaded"`
@@ -82,7 +85,7 @@ func (s *Session) State() *StateView {
 func (s *Session) StateTurns() (*StateView, iter.Seq[TurnView]) {
 	snap := s.snapshot(true) // the state is exact, whatever the tables
 	v := &StateView{SessionID: snap.SessionID, Model: snap.Model, Demo: snap.Demo, Turn: snap.Turn, Limits: snap.Limits,
-		Profile: snap.Profile, ContextWindow: snap.ContextWindow, Lifecycle: snap.Lifecycle,
+		Profile: snap.Profile, ContextWindow: snap.ContextWindow, Lifecycle: snap.Lifecycle, ProfileAgent: snap.ProfileAgent,
 		Loaded: nonNilLoaded(snap.Loaded), Preloaded: nonNilLoaded(snap.Preloaded), Context: snap.Context, Window: snap.Window,
 		Ledger: snap.Ledger, Tools: []ToolView{}, Turns: []TurnView{}, Stores: map[string]json.RawMessage{}}
 	for _, t := range snap.Tools {

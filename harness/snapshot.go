@@ -95,6 +95,9 @@ type Snapshot struct {
 	Profile       string `json:"profile"`
 	ContextWindow int    `json:"context_window,omitempty"`
 	Lifecycle     bool   `json:"lifecycle"`
+	// ProfileAgent is the agent version the profile reproduced when the
+	// session started, from its journal; omitted for skillet.
+	ProfileAgent string `json:"profile_agent,omitempty"`
 	// Catalogue is the profile's catalogue of the next request, with the
 	// state of every enabled skill; nil under skillet (see Skills and
 	// LeftOff).

@@ -97,7 +97,7 @@ func (f *frame) snapState(c *composition) *Snapshot {
 		Instructions: c.Instructions, Context: c.Context, LeftOff: c.LeftOff, LastTurn: f.st.Last,
 		Notices:   append([]string(nil), f.w.notices...),
 		Workspace: f.st.Workspace,
-		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), Catalogue: c.Catalogue,
+		Profile:   f.profileName(), ContextWindow: f.st.ContextWindow, Lifecycle: f.lifecycle(), ProfileAgent: f.st.ProfileAgent, Catalogue: c.Catalogue,
 	}
 	for i, ls := range f.st.Loaded {
 		snap.Loaded = append(snap.Loaded, f.loadedInfo(ls, i == 0, c.Win))

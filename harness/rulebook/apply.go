@@ -42,6 +42,7 @@ func (st *State) Apply(e event.Event) {
 		st.Demo = e.Demo
 		st.Settings = e.Limits
 		st.Profile = e.Profile
+		st.ProfileAgent = e.ProfileAgent
 		st.ContextWindow = e.ContextWindow
 		st.Workspace = e.Workspace
 	case *event.TurnStart:

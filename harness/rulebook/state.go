@@ -26,6 +26,10 @@ type State struct {
 	// book; ContextWindow the tokens its listing budget derives from.
 	Profile       string
 	ContextWindow int
+	// ProfileAgent is the agent version the profile reproduced when the
+	// session started, as its journal recorded it ("" for skillet, or a
+	// journal older than the field).
+	ProfileAgent string
 
 	// Entries is the transcript; Msgs the chat messages among them, with
 	// MsgEntry the entry of each message and UserMsgs the positions of the
