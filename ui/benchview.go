@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"charm.land/bubbles/v2/key"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,23 @@ type ReadOnly struct {
 
 // ReadOnlyKey closes a read-only session.
 const ReadOnlyKey = "ctrl+q"
+
+// readOnlyHints is the hint line of a read-only session: nothing is sent,
+// so the keys that write a message give way to the one that closes it.
+func readOnlyHints(b []key.Binding, ro *ReadOnly) []key.Binding {
+	if ro == nil {
+		return b
+	}
+	out := []key.Binding{key.NewBinding(key.WithKeys(ReadOnlyKey), key.WithHelp(ReadOnlyKey, ro.Back))}
+	for _, kb := range b {
+		switch kb.Help().Desc {
+		case "send", "new line":
+			continue
+		}
+		out = append(out, kb)
+	}
+	return out
+}
 
 // err is the line a refused action shows.
 func (r *ReadOnly) err() error {

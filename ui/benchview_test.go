@@ -11,6 +11,11 @@ import (
 // change the session are refused; the model is never asked.
 func TestReadOnlyRefusesWhatChangesTheSession(t *testing.T) {
 	d := newDriverWith(t, nil, 160, 48, Options{Style: "dark", ReadOnly: &ReadOnly{Reason: "a bench run", Label: "eval 1", Back: "quits"}})
+	d.settle()
+	// the hint line offers the key that closes it, not sending
+	if scr := d.screen(); !strings.Contains(scr, "ctrl+q quits") || strings.Contains(scr, "enter send") || !strings.Contains(scr, "read-only: nothing is sent") {
+		t.Errorf("the hints and input do not say the session is read-only:\n%s", scr)
+	}
 	d.send("review account ACC-1042")
 	d.settle()
 	if !strings.Contains(d.screen(), "read-only: a bench run · nothing is sent or changed · ctrl+q quits") {

@@ -171,6 +171,10 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 	if opts.Resumed != "" {
 		m.tr.addMark(mark{kind: markInfo, after: 0, text: "resumed from " + opts.Resumed})
 	}
+	if opts.ReadOnly != nil {
+		// nothing typed here is sent; / commands that only look still work
+		m.in.ta.Placeholder = "read-only: nothing is sent · / for commands · ? for keys"
+	}
 	return m
 }
 
