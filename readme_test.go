@@ -277,7 +277,7 @@ func readmeUI(t *testing.T, line int, key, dir string, env []string, script stri
 			t.Errorf("README.md:%d: %s ended before its UI showed:\n%s", line, key, s)
 			return
 		}
-		if strings.Contains(s, "┃ Message") || strings.Contains(s, "Message the model") {
+		if strings.Contains(s, "┃ Message") || strings.Contains(s, "Message the model") || strings.Contains(s, "read-only: nothing is sent") {
 			break
 		}
 		if time.Now().After(deadline) {
