@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/journal"
 	"slices"
 	"strings"
 	"sync"
@@ -542,7 +543,7 @@ func TestEvalRoutingOnlyOffersTheLoadToolAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		events, _, err := harness.ReadJournal(f)
+		events, _, err := journal.Read(f)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -824,7 +825,7 @@ func TestEvalHonoursRetryAfterUpToMaxRetryWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	events, _, _ := harness.ReadJournal(f)
+	events, _, _ := journal.Read(f)
 	waits := 0
 	for _, e := range events {
 		if r, ok := e.(*harness.Retry); ok {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"sort"
 	"strings"
 
@@ -70,7 +71,7 @@ func recentSessions(dir string) ([]ui.SessionChoice, error) {
 
 // journalTurns counts a journal's turns and returns its first message.
 func journalTurns(path string) (turns int, first string) {
-	f, err := harness.OpenRegular(path)
+	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return 0, ""
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"strings"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestRunOfflineDemoShowsTheLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	journaled, problems, err := harness.ReadJournal(f)
+	journaled, problems, err := journal.Read(f)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("read journal: %v %v", err, problems)
 	}

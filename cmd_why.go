@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"slices"
 	"strings"
 
@@ -177,12 +178,12 @@ func streamJournal(path string, each func(event.Event)) (string, []string, error
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, harness.JournalFile)
 	}
-	f, err := harness.OpenRegular(path)
+	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return path, nil, fmt.Errorf("read session %s: %w", path, err)
 	}
 	defer f.Close()
-	skipped, err := harness.StreamJournalLite(f, each)
+	skipped, err := journal.StreamLite(f, each)
 	if err != nil {
 		return path, skipped, fmt.Errorf("read session %s: %w", path, err)
 	}

@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"skillet/harness/journal"
 	"strings"
 	"testing"
 
-	"skillet/harness"
 	"skillet/harness/event"
 	"skillet/harness/why"
 )
@@ -368,18 +368,18 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestWhyJournalReaderAgreesWithTheEngine(t *testing.T) {
 	tmp := isolate(t)
 	runTurns(t, "review account ACC-1042 for anomalies", "write an incident report for yesterday's outage", "run the release checks for v1.4.0")
-	journal := filepath.Join(tmp, "state", "skillet", "sessions", onlySession(t, tmp), "journal.jsonl")
-	f, err := os.Open(journal)
+	jpath := filepath.Join(tmp, "state", "skillet", "sessions", onlySession(t, tmp), "journal.jsonl")
+	f, err := os.Open(jpath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _, err := harness.ReadJournal(f)
+	full, _, err := journal.Read(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var fast []event.Event
-	_, skipped, err := streamJournal(journal, func(e event.Event) { fast = append(fast, e) })
+	_, skipped, err := streamJournal(jpath, func(e event.Event) { fast = append(fast, e) })
 	if err != nil || len(skipped) > 0 || len(fast) != len(full) {
 		t.Fatalf("fast reader: %d events (engine %d), skipped %v, %v", len(fast), len(full), skipped, err)
 	}

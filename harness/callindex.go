@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"os"
 	"skillet/harness/event"
+	"skillet/harness/journal"
 	"sync"
 )
 
@@ -30,11 +30,11 @@ type callIndex struct {
 	path  string
 	size  int64
 	calls []callPos
-	blobs map[blobKey]int64
+	blobs map[journal.BlobKey]int64
 	// frames are the message blobs of calls 0, frameEvery, 2·frameEvery…
-	frames [][]blobKey
+	frames [][]journal.BlobKey
 	// last are the message blobs of the last call indexed.
-	last []blobKey
+	last []journal.BlobKey
 }
 
 // callPos is where a call's lines start; reply is -1 until its reply is
@@ -78,13 +78,13 @@ func (s *Session) ModelCall(i int) (CallRecord, error) {
 // size found: where each call's lines start, where each blob line starts
 // (by hash), the message blobs of every frameEvery-th call and of the
 // last, so the first call read back costs one call, not the journal.
-func (ix *callIndex) seed(path string, size int64, calls []callPos, blobs map[string]int64, frames [][]blobKey, last []string) {
+func (ix *callIndex) seed(path string, size int64, calls []callPos, blobs map[string]int64, frames [][]journal.BlobKey, last []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.path, ix.size, ix.calls, ix.frames, ix.last = path, size, calls, frames, blobKeys(last)
-	ix.blobs = make(map[blobKey]int64, len(blobs))
+	ix.blobs = make(map[journal.BlobKey]int64, len(blobs))
 	for h, at := range blobs {
-		if k, ok := keyOf(h); ok {
+		if k, ok := journal.KeyOf(h); ok {
 			ix.blobs[k] = at
 		}
 	}
@@ -92,10 +92,10 @@ func (ix *callIndex) seed(path string, size int64, calls []callPos, blobs map[st
 
 // blobKeys are the keys of blob hashes; a hash that is not one is left
 // out, as the index leaves out a request that names one.
-func blobKeys(hashes []string) []blobKey {
-	out := make([]blobKey, 0, len(hashes))
+func blobKeys(hashes []string) []journal.BlobKey {
+	out := make([]journal.BlobKey, 0, len(hashes))
 	for _, h := range hashes {
-		if k, ok := keyOf(h); ok {
+		if k, ok := journal.KeyOf(h); ok {
 			out = append(out, k)
 		}
 	}
@@ -106,14 +106,14 @@ func blobKeys(hashes []string) []blobKey {
 func (ix *callIndex) body(path string, i int) ([]byte, string, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	f, err := OpenRegular(path)
+	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("read journal: %w", err)
 	}
 	defer f.Close()
 	if ix.path != path {
 		// a new journal (the session was cleared): index it afresh
-		ix.path, ix.size, ix.calls, ix.blobs, ix.frames, ix.last = path, 0, nil, map[blobKey]int64{}, nil, nil
+		ix.path, ix.size, ix.calls, ix.blobs, ix.frames, ix.last = path, 0, nil, map[journal.BlobKey]int64{}, nil, nil
 	}
 	if i >= len(ix.calls) || ix.calls[i].reply < 0 {
 		// not indexed yet, or indexed before its reply was written
@@ -130,9 +130,9 @@ func (ix *callIndex) body(path string, i int) ([]byte, string, error) {
 	}
 	reply := ""
 	if at := ix.calls[i].reply; at >= 0 {
-		if line, err := lineAt(f, at); err == nil {
+		if line, err := journal.LineAt(f, at); err == nil {
 			if e, err := UnmarshalEvent(line); err == nil {
-				if a, ok := e.(*Assistant); ok && unzip(a) == nil {
+				if a, ok := e.(*Assistant); ok && journal.Unzip(a) == nil {
 					reply = a.Raw
 				}
 			}
@@ -148,10 +148,10 @@ func (ix *callIndex) extend(f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("read journal: %w", err)
 	}
-	lr := NewLineReader(io.NewSectionReader(f, ix.size, fi.Size()-ix.size), 0)
+	lr := journal.NewLineReader(io.NewSectionReader(f, ix.size, fi.Size()-ix.size), 0)
 	for {
 		line, err := lr.Next()
-		var tooLong *LineTooLongError
+		var tooLong *journal.LineTooLongError
 		if errors.As(err, &tooLong) {
 			return fmt.Errorf("read journal: %w", err)
 		}
@@ -166,8 +166,8 @@ func (ix *callIndex) extend(f *os.File) error {
 
 // note indexes one line starting at offset at.
 func (ix *callIndex) note(at int64, line []byte) {
-	if h, ok := blobHashOf(line); ok {
-		if k, ok := keyOf(h); ok {
+	if h, ok := journal.BlobHashOf(line); ok {
+		if k, ok := journal.KeyOf(h); ok {
 			ix.blobs[k] = at
 		}
 		return
@@ -202,13 +202,13 @@ func (ix *callIndex) note(at int64, line []byte) {
 
 // expand is the whole list of a request's message blobs, from its ref and
 // the list of the call before (as the journal's reader does).
-func expand(r *RequestRef, prev []blobKey) ([]blobKey, bool) {
+func expand(r *RequestRef, prev []journal.BlobKey) ([]journal.BlobKey, bool) {
 	if r.Keep[0] < 0 || r.Keep[0] > r.Keep[1] || r.Keep[1] > len(prev) {
 		return nil, false
 	}
-	out := make([]blobKey, 0, len(r.First)+r.Keep[1]-r.Keep[0]+len(r.Last))
+	out := make([]journal.BlobKey, 0, len(r.First)+r.Keep[1]-r.Keep[0]+len(r.Last))
 	for _, h := range r.First {
-		k, ok := keyOf(h)
+		k, ok := journal.KeyOf(h)
 		if !ok {
 			return nil, false
 		}
@@ -216,7 +216,7 @@ func expand(r *RequestRef, prev []blobKey) ([]blobKey, bool) {
 	}
 	out = append(out, prev[r.Keep[0]:r.Keep[1]]...)
 	for _, h := range r.Last {
-		k, ok := keyOf(h)
+		k, ok := journal.KeyOf(h)
 		if !ok {
 			return nil, false
 		}
@@ -233,7 +233,7 @@ func (ix *callIndex) request(f *os.File, i int) ([]byte, error) {
 	refs := ix.frames[from/frameEvery] // the messages of call from
 	var mc *ModelCall
 	for j := from; j <= i; j++ {
-		line, err := lineAt(f, ix.calls[j].at)
+		line, err := journal.LineAt(f, ix.calls[j].at)
 		if err != nil {
 			return nil, err
 		}
@@ -254,29 +254,29 @@ func (ix *callIndex) request(f *os.File, i int) ([]byte, error) {
 	if mc.Ref == nil {
 		return mc.Request, nil
 	}
-	var tools *blobKey
+	var tools *journal.BlobKey
 	if mc.Ref.Tools != "" {
-		k, ok := keyOf(mc.Ref.Tools)
+		k, ok := journal.KeyOf(mc.Ref.Tools)
 		if !ok {
 			return nil, fmt.Errorf("tools blob %s: not a blob hash", mc.Ref.Tools)
 		}
 		tools = &k
 	}
-	return assembleBody(mc.Ref, refs, tools, func(k blobKey) ([]byte, error) { return ix.blob(f, k) })
+	return journal.AssembleBody(mc.Ref, refs, tools, func(k journal.BlobKey) ([]byte, error) { return ix.blob(f, k) })
 }
 
 // blob reads one blob's content, checking it against its hash.
-func (ix *callIndex) blob(f *os.File, k blobKey) ([]byte, error) {
+func (ix *callIndex) blob(f *os.File, k journal.BlobKey) ([]byte, error) {
 	h := fmt.Sprintf("sha256:%x", k[:])
 	at, ok := ix.blobs[k]
 	if !ok {
 		return nil, fmt.Errorf("blob %s is missing from the journal", h)
 	}
-	line, err := lineAt(f, at)
+	line, err := journal.LineAt(f, at)
 	if err != nil {
 		return nil, err
 	}
-	got, b, err := readBlob(line)
+	got, b, err := journal.ReadBlob(line)
 	if err == nil && got != h {
 		err = fmt.Errorf("the line at %d holds blob %s", at, got)
 	}
@@ -284,13 +284,4 @@ func (ix *callIndex) blob(f *os.File, k blobKey) ([]byte, error) {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
 	}
 	return b, nil
-}
-
-// lineAt reads the journal line that starts at offset at.
-func lineAt(f io.ReaderAt, at int64) ([]byte, error) {
-	line, err := NewLineReader(bufio.NewReader(io.NewSectionReader(f, at, 1<<40)), 0).Next()
-	if err != nil && len(line) == 0 {
-		return nil, fmt.Errorf("read journal at %d: %w", at, err)
-	}
-	return bytes.TrimSpace(line), nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"slices"
 	"strings"
 	"testing"
@@ -186,7 +187,7 @@ func TestJournalReopenRepairsATurnCutShort(t *testing.T) {
 	// the torn line is cut off: everything after it reads, and the next
 	// reopening warns of nothing
 	raw, _ := os.ReadFile(filepath.Join(dir, JournalFile))
-	events, problems, _ := ReadJournal(bytes.NewReader(raw))
+	events, problems, _ := journal.Read(bytes.NewReader(raw))
 	if len(problems) != 0 || events[len(events)-1].EventType() != TypeTurnEnd {
 		t.Fatalf("after repair: %d problems %v, last event %s", len(problems), problems, events[len(events)-1].EventType())
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"strings"
 
 	"skillet/harness/share"
@@ -51,12 +52,12 @@ func ShareJournal(path string) (*share.Session, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
-	f, err := OpenRegular(path)
+	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	defer f.Close()
-	events, problems, err := ReadJournal(f)
+	events, problems, err := journal.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("read journal %s: %w", path, err)
 	}

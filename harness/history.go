@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"skillet/harness/journal"
 	"slices"
 	"strings"
 	"sync"
@@ -127,7 +128,7 @@ func (h *History) At(i int) (*Snapshot, error) {
 // model call with the state, the call and its index, until at returns
 // false or the journal ends.
 func (h *History) fold(c *historyCheck, at func(st *rulebook.State, mc *ModelCall, n int) bool) error {
-	f, err := OpenRegular(h.path)
+	f, err := journal.OpenRegular(h.path)
 	if err != nil {
 		return err
 	}
@@ -146,14 +147,13 @@ func (h *History) fold(c *historyCheck, at func(st *rulebook.State, mc *ModelCal
 // checkEvery calls or more after the last, and folds on from it, so the
 // transcript before it is not held.
 func foldFrom(f io.ReaderAt, c *historyCheck, each func(st *rulebook.State, e Event, n int) bool, check func(*historyCheck)) error {
-	jr := newJournalReader(io.NewSectionReader(f, c.at, 1<<62), true, nil)
-	jr.codec.history = true
-	jr.codec.lastLeftOff, jr.codec.inlineLeftOff = c.leftOff, c.inlineLeftOff
+	jr := journal.NewReader(io.NewSectionReader(f, c.at, 1<<62), true, nil)
+	jr.Codec().ForHistory(c.leftOff, c.inlineLeftOff)
 	st, base, calls := c.st.Checkpoint(), c.entries, c.call
 	var rep rulebook.Repairer
 	var buf []Event
 	for {
-		e, err := jr.next()
+		e, err := jr.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -161,8 +161,9 @@ func foldFrom(f io.ReaderAt, c *historyCheck, each func(st *rulebook.State, e Ev
 			return err
 		}
 		if _, ok := e.(*TurnStart); ok && check != nil && len(st.Calls) >= checkEvery {
-			next := &historyCheck{at: c.at + jr.start, call: calls + len(st.Calls), entries: base + st.Entries.Len(), st: st.Checkpoint(),
-				leftOff: jr.codec.lastLeftOff, inlineLeftOff: jr.codec.inlineLeftOff}
+			leftOff, inline := jr.Codec().LeftOff()
+			next := &historyCheck{at: c.at + jr.Start(), call: calls + len(st.Calls), entries: base + st.Entries.Len(), st: st.Checkpoint(),
+				leftOff: leftOff, inlineLeftOff: inline}
 			check(next)
 			st, base, calls = next.st.Checkpoint(), next.entries, next.call
 		}
@@ -182,7 +183,7 @@ func foldFrom(f io.ReaderAt, c *historyCheck, each func(st *rulebook.State, e Ev
 // extend folds what the journal gained since the last checkpoint, listing
 // its calls and taking checkpoints.
 func (ix *historyIndex) extend() error {
-	f, err := OpenRegular(ix.path)
+	f, err := journal.OpenRegular(ix.path)
 	if err != nil {
 		return err
 	}

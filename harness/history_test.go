@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"skillet/harness/journal"
 	"testing"
 
 	"skillet/harness/chat"
@@ -21,7 +22,7 @@ func historyByFullFold(t *testing.T, path string) []*Snapshot {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	events, _, _, err := readJournal(f)
+	events, _, _, err := journal.ReadAll(f)
 	if err != nil {
 		t.Fatal(err)
 	}

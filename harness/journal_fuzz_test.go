@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"skillet/harness/journal"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func FuzzReadJournal(f *testing.F) {
 		// allocated and cleared for each input, made 20 to 90 times the
 		// cost of the read itself; and a line longer than the buffer takes
 		// the path a line longer than 1 MiB takes in a real journal.
-		events, _, err := ReadJournal(bufio.NewReaderSize(bytes.NewReader(data), 256))
+		events, _, err := journal.Read(bufio.NewReaderSize(bytes.NewReader(data), 256))
 		if err != nil {
 			return
 		}
@@ -98,7 +99,7 @@ func TestFuzzJournalSeedsRead(t *testing.T) {
 		}
 	}
 	for i, s := range fuzzJournalSeeds {
-		events, problems, err := ReadJournal(strings.NewReader(s))
+		events, problems, err := journal.Read(strings.NewReader(s))
 		if err != nil || len(problems) > 0 || len(events) != strings.Count(s, "\n")+1 {
 			t.Errorf("seed %d: %v %v, %d events", i, err, problems, len(events))
 		}
@@ -115,7 +116,7 @@ func TestJournalReadsAHugeLine(t *testing.T) {
 		`{"type":"turn_start","turn":1,"text":"hi"}` + "\n" +
 		`{"type":"assistant","turn":1,"call":1,"text":"` + huge + `","tool_calls":[]}` + "\n" +
 		`{"type":"turn_end","turn":1,"stop_reason":"done"}` + "\n"
-	events, problems, err := ReadJournal(strings.NewReader(j))
+	events, problems, err := journal.Read(strings.NewReader(j))
 	if err != nil || len(problems) > 0 || len(events) != 4 {
 		t.Fatalf("read: %v %v, %d events", err, problems, len(events))
 	}

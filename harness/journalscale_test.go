@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"skillet/harness/journal"
 	"strings"
 	"testing"
 	"unsafe"
@@ -37,25 +38,25 @@ func sharedPath(elems ...string) string {
 // changedBytes is how many bytes of body are new since prev: the messages
 // and tool list prev did not carry, and what lies between them.
 func changedBytes(prev, body []byte) int {
-	sp, ok := splitRequest(body)
+	sp, ok := journal.SplitRequest(body)
 	if !ok {
 		return len(body)
 	}
 	had := map[string]bool{}
-	if pp, ok := splitRequest(prev); ok {
-		for _, m := range pp.msgs {
+	if pp, ok := journal.SplitRequest(prev); ok {
+		for _, m := range pp.Msgs {
 			had[string(m)] = true
 		}
-		had[string(pp.tools)] = true
+		had[string(pp.Tools)] = true
 	}
-	n := len(sp.head) + len(sp.mid) + len(sp.tail)
-	for _, m := range sp.msgs {
+	n := len(sp.Head) + len(sp.Mid) + len(sp.Tail)
+	for _, m := range sp.Msgs {
 		if !had[string(m)] {
 			n += len(m)
 		}
 	}
-	if !had[string(sp.tools)] {
-		n += len(sp.tools)
+	if !had[string(sp.Tools)] {
+		n += len(sp.Tools)
 	}
 	return n
 }
@@ -139,7 +140,7 @@ func TestJournalGrowsByWhatChanged(t *testing.T) {
 		}
 		t.Logf("bytes by line type: %v", sizes)
 	}
-	events, problems, err := ReadJournal(bytes.NewReader(raw))
+	events, problems, err := journal.Read(bytes.NewReader(raw))
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("read back: %v %v", err, problems)
 	}
@@ -181,7 +182,7 @@ func TestJournalMissingBlobIsNamed(t *testing.T) {
 	if dropped == "" {
 		t.Fatal("no blob line in the journal")
 	}
-	events, problems, err := ReadJournal(strings.NewReader(strings.Join(kept, "\n")))
+	events, problems, err := journal.Read(strings.NewReader(strings.Join(kept, "\n")))
 	if err != nil || len(events) == 0 {
 		t.Fatalf("read: %v, %d events", err, len(events))
 	}
@@ -290,7 +291,7 @@ func TestOlderCallWithAMissingBlobSaysSo(t *testing.T) {
 	gone := ""
 	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 		if gone == "" && bytes.Contains(line, []byte(`"type":"blob"`)) && bytes.Contains(line, []byte("message number 0")) {
-			gone, _ = blobHashOf(bytes.TrimSpace(line))
+			gone, _ = journal.BlobHashOf(bytes.TrimSpace(line))
 			continue
 		}
 		kept = append(kept, line)
@@ -344,10 +345,10 @@ func TestACallIndexedWhileItRanKeepsItsReply(t *testing.T) {
 // many events name it: a long session's preloads repeat it every turn.
 func TestReadSkillTextsAreShared(t *testing.T) {
 	body := SkillBody{Text: strings.Repeat("Follow the house style. ", 40)}
-	c := newJournalCodec()
+	c := journal.NewCodec()
 	var lines [][]byte
 	for turn := 1; turn <= 3; turn++ {
-		ls, err := c.encode(&SkillPreload{Header: Header{Type: TypeSkillPreload, Turn: turn}, Skill: "house", Version: "1", ExecutionID: fmt.Sprintf("x-%d", turn), Body: body})
+		ls, err := c.Encode(&SkillPreload{Header: Header{Type: TypeSkillPreload, Turn: turn}, Skill: "house", Version: "1", ExecutionID: fmt.Sprintf("x-%d", turn), Body: body})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,10 +357,10 @@ func TestReadSkillTextsAreShared(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("%d lines, want one blob and three events", len(lines))
 	}
-	r := newJournalCodec()
+	r := journal.NewCodec()
 	var texts []string
 	for _, l := range lines {
-		e, err := r.decode(l)
+		e, err := r.Decode(l)
 		if err != nil {
 			t.Fatal(err)
 		}

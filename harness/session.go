@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"skillet/harness/paged"
 	"skillet/harness/rank"
 	"skillet/harness/rulebook"
@@ -129,7 +130,7 @@ type Session struct {
 	// without a journal; journal is nil then.
 	dir     string
 	tempDir bool
-	journal *journal
+	journal *journal.Writer
 	model   chat.Model
 	// busy is set while a turn or a command runs (see acquire).
 	busy bool
@@ -303,7 +304,7 @@ func (s *Session) reset(id string) {
 // openDir makes the session's folder and opens its journal.
 func (s *Session) openDir() error {
 	if s.journal != nil {
-		_ = s.journal.close()
+		_ = s.journal.Close()
 		s.journal = nil
 	}
 	if s.tempDir && s.dir != "" {
@@ -320,11 +321,11 @@ func (s *Session) openDir() error {
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("session folder: %w", err)
 		}
-		j, err := openJournal(filepath.Join(s.dir, JournalFile), nil)
+		j, err := journal.OpenWriter(filepath.Join(s.dir, JournalFile), nil)
 		if err != nil {
 			return err
 		}
-		j.turnEnded = s.checkAtTurnEnd(filepath.Join(s.dir, JournalFile))
+		j.TurnEnded = s.checkAtTurnEnd(filepath.Join(s.dir, JournalFile))
 		s.journal = j
 	}
 	for _, sub := range []string{"state", "store"} {
@@ -409,7 +410,7 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	var errs []error
 	if s.journal != nil {
-		errs = append(errs, s.journal.close())
+		errs = append(errs, s.journal.Close())
 		s.journal = nil
 	}
 	if s.tempDir && !s.readOnly {
@@ -424,9 +425,9 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) syncJournal() error {
-	j := read(s, func(*frame) *journal { return s.journal })
+	j := read(s, func(*frame) *journal.Writer { return s.journal })
 	if j == nil {
 		return nil
 	}
-	return j.sync()
+	return j.Sync()
 }

@@ -75,7 +75,7 @@ func (s *Session) step(rule func(*rulebook.State, *rulebook.World) []Event) []Ev
 			}
 		}
 		if j != nil && Journaled(e) {
-			if err := j.write(e); err != nil && s.opts.OnEvent != nil {
+			if err := j.Write(e); err != nil && s.opts.OnEvent != nil {
 				h := e.Head()
 				s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
 			}

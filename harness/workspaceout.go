@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"slices"
 
 	"skillet/harness/event"
@@ -46,7 +47,7 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 	if err != nil {
 		return rep, fmt.Errorf("read session: %w", err)
 	}
-	events, problems, err := ReadJournal(f)
+	events, problems, err := journal.Read(f)
 	f.Close()
 	if err != nil {
 		return rep, fmt.Errorf("read session %s: %w", path, err)

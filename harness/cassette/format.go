@@ -21,6 +21,7 @@ import (
 	"io"
 	"skillet/harness"
 	"skillet/harness/chat"
+	"skillet/harness/journal"
 	"unicode/utf8"
 )
 
@@ -203,7 +204,7 @@ type Cassette struct {
 
 // Open reads the cassette at path.
 func Open(path string) (*Cassette, error) {
-	f, err := harness.OpenRegular(path)
+	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("open cassette: %w", err)
 	}
@@ -219,11 +220,11 @@ func Open(path string) (*Cassette, error) {
 // its first line) is an error; a damaged or cut line later keeps what came
 // before and sets Truncated.
 func Read(r io.Reader) (*Cassette, error) {
-	lr := harness.NewLineReader(r, 0)
+	lr := journal.NewLineReader(r, 0)
 	c := &Cassette{}
 	for n := 1; ; n++ {
 		line, err := lr.Next()
-		var tooLong *harness.LineTooLongError
+		var tooLong *journal.LineTooLongError
 		if errors.As(err, &tooLong) {
 			return nil, err
 		}

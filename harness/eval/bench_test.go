@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/journal"
 	"strings"
 	"syscall"
 	"testing"
@@ -92,7 +93,7 @@ func floorOf(b *testing.B, dir, url string, n int) time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
-		events, _, err := harness.ReadJournal(f)
+		events, _, err := journal.Read(f)
 		f.Close()
 		if err != nil {
 			b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"skillet/harness/journal"
 	"sync"
 	"time"
 
@@ -246,12 +247,12 @@ func rescoreOne(dir string, m *Manifest, r Run) (Run, string) {
 	if r.Query < 0 || r.Query >= len(m.Queries) {
 		return r, fmt.Sprintf("run %s: query %d is not in the manifest", r.Session, r.Query)
 	}
-	f, err := harness.OpenRegular(JournalPath(dir, r.Session))
+	f, err := journal.OpenRegular(JournalPath(dir, r.Session))
 	if err != nil {
 		return r, fmt.Sprintf("run %s: %v (its recorded result is kept)", r.Session, err)
 	}
 	defer f.Close()
-	events, _, err := harness.ReadJournal(bufio.NewReaderSize(f, 256<<10))
+	events, _, err := journal.Read(bufio.NewReaderSize(f, 256<<10))
 	if err != nil {
 		return r, fmt.Sprintf("run %s: %v (its recorded result is kept)", r.Session, err)
 	}

@@ -1,4 +1,4 @@
-package harness
+package journal
 
 import (
 	"bytes"
@@ -49,13 +49,13 @@ func blobHash(b []byte) string {
 
 func hashText(h [sha256.Size]byte) string { return "sha256:" + hex.EncodeToString(h[:16]) }
 
-// blobKey is a blob's hash as a writer remembers it: a session writes one
+// BlobKey is a blob's hash as a writer remembers it: a session writes one
 // blob per message, and a hash kept as its text costs several times this.
-type blobKey [16]byte
+type BlobKey [16]byte
 
 // keyOf reads a blob hash as blobHash writes it.
-func keyOf(h string) (blobKey, bool) {
-	var k blobKey
+func KeyOf(h string) (BlobKey, bool) {
+	var k BlobKey
 	hexPart, ok := strings.CutPrefix(h, "sha256:")
 	if !ok || hex.DecodedLen(len(hexPart)) != len(k) {
 		return k, false
@@ -64,10 +64,10 @@ func keyOf(h string) (blobKey, bool) {
 	return k, err == nil
 }
 
-// journalCodec turns events into journal lines and back. The writer and
+// Codec turns events into journal lines and back. The writer and
 // the reader keep the same memory: the blobs seen and the last left-off
 // list.
-type journalCodec struct {
+type Codec struct {
 	// lazy leaves request bodies and compressed replies for resolve and
 	// unzip to put together, for the calls that need them.
 	lazy bool
@@ -78,7 +78,7 @@ type journalCodec struct {
 	blobs   map[string][]byte
 	// written holds the blobs a writer has written or found in the
 	// journal it appends to.
-	written     map[blobKey]struct{}
+	written     map[BlobKey]struct{}
 	lastLeftOff []string
 	// inlineLeftOff is set once a model_call carries its left-off list
 	// whole, as journals written before left_off_delta did: there an
@@ -107,11 +107,11 @@ type journalCodec struct {
 // pendingRaw is an assistant event's raw reply as its line holds it: the
 // field's name and its JSON string.
 type pendingRaw struct {
-	of     Event
+	of     event.Event
 	quoted []byte
 }
 
-// cutRaw takes the raw reply off an assistant line as MarshalEvent lays it
+// cutRaw takes the raw reply off an assistant line as event.Marshal lays it
 // out — the last field, "raw" or "raw_gzip" — returning the line without
 // it and the field (name and value). A line laid out otherwise comes back
 // whole, with raw nil.
@@ -150,17 +150,17 @@ func cutRaw(line []byte) (rest, raw []byte) {
 // takeRaw puts back the raw reply a lazy decode left off assistant a
 // (decoded last), compressed or not as the line held it; for any other
 // event it does nothing.
-func (c *journalCodec) takeRaw(a *Assistant) error {
+func (c *Codec) TakeRaw(a *event.Assistant) error {
 	p := c.pending
-	if p.of != Event(a) {
+	if p.of != event.Event(a) {
 		return nil
 	}
 	c.pending = pendingRaw{}
-	return restoreRaw(a, p.quoted)
+	return RestoreRaw(a, p.quoted)
 }
 
 // restoreRaw decodes a raw reply field cutRaw cut into a.
-func restoreRaw(a *Assistant, field []byte) error {
+func RestoreRaw(a *event.Assistant, field []byte) error {
 	var v struct {
 		Raw     string `json:"raw"`
 		RawGzip string `json:"raw_gzip"`
@@ -173,7 +173,7 @@ func restoreRaw(a *Assistant, field []byte) error {
 }
 
 // get returns a blob's content, decoding its line the first time.
-func (c *journalCodec) get(h string) ([]byte, bool) {
+func (c *Codec) get(h string) ([]byte, bool) {
 	if b, ok := c.blobs[h]; ok {
 		return b, true
 	}
@@ -181,7 +181,7 @@ func (c *journalCodec) get(h string) ([]byte, bool) {
 	if ok {
 		delete(c.raw, h)
 	} else if at, found := c.rawAt[h]; found && c.src != nil {
-		l, err := lineAt(c.src, at)
+		l, err := LineAt(c.src, at)
 		if err != nil {
 			return nil, false
 		}
@@ -189,7 +189,7 @@ func (c *journalCodec) get(h string) ([]byte, bool) {
 	} else {
 		return nil, false
 	}
-	_, b, err := readBlob(line)
+	_, b, err := ReadBlob(line)
 	if err != nil {
 		return nil, false
 	}
@@ -199,7 +199,7 @@ func (c *journalCodec) get(h string) ([]byte, bool) {
 
 // readBlob decodes a blob line: its hash and its content, checked against
 // the hash.
-func readBlob(line []byte) (string, []byte, error) {
+func ReadBlob(line []byte) (string, []byte, error) {
 	var bl blobLine
 	if err := json.Unmarshal(line, &bl); err != nil {
 		return "", nil, fmt.Errorf("decode blob: %w", err)
@@ -215,7 +215,7 @@ func readBlob(line []byte) (string, []byte, error) {
 }
 
 // blobHashOf reads the hash of a blob line as the writer lays it out.
-func blobHashOf(line []byte) (string, bool) {
+func BlobHashOf(line []byte) (string, bool) {
 	const prefix = `{"type":"blob","hash":"`
 	if !bytes.HasPrefix(line, []byte(prefix)) {
 		return "", false
@@ -228,13 +228,13 @@ func blobHashOf(line []byte) (string, bool) {
 	return string(rest[:end]), true
 }
 
-func newJournalCodec() *journalCodec {
-	return &journalCodec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[string]int64{}, written: map[blobKey]struct{}{}}
+func NewCodec() *Codec {
+	return &Codec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[string]int64{}, written: map[BlobKey]struct{}{}}
 }
 
-// encode returns the lines an event is written as: blob lines first, then
+// Encode returns the lines an event is written as: blob lines first, then
 // the event's own line. It never changes e.
-func (c *journalCodec) encode(e Event) ([][]byte, error) {
+func (c *Codec) Encode(e event.Event) ([][]byte, error) {
 	var lines [][]byte
 	// blob writes b, or text when asText, unless it is written already.
 	blob := func(b []byte, text string, asText bool) (string, error) {
@@ -246,7 +246,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		} else {
 			sum = sha256.Sum256(b)
 		}
-		h, k := hashText(sum), blobKey(sum[:16])
+		h, k := hashText(sum), BlobKey(sum[:16])
 		if _, ok := c.written[k]; ok {
 			return h, nil
 		}
@@ -267,7 +267,7 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		lines = append(lines, line)
 		return h, nil
 	}
-	text := func(body *SkillBody) error {
+	text := func(body *event.SkillBody) error {
 		if len(body.Text) <= inlineMax {
 			return nil
 		}
@@ -280,21 +280,21 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 	}
 	out := e
 	switch e := e.(type) {
-	case *ModelCall:
+	case *event.ModelCall:
 		cp := *e
-		if sp, ok := splitRequest(e.Request); ok {
-			refs := make([]string, len(sp.msgs))
-			for i, m := range sp.msgs {
+		if sp, ok := SplitRequest(e.Request); ok {
+			refs := make([]string, len(sp.Msgs))
+			for i, m := range sp.Msgs {
 				h, err := blob(m, "", false)
 				if err != nil {
 					return nil, err
 				}
 				refs[i] = h
 			}
-			ref := &RequestRef{Head: sp.head, Mid: sp.mid, Tail: sp.tail}
+			ref := &event.RequestRef{Head: sp.Head, Mid: sp.Mid, Tail: sp.Tail}
 			ref.First, ref.Keep, ref.Last = keepRun(c.lastMsgs, refs)
-			if sp.tools != nil {
-				h, err := blob(sp.tools, "", false)
+			if sp.Tools != nil {
+				h, err := blob(sp.Tools, "", false)
 				if err != nil {
 					return nil, err
 				}
@@ -306,31 +306,31 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 		cp.LeftOff, cp.LeftOffDelta = nil, diffList(c.lastLeftOff, e.LeftOff)
 		c.lastLeftOff = e.LeftOff
 		out = &cp
-	case *TurnEnd:
+	case *event.TurnEnd:
 		if slices.Equal(e.LeftOff, c.lastLeftOff) && len(e.LeftOff) > 0 {
 			cp := *e
 			cp.LeftOff, cp.LeftOffAsCall = nil, true
 			out = &cp
 		}
-	case *SkillLoaded:
+	case *event.SkillLoaded:
 		cp := *e
 		if err := text(&cp.Body); err != nil {
 			return nil, err
 		}
 		out = &cp
-	case *SkillPreload:
+	case *event.SkillPreload:
 		cp := *e
 		if err := text(&cp.Body); err != nil {
 			return nil, err
 		}
 		out = &cp
-	case *SkillChanged:
+	case *event.SkillChanged:
 		cp := *e
 		if err := text(&cp.Body); err != nil {
 			return nil, err
 		}
 		out = &cp
-	case *WorkspaceChanged:
+	case *event.WorkspaceChanged:
 		cp := *e
 		cp.Changes = slices.Clone(e.Changes)
 		for i := range cp.Changes {
@@ -345,23 +345,23 @@ func (c *journalCodec) encode(e Event) ([][]byte, error) {
 			ch.Content, ch.TextRef = "", h
 		}
 		out = &cp
-	case *Assistant:
+	case *event.Assistant:
 		if len(e.Raw) > 4<<10 {
 			cp := *e
 			cp.Raw, cp.RawGzip = "", gzipBase64(e.Raw)
 			out = &cp
 		}
 	}
-	line, err := MarshalEvent(out)
+	line, err := event.Marshal(out)
 	if err != nil {
 		return nil, err
 	}
 	return append(lines, line), nil
 }
 
-// decode reads one journal line: a blob (event nil) or an event with
+// Decode reads one journal line: a blob (event nil) or an event with
 // everything it references put back.
-func (c *journalCodec) decode(line []byte) (Event, error) {
+func (c *Codec) Decode(line []byte) (event.Event, error) {
 	typ, ok := event.TypeOf(line)
 	if !ok {
 		var head struct {
@@ -377,7 +377,7 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	}
 	if typ == typeBlob && c.lazy {
 		// kept undecoded: most blobs of a long journal are never needed
-		if h, ok := blobHashOf(line); ok {
+		if h, ok := BlobHashOf(line); ok {
 			if c.src != nil {
 				c.rawAt[h] = c.at
 			} else {
@@ -387,7 +387,7 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		}
 	}
 	if typ == typeBlob {
-		h, b, err := readBlob(line)
+		h, b, err := ReadBlob(line)
 		if err != nil {
 			return nil, err
 		}
@@ -395,19 +395,19 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		return nil, nil
 	}
 	var raw []byte
-	if typ == TypeAssistant && c.lazy {
+	if typ == event.TypeAssistant && c.lazy {
 		// the raw reply is most of an assistant line and is read for a
 		// few calls at most: kept undecoded
 		line, raw = cutRaw(line)
 	}
-	e, err := UnmarshalEvent(line)
+	e, err := event.Unmarshal(line)
 	if err != nil {
 		return nil, err
 	}
 	if raw != nil {
 		c.pending = pendingRaw{of: e, quoted: raw}
 	}
-	text := func(body *SkillBody) error {
+	text := func(body *event.SkillBody) error {
 		if body.TextRef == "" || c.history {
 			return nil
 		}
@@ -428,7 +428,7 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 		return nil
 	}
 	switch e := e.(type) {
-	case *ModelCall:
+	case *event.ModelCall:
 		if c.history {
 			e.Ref = nil
 		}
@@ -439,9 +439,9 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 			refs := append(append(append([]string{}, r.First...), c.lastMsgs[r.Keep[0]:r.Keep[1]]...), r.Last...)
 			c.lastMsgs = refs
 			// the whole list, so the body can be put together later
-			e.Ref = &RequestRef{Head: r.Head, First: refs, Mid: r.Mid, Tools: r.Tools, Tail: r.Tail}
+			e.Ref = &event.RequestRef{Head: r.Head, First: refs, Mid: r.Mid, Tools: r.Tools, Tail: r.Tail}
 			if !c.lazy {
-				if err := c.resolve(e); err != nil {
+				if err := c.Resolve(e); err != nil {
 					return nil, err
 				}
 			}
@@ -460,21 +460,21 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 			e.LeftOff = nil // as the live call has it: none left off
 		}
 		c.lastLeftOff = e.LeftOff
-	case *TurnEnd:
+	case *event.TurnEnd:
 		if e.LeftOffAsCall {
 			e.LeftOff, e.LeftOffAsCall = slices.Clone(c.lastLeftOff), false
 		}
-	case *SkillLoaded:
+	case *event.SkillLoaded:
 		err = text(&e.Body)
-	case *SkillPreload:
+	case *event.SkillPreload:
 		err = text(&e.Body)
-	case *SkillChanged:
+	case *event.SkillChanged:
 		err = text(&e.Body)
-	case *Assistant:
+	case *event.Assistant:
 		if !c.lazy {
-			err = unzip(e)
+			err = Unzip(e)
 		}
-	case *WorkspaceChanged:
+	case *event.WorkspaceChanged:
 		// the fold keeps no file content: only a reader that rebuilds the
 		// workspace needs it
 		if !c.lazy {
@@ -497,20 +497,20 @@ func (c *journalCodec) decode(line []byte) (Event, error) {
 	return e, nil
 }
 
-// splitBody is a request body cut at its messages and tool list.
-type splitBody struct {
-	head, mid, tail string
-	msgs            [][]byte
-	tools           []byte
+// SplitBody is a request body cut at its messages and tool list.
+type SplitBody struct {
+	Head, Mid, Tail string
+	Msgs            [][]byte
+	Tools           []byte
 }
 
-// splitRequest cuts a compact request body into the bytes before the
+// SplitRequest cuts a compact request body into the bytes before the
 // first message, each message, the bytes up to the tool list, the tool
 // list and the rest. ok is false for a body that is not laid out so (not
 // compact JSON, a key twice, tools before the messages); it is then stored
 // whole. What it cuts out is compact JSON, fit for a blob line as it is.
-func splitRequest(body []byte) (splitBody, bool) {
-	var sp splitBody
+func SplitRequest(body []byte) (SplitBody, bool) {
+	var sp SplitBody
 	if len(body) < 2 || body[0] != '{' || body[1] == '}' {
 		return sp, false
 	}
@@ -530,7 +530,7 @@ func splitRequest(body []byte) (splitBody, bool) {
 			if msgEnd >= 0 || toolsStart >= 0 || at >= len(body) || body[at] != '[' {
 				return sp, false
 			}
-			sp.head = string(body[:at+1])
+			sp.Head = string(body[:at+1])
 			end = at + 1
 			if end < len(body) && body[end] == ']' {
 				end++
@@ -540,7 +540,7 @@ func splitRequest(body []byte) (splitBody, bool) {
 					if !ok || e >= len(body) {
 						return sp, false
 					}
-					sp.msgs = append(sp.msgs, body[end:e])
+					sp.Msgs = append(sp.Msgs, body[end:e])
 					end = e + 1
 					if body[e] == ']' {
 						break
@@ -582,10 +582,10 @@ func splitRequest(body []byte) (splitBody, bool) {
 		return sp, false
 	}
 	if toolsStart < 0 {
-		sp.mid = string(body[msgEnd:])
+		sp.Mid = string(body[msgEnd:])
 		return sp, true
 	}
-	sp.mid, sp.tools, sp.tail = string(body[msgEnd:toolsStart]), body[toolsStart:toolsEnd], string(body[toolsEnd:])
+	sp.Mid, sp.Tools, sp.Tail = string(body[msgEnd:toolsStart]), body[toolsStart:toolsEnd], string(body[toolsEnd:])
 	return sp, true
 }
 
@@ -622,7 +622,7 @@ func keepRun(prev, next []string) (first []string, keep [2]int, last []string) {
 }
 
 // diffList says how next differs from prev: nil when equal.
-func diffList(prev, next []string) *ListDelta {
+func diffList(prev, next []string) *event.ListDelta {
 	if slices.Equal(prev, next) {
 		return nil
 	}
@@ -631,7 +631,7 @@ func diffList(prev, next []string) *ListDelta {
 		in[n] = true
 	}
 	was := make(map[string]bool, len(prev))
-	d := &ListDelta{}
+	d := &event.ListDelta{}
 	for _, p := range prev {
 		was[p] = true
 		if !in[p] {
@@ -647,11 +647,11 @@ func diffList(prev, next []string) *ListDelta {
 	if !slices.Equal(d.Apply(prev), next) {
 		d.Sorted = true
 		if !slices.Equal(d.Apply(prev), next) {
-			return &ListDelta{All: nonNil(next)}
+			return &event.ListDelta{All: append([]string{}, next...)} // never null
 		}
 	}
 	if d.Add == nil && d.Del == nil {
-		return &ListDelta{All: []string{}}
+		return &event.ListDelta{All: []string{}}
 	}
 	return d
 }
@@ -679,7 +679,7 @@ func gunzipBase64(s string) (string, error) {
 
 // resolve puts a decoded model_call's request body together from its
 // blobs.
-func (c *journalCodec) resolve(e *ModelCall) error {
+func (c *Codec) Resolve(e *event.ModelCall) error {
 	r := e.Ref
 	if r == nil {
 		return nil
@@ -688,7 +688,7 @@ func (c *journalCodec) resolve(e *ModelCall) error {
 	if r.Tools != "" {
 		tools = &r.Tools
 	}
-	body, err := assembleBody(r, r.First, tools, func(h string) ([]byte, error) {
+	body, err := AssembleBody(r, r.First, tools, func(h string) ([]byte, error) {
 		if b, ok := c.get(h); ok {
 			return b, nil
 		}
@@ -701,10 +701,10 @@ func (c *journalCodec) resolve(e *ModelCall) error {
 	return nil
 }
 
-// assembleBody puts a request body together: its ref's text around the
+// AssembleBody puts a request body together: its ref's text around the
 // message blobs, in order and comma-separated, and the tools blob (when
 // there is one), each read by get.
-func assembleBody[K any](r *RequestRef, msgs []K, tools *K, get func(K) ([]byte, error)) ([]byte, error) {
+func AssembleBody[K any](r *event.RequestRef, msgs []K, tools *K, get func(K) ([]byte, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(r.Head)
 	for i, k := range msgs {
@@ -730,7 +730,7 @@ func assembleBody[K any](r *RequestRef, msgs []K, tools *K, get func(K) ([]byte,
 }
 
 // unzip puts back a compressed raw reply.
-func unzip(e *Assistant) error {
+func Unzip(e *event.Assistant) error {
 	if e.RawGzip == "" {
 		return nil
 	}
@@ -740,4 +740,34 @@ func unzip(e *Assistant) error {
 	}
 	e.Raw, e.RawGzip = raw, ""
 	return nil
+}
+
+// Torn is where a last line that did not read starts, 0 when none did.
+func (c *Codec) Torn() int64 { return c.torn }
+
+// RawAt is where each blob line a lazy read left undecoded starts, by
+// hash, for a reader that can read the journal again at an offset.
+func (c *Codec) RawAt() map[string]int64 { return c.rawAt }
+
+// LastMsgs are the blob refs of the last request's messages.
+func (c *Codec) LastMsgs() []string { return c.lastMsgs }
+
+// LeftOff is the last call's left-off list, and whether model calls carry
+// their lists whole (journals written before left_off_delta).
+func (c *Codec) LeftOff() (list []string, inline bool) { return c.lastLeftOff, c.inlineLeftOff }
+
+// ForHistory makes the codec read only what time travel's fold needs
+// (no blob, request body or skill text), from a turn_start line on, given
+// the left-off list before it.
+func (c *Codec) ForHistory(leftOff []string, inline bool) {
+	c.history, c.lastLeftOff, c.inlineLeftOff = true, leftOff, inline
+}
+
+// PendingRaw is the raw reply, as its line quotes it, of e when e is the
+// last assistant event a lazy decode left undecoded.
+func (c *Codec) PendingRaw(e event.Event) ([]byte, bool) {
+	if c.pending.of != e {
+		return nil, false
+	}
+	return c.pending.quoted, true
 }

@@ -1,4 +1,4 @@
-package harness
+package journal
 
 // A compact-JSON scanner for the journal's writer. A request body is cut
 // at its messages on every model call; scanning it with encoding/json's

@@ -1,8 +1,9 @@
-package harness
+package journal
 
 import (
 	"bytes"
 	"encoding/json"
+	"skillet/harness/event"
 	"testing"
 
 	"skillet/harness/chat"
@@ -61,8 +62,8 @@ func FuzzCompactEnd(f *testing.F) {
 // reference the scanner must agree with on every body it splits. The
 // scanner may leave whole what the decoder split (a body with spaces, an
 // escaped key, a key twice): such a body is stored as it is.
-func decoderSplit(body []byte) (splitBody, bool) {
-	var sp splitBody
+func decoderSplit(body []byte) (SplitBody, bool) {
+	var sp SplitBody
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return sp, false
@@ -78,7 +79,7 @@ func decoderSplit(body []byte) (splitBody, bool) {
 			if t, err := dec.Token(); err != nil || t != json.Delim('[') || toolsStart >= 0 {
 				return sp, false
 			}
-			sp.head = string(body[:dec.InputOffset()])
+			sp.Head = string(body[:dec.InputOffset()])
 			prev := int(dec.InputOffset())
 			for dec.More() {
 				var raw json.RawMessage
@@ -87,10 +88,10 @@ func decoderSplit(body []byte) (splitBody, bool) {
 				}
 				end := int(dec.InputOffset())
 				start := end - len(raw)
-				if between := string(body[prev:start]); (len(sp.msgs) == 0 && between != "") || (len(sp.msgs) > 0 && between != ",") {
+				if between := string(body[prev:start]); (len(sp.Msgs) == 0 && between != "") || (len(sp.Msgs) > 0 && between != ",") {
 					return sp, false
 				}
-				sp.msgs = append(sp.msgs, body[start:end])
+				sp.Msgs = append(sp.Msgs, body[start:end])
 				prev = end
 			}
 			msgEnd = prev
@@ -115,16 +116,16 @@ func decoderSplit(body []byte) (splitBody, bool) {
 		return sp, false
 	}
 	if toolsStart < 0 {
-		sp.mid = string(body[msgEnd:])
+		sp.Mid = string(body[msgEnd:])
 		return sp, true
 	}
-	sp.mid, sp.tools, sp.tail = string(body[msgEnd:toolsStart]), body[toolsStart:toolsEnd], string(body[toolsEnd:])
+	sp.Mid, sp.Tools, sp.Tail = string(body[msgEnd:toolsStart]), body[toolsStart:toolsEnd], string(body[toolsEnd:])
 	return sp, true
 }
 
 func sameSplit(t *testing.T, body []byte) {
 	t.Helper()
-	got, ok := splitRequest(body)
+	got, ok := SplitRequest(body)
 	want, wantOK := decoderSplit(body)
 	if ok && !wantOK {
 		t.Fatalf("%q: split where the decoder does not", body)
@@ -135,12 +136,12 @@ func sameSplit(t *testing.T, body []byte) {
 		}
 		return
 	}
-	if got.head != want.head || got.mid != want.mid || got.tail != want.tail || !bytes.Equal(got.tools, want.tools) || len(got.msgs) != len(want.msgs) {
+	if got.Head != want.Head || got.Mid != want.Mid || got.Tail != want.Tail || !bytes.Equal(got.Tools, want.Tools) || len(got.Msgs) != len(want.Msgs) {
 		t.Fatalf("%q:\n got %+v\nwant %+v", body, got, want)
 	}
-	for i := range got.msgs {
-		if !bytes.Equal(got.msgs[i], want.msgs[i]) {
-			t.Fatalf("%q: message %d is %q, want %q", body, i, got.msgs[i], want.msgs[i])
+	for i := range got.Msgs {
+		if !bytes.Equal(got.Msgs[i], want.Msgs[i]) {
+			t.Fatalf("%q: message %d is %q, want %q", body, i, got.Msgs[i], want.Msgs[i])
 		}
 	}
 }
@@ -180,8 +181,8 @@ func TestBlobLinesAreWhatEncodingJSONWrites(t *testing.T) {
 		if !json.Valid([]byte(s)) {
 			continue
 		}
-		c := newJournalCodec()
-		lines, err := c.encode(&ModelCall{Call: i + 1, Request: []byte(s)})
+		c := NewCodec()
+		lines, err := c.Encode(&event.ModelCall{Call: i + 1, Request: []byte(s)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,16 +199,16 @@ func TestBlobLinesAreWhatEncodingJSONWrites(t *testing.T) {
 				t.Fatalf("blob line\n got %s\nwant %s", line, want)
 			}
 		}
-		r := newJournalCodec()
+		r := NewCodec()
 		for _, line := range lines {
-			e, err := r.decode(line)
+			e, err := r.Decode(line)
 			if err != nil {
 				t.Fatalf("%q: %v", line, err)
 			}
 			// a body stored whole is compacted as any JSON field is
 			var want bytes.Buffer
 			_ = json.Compact(&want, []byte(s))
-			if mc, ok := e.(*ModelCall); ok && string(mc.Request) != want.String() {
+			if mc, ok := e.(*event.ModelCall); ok && string(mc.Request) != want.String() {
 				t.Fatalf("read back %q, wrote %q", mc.Request, s)
 			}
 		}

@@ -1,4 +1,4 @@
-package harness
+package journal
 
 import (
 	"bufio"
@@ -165,4 +165,13 @@ func kindOf(m os.FileMode) string {
 		return "a folder"
 	}
 	return "not a plain file"
+}
+
+// LineAt reads the journal line that starts at offset at.
+func LineAt(f io.ReaderAt, at int64) ([]byte, error) {
+	line, err := NewLineReader(bufio.NewReader(io.NewSectionReader(f, at, 1<<40)), 0).Next()
+	if err != nil && len(line) == 0 {
+		return nil, fmt.Errorf("read journal at %d: %w", at, err)
+	}
+	return bytes.TrimSpace(line), nil
 }
