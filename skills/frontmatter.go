@@ -22,8 +22,9 @@ const MaxFileSize = 1 << 20
 
 const bom = "\ufeff"
 
-// fileKind names what a file that is not a regular one is.
-func fileKind(m fs.FileMode) string {
+// FileKind names what a file that is not a regular one is, for a message
+// refusing it ("is a named pipe, not a regular file").
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe"
@@ -33,6 +34,8 @@ func fileKind(m fs.FileMode) string {
 		return "a device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m.IsDir():
+		return "a folder"
 	}
 	return "a special file"
 }
@@ -46,7 +49,7 @@ func readTextFile(path string) ([]byte, fs.FileInfo, *Problem) {
 	} else if info.IsDir() {
 		return nil, info, &Problem{Field: "file", Message: "is a folder, not a file"}
 	} else if !info.Mode().IsRegular() {
-		return nil, info, &Problem{Field: "file", Message: "is " + fileKind(info.Mode()) + ", not a regular file"}
+		return nil, info, &Problem{Field: "file", Message: "is " + FileKind(info.Mode()) + ", not a regular file"}
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"skillet/skills"
 )
 
 // DefaultMaxLine is the longest journal or cassette line Skillet reads: far
@@ -142,29 +144,13 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, kindOf(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, skills.FileKind(fi.Mode()))
 	}
 	if err := blockAgain(f); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
-}
-
-func kindOf(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "not a plain file"
 }
 
 // LineAt reads the journal line that starts at offset at.
