@@ -433,7 +433,6 @@ func hasCommandChecks(suites []*bench.Suite) bool {
 // approving every tool (nobody is there to ask).
 func (b *benchRun) newSession(spec bench.RunSpec, onEvent func(harness.Event)) (*harness.Session, error) {
 	cfg := *b.w.cfg
-	cfg.Skills = nil // the configuration's catalog holds exactly its skills
 	cfg.Workspace, cfg.WorkspaceInPlace = spec.Inputs, ""
 	rw := *b.w
 	rw.cfg = &cfg
@@ -441,7 +440,8 @@ func (b *benchRun) newSession(spec bench.RunSpec, onEvent func(harness.Event)) (
 	rw.journal = ""
 	rc := b.f.common
 	rc.sessionDir, rc.resume = spec.Dir, ""
-	return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return bench.SessionID }, ApproveAll: true})
+	return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return bench.SessionID }, ApproveAll: true,
+		CatalogOnly: true}) // the configuration's catalog holds exactly its skills
 }
 
 func (b *benchRun) gradable(e bench.Eval) bool { return len(e.Checks) > 0 || b.grader != nil }

@@ -15,7 +15,6 @@ import (
 	sampleskills "skillet/sample-skills"
 
 	"skillet/harness"
-	"skillet/harness/bench"
 	"skillet/harness/chat"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
@@ -233,9 +232,9 @@ func wireSkills(c *common) (*wiring, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.config == "" && w.journal != "" && bench.RunOfJournal(w.journal) {
-		// a bench run ran over its configuration's catalog alone, without
-		// the config's choice of skills, and is read back the same way
+	if c.config == "" && start != nil && start.CatalogOnly {
+		// the session ran over its catalog alone (a bench run), without the
+		// config's choice of skills, and is read back the same way
 		cfg.Skills = nil
 	}
 

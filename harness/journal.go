@@ -60,6 +60,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if !ok {
 		return nil, jr.Problems(), fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
 	}
+	opts.CatalogOnly = opts.CatalogOnly || start.CatalogOnly // it selects as it did
 	dir := filepath.Dir(path)
 	// a new session (/clear) goes beside this one
 	opts.Dir = filepath.Dir(dir)

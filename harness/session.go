@@ -29,6 +29,9 @@ import (
 type Options struct {
 	// Config is the workspace config; nil means DefaultConfig().
 	Config *Config
+	// CatalogOnly offers every skill of the catalog, leaving out the
+	// config's [[skills]] selection; session_start records it.
+	CatalogOnly bool
 	// Catalog holds the discovered skills; it is refreshed at every turn.
 	Catalog *skills.Catalog
 	// Model answers requests; ModelName is sent as the request's model.
@@ -285,7 +288,7 @@ func (s *Session) start(id, prof string, window int) error {
 		ws = &info
 	}
 	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
-		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, ProfileAgent: p.Agent(), Workspace: ws})
+		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, ProfileAgent: p.Agent(), CatalogOnly: s.opts.CatalogOnly, Workspace: ws})
 	return s.syncJournal()
 }
 

@@ -10,8 +10,17 @@ import (
 // leaves out skills named like a built-in or agent tool (R18). On error the
 // selection still holds what could be selected.
 func selectSkills(o *Options) (*rulebook.Selection, error) {
-	picked, err := o.Catalog.Select(o.Config.Refs())
+	picked, err := o.Catalog.Select(refsOf(o))
 	return buildSelection(o, picked), err
+}
+
+// refsOf is the config's [[skills]] selection, none for a session that
+// offers its whole catalog.
+func refsOf(o *Options) []skills.Ref {
+	if o.CatalogOnly {
+		return nil
+	}
+	return o.Config.Refs()
 }
 
 func buildSelection(o *Options, picked *skills.Selection) *rulebook.Selection {
@@ -19,7 +28,7 @@ func buildSelection(o *Options, picked *skills.Selection) *rulebook.Selection {
 	for _, t := range o.Config.Agent.Tools {
 		toolNames[t.Name] = "one of the agent's tools"
 	}
-	return rulebook.Select(picked, toolNames, len(o.Config.Refs()) > 0, o.Catalog.All())
+	return rulebook.Select(picked, toolNames, len(refsOf(o)) > 0, o.Catalog.All())
 }
 
 // syncSkills re-reads skills from disk at the start of a turn (R17): a

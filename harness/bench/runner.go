@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,25 +94,6 @@ func (u *unit) wants(runs int) bool {
 // RunDir is a run's folder.
 func RunDir(out, skill string, evalID int, config string, attempt int) string {
 	return filepath.Join(out, skill, fmt.Sprintf("eval-%d", evalID), config, fmt.Sprintf("run-%d", attempt))
-}
-
-// RunOfJournal says whether journal (a journal file or its session
-// folder) is a bench run's session:
-// DIR/SKILL/eval-ID/CONFIG/run-N/session/journal.jsonl under a folder
-// holding a benchmark's manifest. Such a session ran with its own
-// catalog and none of its config's skill selection.
-func RunOfJournal(journal string) bool {
-	session := filepath.Clean(journal)
-	if fi, err := os.Stat(session); err != nil || !fi.IsDir() {
-		session = filepath.Dir(session)
-	}
-	run := filepath.Dir(session)
-	if filepath.Base(session) != SessionID || !strings.HasPrefix(filepath.Base(run), "run-") {
-		return false
-	}
-	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(run))))
-	fi, err := os.Stat(filepath.Join(root, ManifestFile))
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // Execute runs every eval's missing runs in every configuration and

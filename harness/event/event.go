@@ -66,6 +66,10 @@ type SessionStart struct {
 	// ProfileAgent is the agent version the profile reproduces, such as
 	// "Claude Code 2.1.332"; absent under skillet.
 	ProfileAgent string `json:"profile_agent,omitempty"`
+	// CatalogOnly marks a session that offered every skill of its catalog,
+	// without its config's [[skills]] selection (a bench run, whose catalog
+	// holds exactly the skills it compares): a reopening selects the same.
+	CatalogOnly bool `json:"catalog_only,omitempty"`
 	// Workspace is where the agent tools work; nil when the session has
 	// no agent tools.
 	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
