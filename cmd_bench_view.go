@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"skillet/harness"
 	"skillet/harness/bench"
@@ -45,18 +44,6 @@ func tuiBench(c *common) func(skill string) (*ui.BenchResult, error) {
 		}
 		return res, nil
 	}
-}
-
-// freshFolder is the default --out of a new eval ("evals") or benchmark
-// ("benches"): named for the second it starts, made unique when two start
-// within one.
-func freshFolder(kind string) string {
-	base := filepath.Join(filepath.Dir(sessionsDir("")), kind, time.Now().UTC().Format("20060102-150405"))
-	dir := base
-	for i := 2; exists(dir); i++ {
-		dir = fmt.Sprintf("%s-%d", base, i)
-	}
-	return dir
 }
 
 // benchRuns lists the runs of the benchmark in dir that have a journal,

@@ -605,6 +605,18 @@ func sessionsDir(flagDir string) string {
 	return filepath.Join(os.TempDir(), "skillet-sessions")
 }
 
+// freshFolder is the default --out of a new eval ("evals") or benchmark
+// ("benches"): named for the second it starts, made unique when two start
+// within one.
+func freshFolder(kind string) string {
+	base := filepath.Join(filepath.Dir(sessionsDir("")), kind, time.Now().UTC().Format("20060102-150405"))
+	dir := base
+	for i := 2; exists(dir); i++ {
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+	return dir
+}
+
 // sessionOptions completes opts with what the flags and wiring say: the
 // config, skills and model, the journal folder, the tape and the profile.
 func sessionOptions(c *common, w *wiring, opts harness.Options) harness.Options {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -58,14 +59,13 @@ const ReadOnlyKey = "ctrl+q"
 
 // readOnlyHints is the hint line of a read-only session: nothing is sent,
 // so the keys that write a message give way to the one that closes it.
-func readOnlyHints(b []key.Binding, ro *ReadOnly) []key.Binding {
+func (k keyMap) readOnlyHints(b []key.Binding, ro *ReadOnly) []key.Binding {
 	if ro == nil {
 		return b
 	}
 	out := []key.Binding{key.NewBinding(key.WithKeys(ReadOnlyKey), key.WithHelp(ReadOnlyKey, ro.Back))}
 	for _, kb := range b {
-		switch kb.Help().Desc {
-		case "send", "new line":
+		if slices.Equal(kb.Keys(), k.Send.Keys()) || slices.Equal(kb.Keys(), k.Newline.Keys()) {
 			continue
 		}
 		out = append(out, kb)

@@ -202,13 +202,11 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
 		// the agent version the profile reproduces, such as Claude Code 2.1.332
 		text := pick("profile ", "") + s.Profile
 		if p, err := profile.Get(s.Profile); err == nil && p.Agent() != "" {
-			agent, version := p.Agent(), profile.Version(p)
-			if s.ProfileAgent != "" && s.ProfileAgent != agent {
-				// a reopened journal written under another agent version
-				agent = sanitize(s.ProfileAgent)
-				version = agent[strings.LastIndexByte(agent, ' ')+1:]
+			agent := p.Agent()
+			if s.ProfileAgent != "" {
+				agent = sanitize(s.ProfileAgent) // what the session ran under
 			}
-			text += pick(" ("+agent+")", "@"+version)
+			text += pick(" ("+agent+")", "@"+profile.VersionOf(agent))
 		}
 		add(2, th.status.Render(text))
 	}

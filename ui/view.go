@@ -264,7 +264,7 @@ func (m *model) messageLine(w int) string {
 	k := helpKey{w: w, th: m.th, focus: m.focus, paneMode: m.paneMode}
 	if !m.hints.ok || m.hints.key != k {
 		m.help.SetWidth(max(0, w-1))
-		m.hints = helpMemo{key: k, line: fit(" "+m.th.clean(m.help.ShortHelpView(readOnlyHints(m.keys.paneHelp(m.focus, w < 100, m.paneMode), m.opts.ReadOnly))), w), ok: true}
+		m.hints = helpMemo{key: k, line: fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.readOnlyHints(m.keys.paneHelp(m.focus, w < 100, m.paneMode), m.opts.ReadOnly))), w), ok: true}
 	}
 	return m.hints.line
 }

@@ -439,10 +439,11 @@ func Get(spec string) (Profile, error) {
 
 // Version is the version of the agent a profile reproduces, the last word
 // of Agent ("2.1.332", Crush's commit "37f36e93"); "" for skillet.
-func Version(p Profile) string {
-	a := p.Agent()
-	return a[strings.LastIndex(a, " ")+1:]
-}
+func Version(p Profile) string { return VersionOf(p.Agent()) }
+
+// VersionOf is the version in an agent's name and version, such as
+// "2.1.332" of "Claude Code 2.1.332" (a journal's profile_agent).
+func VersionOf(agent string) string { return agent[strings.LastIndex(agent, " ")+1:] }
 
 // agentName is the agent a profile reproduces, without its version.
 func agentName(p Profile) string {
