@@ -224,9 +224,7 @@ func TestREADMECommandsRunAsWritten(t *testing.T) {
 		text = endpoint.ReplaceAllString(text, srv.URL+"/v1")
 		text = strings.ReplaceAll(text, "SESSION", session)
 		text = strings.ReplaceAll(text, "evals/ID", "evals/"+latest(t, filepath.Join(home, ".local/state/skillet/evals")))
-		if strings.Contains(text, "benches/ID") {
-			text = strings.ReplaceAll(text, "benches/ID", "benches/"+latest(t, filepath.Join(home, ".local/state/skillet/benches")))
-		}
+		text = strings.ReplaceAll(text, "benches/ID", "benches/"+latest(t, filepath.Join(home, ".local/state/skillet/benches")))
 		cmdEnv := env
 		if strings.Contains(k, "OPENAI_API_KEY=") || strings.Contains(k, "--model gpt-4o-mini") {
 			// a real provider's default endpoint stands in as the loopback

@@ -147,28 +147,13 @@ func Read(r io.Reader) ([]event.Event, []string, error) {
 	return events, problems, err
 }
 
-// ReadLite decodes a journal like Read but leaves out what
-// says nothing of the rule book's decisions and makes most of a long
-// session's bytes: model calls come without their request body, and long
-// raw replies without their text.
-func ReadLite(r io.Reader) ([]event.Event, []string, error) {
-	events, problems, _, err := readLines(r, true, nil)
-	for _, e := range events {
-		switch e := e.(type) {
-		case *event.ModelCall:
-			e.Request, e.Ref = nil, nil
-		case *event.Assistant:
-			e.Raw, e.RawGzip = "", ""
-		}
-	}
-	return events, problems, err
-}
-
-// StreamLite reads a journal as ReadLite does but hands
-// each event to each as it is decoded, so memory holds one at a time
-// rather than a long session's hundreds of thousands; the blobs its events
-// reference are read back from f at their offsets when needed. It returns
-// the lines skipped, as Read does.
+// StreamLite reads a journal as Read does, leaving out what says nothing
+// of the rule book's decisions and makes most of a long session's bytes
+// (model calls come without their request body, long raw replies without
+// their text), and hands each event to each as it is decoded, so memory
+// holds one at a time rather than a long session's hundreds of thousands;
+// the blobs its events reference are read back from f at their offsets
+// when needed. It returns the lines skipped, as Read does.
 func StreamLite(f io.ReaderAt, each func(event.Event)) ([]string, error) {
 	jr := NewReader(io.NewSectionReader(f, 0, 1<<62), true, f)
 	for {
