@@ -31,10 +31,12 @@ func geminiName(n string) string {
 // geminiOrder is the order Gemini CLI reads the skills in: folder by
 // folder (Input.Roots, else the order skills name their roots in), and in
 // each the order loadSkillsFromDir's glob(['SKILL.md', '*/SKILL.md'])
-// returns the skill folders, which is by name, descending, in UTF-16 code
-// units, whatever the file system's own order (measured with glob 12.0.0,
-// the version 0.61.0 pins, on ext4 and tmpfs, with folders made in
-// shuffled order; its built-in skills come out the same way).
+// returns the skill folders. That glob is asynchronous, so its order is the
+// order its file checks finish in: most runs by name, descending, in UTF-16
+// code units, whatever the file system's own order (glob 12.0.0, the
+// version 0.61.0 pins, on ext4 and tmpfs), but a few names trade places
+// from run to run (4 runs of 12 of the conformance set). Skillet gives the
+// usual order.
 func geminiOrder(in Input) []int {
 	rootAt := map[string]int{}
 	for i, r := range in.Roots {
