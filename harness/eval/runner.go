@@ -282,10 +282,12 @@ func (st *qstate) count(r Run) {
 
 // want reports whether a query needs one more run now: errored runs do
 // not count towards its runs, and are replaced until the plan's error cap.
+// A run in flight may still fail, so it counts against the cap until it
+// ends: workers running side by side never take a query past it.
 // Called with e.mu held.
 func (e *executor) want(k key, st *qstate) bool {
 	p := e.m.Plan
-	if st.done || st.errN >= p.ErrorCap() {
+	if st.done || st.errN+st.inflight >= p.ErrorCap() {
 		return false
 	}
 	if p.Runs > 0 {
