@@ -15,6 +15,7 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/event"
+	"skillet/harness/profile"
 )
 
 // Part is one part of a request's instructions, or under a profile, of
@@ -39,8 +40,11 @@ type Listed struct{ Name, Description string }
 
 // Given is what Compose needs from outside the state: the agent's prompt,
 // the preloads to render (the turn's, or before any turn the ones it will
-// make), the list when the load_skill tool is offered (Listing) with the
-// enabled skills it leaves off, and the tools of the request.
+// make), the tools of the request, and the presentation of the skills.
+// Under the rule book that is the list when the load_skill tool is
+// offered (Listing) with the enabled skills it leaves off; under another
+// agent's profile, its catalogue and the listings the window's user
+// messages carry.
 type Given struct {
 	Prompt   string
 	Preloads []*Loaded
@@ -49,6 +53,12 @@ type Given struct {
 	LeftOff  []string
 	Tools    []chat.Tool
 	Infos    []event.ToolInfo
+	// Catalogue is the profile's catalogue, nil under the rule book: its
+	// blocks stand where the list would, each at its placement.
+	Catalogue *profile.Catalogue
+	// Listings are the skill listings before the window's user messages
+	// (and after its end, before the next turn's), under a profile.
+	Listings []ListingAt
 }
 
 // Composition is a request as composed, with what the rule book tracks
@@ -72,34 +82,44 @@ type Composition struct {
 	Frozen bool
 }
 
-// Compose composes the next request. It changes nothing.
+// HistoryWindow is the window of the transcript the next request carries
+// (R9): the whole history when the lifecycle rules are off.
+func HistoryWindow(st *State) Window {
+	limit := st.Settings.MaxTranscriptMessages
+	if !Lifecycle(st) {
+		limit = 0
+	}
+	return ComputeWindow(st.Msgs.Len(), limit, st.UserMsgs)
+}
+
+// Compose composes the next request, under the rule book or a profile:
+// the instructions are the prompt, the preloads, the skills'
+// presentation and <current_context>, then the profile's developer
+// messages and the window's history. It changes nothing.
 func Compose(st *State, w Given) *Composition {
 	c := &Composition{Infos: w.Infos}
-	set := st.Settings
 	c.Parts = append(c.Parts, Part{Kind: "prompt", Text: w.Prompt})
 	pre, parts := Preloaded(w.Preloads)
 	c.Parts = append(c.Parts, parts...)
 	c.Delivered = append(c.Delivered, w.Preloads...)
-	list := ""
-	if w.Listing {
-		list = ListBlock(w.List)
-		c.Parts = append(c.Parts, Part{Kind: "list", Text: list})
-		for _, sk := range w.List {
-			c.Offered = append(c.Offered, sk.Name)
-		}
-		c.LeftOff = w.LeftOff
-	}
-	c.Win = ComputeWindow(st.Msgs.Len(), set.MaxTranscriptMessages, st.UserMsgs)
+	system, developer := c.present(w)
+	c.Win = HistoryWindow(st)
 	var elems []string
 	for i, ls := range st.Loaded {
 		if ls.Delivery == event.DeliveryToolResult {
-			if ls.ResultMsg >= c.Win.Start {
-				c.Delivered = append(c.Delivered, ls)
-			} else {
-				c.OutOfWindow = append(c.OutOfWindow, ls)
+			// its text is in the history: under a profile the
+			// activation's result, which history counts
+			if w.Catalogue == nil {
+				if ls.ResultMsg >= c.Win.Start {
+					c.Delivered = append(c.Delivered, ls)
+				} else {
+					c.OutOfWindow = append(c.OutOfWindow, ls)
+				}
 			}
 			continue
 		}
+		// a /load by the user under a profile has no place of the
+		// profile's, so it goes where Skillet puts it
 		kind := "skill"
 		if ls.By == event.ByPaste {
 			kind = "paste"
@@ -111,20 +131,142 @@ func Compose(st *State, w Given) *Composition {
 		c.Delivered = append(c.Delivered, ls)
 	}
 	c.Context = WrapBlock("current_context", elems)
-	c.Instructions = JoinBlocks(w.Prompt, WrapBlock("preloaded_skills", pre), list, c.Context)
+	c.Instructions = JoinBlocks(append(append([]string{w.Prompt, WrapBlock("preloaded_skills", pre)}, system...), c.Context)...)
 	tools := w.Tools
-	if set.FreezePrompt && st.Frozen != nil {
+	if st.Settings.FreezePrompt && st.Frozen != nil {
 		tools = st.Frozen.Tools
 		c.frozen(st.Frozen)
 	}
-	msgs := make([]chat.Message, 0, c.Win.Kept()+1)
+	msgs := make([]chat.Message, 0, c.Win.Kept()+len(developer)+1)
 	if c.Instructions != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.Instructions})
 	}
-	c.Msgs = st.Msgs.Slice(c.Win.Start, c.Win.N)
+	for _, d := range developer {
+		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: d})
+	}
+	if w.Catalogue == nil {
+		// the rule book's history is its messages as they are: no
+		// activation or listing stands among them
+		c.Msgs = st.Msgs.Slice(c.Win.Start, c.Win.N)
+	} else {
+		c.Msgs = c.history(st, w.Listings)
+	}
 	msgs = append(msgs, c.Msgs...)
 	c.Request = &chat.Request{Model: st.Model, Messages: msgs, Tools: tools, Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
 	return c
+}
+
+// present adds the skills' presentation to the parts: the list (R10)
+// under the rule book, the profile's catalogue blocks and listings under
+// a profile. It returns the texts that join the system prompt and the
+// developer messages.
+func (c *Composition) present(w Given) (system, developer []string) {
+	cat := w.Catalogue
+	if cat == nil {
+		if w.Listing {
+			list := ListBlock(w.List)
+			c.Parts = append(c.Parts, Part{Kind: "list", Text: list})
+			for _, sk := range w.List {
+				c.Offered = append(c.Offered, sk.Name)
+			}
+			c.LeftOff = w.LeftOff
+			system = append(system, list)
+		}
+		return system, nil
+	}
+	for _, e := range cat.Entries {
+		switch e.State {
+		case profile.Full, profile.Truncated:
+			c.Offered = append(c.Offered, e.Name)
+		case profile.Omitted:
+			c.LeftOff = append(c.LeftOff, e.Name)
+		}
+	}
+	for _, b := range cat.Blocks {
+		if b.Placement == profile.ReminderMessage {
+			continue // a listing, placed with its user message
+		}
+		c.Parts = append(c.Parts, Part{Kind: "list", Placement: string(b.Placement), Text: b.Text})
+		switch b.Placement {
+		case profile.SystemPrompt:
+			system = append(system, b.Text)
+		case profile.DeveloperMessage:
+			developer = append(developer, b.Text)
+		}
+		// a ToolDescription block is the activation tool's description,
+		// which the tools declare
+	}
+	for _, l := range w.Listings {
+		c.Parts = append(c.Parts, Part{Kind: "list", Placement: string(profile.ReminderMessage), Text: l.Text})
+	}
+	return system, developer
+}
+
+// history is the window's messages as a profile sends them: after
+// each run of tool results, the user messages its activations add; each
+// skill listing before the user message it is attached to (one at the
+// window's end stands before the next turn's). With the lifecycle rules
+// on, the text of an activation whose skill has since unloaded is
+// replaced by a line saying so. The skills whose text the history
+// carries are Delivered.
+func (c *Composition) history(st *State, listings []ListingAt) []chat.Message {
+	lifecycle := Lifecycle(st)
+	out := make([]chat.Message, 0, c.Win.Kept()+len(listings)+2)
+	var follow []string
+	flush := func() {
+		for _, t := range follow {
+			out = append(out, chat.Message{Role: chat.RoleUser, Content: t})
+		}
+		follow = nil
+	}
+	listed := func(k int) {
+		for _, l := range listings {
+			if l.Msg == k {
+				out = append(out, chat.Message{Role: chat.RoleUser, Content: l.Text})
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for k := c.Win.Start; k < c.Win.N; k++ {
+		m := st.Msgs.At(k)
+		en := st.Entries.At(st.MsgEntry[k])
+		if m.Role != chat.RoleTool {
+			flush()
+		}
+		listed(k)
+		if en.Kind == EntryUser && len(en.Mentions) > 0 {
+			for _, u := range en.Mentions {
+				c.Delivered = append(c.Delivered, &Loaded{Name: u.Name, Version: u.Version, ExecID: u.ExecutionID, ExecTurn: en.Turn})
+			}
+			c.Parts = append(c.Parts, Part{Kind: "activation", Skill: en.Mentions[0].Name, Placement: "user-message", Text: strings.Join(en.Messages, "\n\n")})
+			follow = append(follow, en.Messages...)
+		}
+		if en.Kind == EntryTool && en.Activated != "" {
+			ls := st.FindLoaded(en.Activated)
+			if lifecycle && (ls == nil || k < ls.JoinedMsg) {
+				m.Content = fmt.Sprintf("[skill %s is no longer loaded (max_loaded_skills is %d, least recently used first): the text this call returned has left the conversation]", en.Activated, st.Settings.MaxLoadedSkills)
+				out = append(out, m)
+				continue
+			}
+			if en.Delivers && ls != nil && !seen[ls.Name] {
+				seen[ls.Name] = true
+				c.Delivered = append(c.Delivered, ls)
+			}
+			if en.Delivers {
+				place := "tool-result"
+				text := en.Text
+				if len(en.Messages) > 0 {
+					place, text = "user-message", strings.Join(en.Messages, "\n\n")
+				}
+				c.Parts = append(c.Parts, Part{Kind: "activation", Skill: en.Activated, Placement: place, Text: text})
+			}
+			follow = append(follow, en.Messages...)
+		}
+		out = append(out, m)
+	}
+	flush()
+	listed(c.Win.N)
+	return out
 }
 
 // Preloaded renders preloads as the <skill> elements of the instructions

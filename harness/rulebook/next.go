@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"skillet/harness/chat"
 	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/skills"
@@ -64,34 +63,40 @@ func Unwarned(t *TurnState, msgs []string) []string { return unwarned(t, msgs) }
 func joinNames(names []string) string { return strings.Join(names, ", ") }
 
 // compose builds the next request from the session's state (R8–R11, R14,
-// R16, R22, R23): the shell gathers the preloads, the ranked list and the
-// tools, and Compose puts the request together. It contacts
-// nothing and changes nothing.
+// R16, R22, R23), under the rule book or another agent's profile: the
+// preloads, the skills' presentation (the ranked list, or the profile's
+// catalogue and listings) and the tools are gathered here, and Compose
+// puts the request together. It contacts nothing and changes nothing.
 func (f *next) compose() *Next {
-	if p := ProfileOf(f.st); !profile.HarnessOf(p).RuleBook {
-		return f.composeProfile(p)
-	}
+	p := ProfileOf(f.st)
 	set := f.st.Settings
-	w := Given{Prompt: f.w.Prompt, Preloads: f.st.Preloads, Listing: set.LoadSkillTool}
+	w := Given{Prompt: f.w.Prompt, Preloads: f.st.Preloads}
 	if w.Preloads == nil {
 		w.Preloads = f.pendingPreloads()
 	}
-	var scores []float64
-	if set.LoadSkillTool {
-		var list []*skills.Skill
-		list, w.LeftOff, scores = f.list(set.ListSize)
-		w.List = make([]Listed, len(list))
-		for i, sk := range list {
-			w.List[i] = Listed{Name: sk.Name, Description: sk.Description}
+	n := &Next{}
+	if profile.HarnessOf(p).RuleBook {
+		w.Listing = set.LoadSkillTool
+		if w.Listing {
+			var list []*skills.Skill
+			list, w.LeftOff, n.Scores = f.list(set.ListSize)
+			w.List = make([]Listed, len(list))
+			for i, sk := range list {
+				w.List[i] = Listed{Name: sk.Name, Description: sk.Description}
+			}
 		}
+	} else {
+		cat := p.Catalogue(ProfileInput(f.st, f.w))
+		w.Catalogue, n.Catalogue, n.Warnings = &cat, &cat, cat.Warnings
+		w.Listings, n.Listing = f.listings(p, &cat, HistoryWindow(f.st))
 	}
-	live := BuildTools(f.st, f.w)
-	w.Tools, w.Infos = live.ChatTools(), live.Infos()
-	rc := Compose(f.st, w)
-	if rc.Frozen {
-		scores = nil
+	n.Live = BuildTools(f.st, f.w)
+	w.Tools, w.Infos = n.Live.ChatTools(), n.Live.Infos()
+	n.Composition = *Compose(f.st, w)
+	if n.Frozen {
+		n.Scores = nil
 	}
-	return &Next{Composition: *rc, Live: live, Scores: scores}
+	return n
 }
 
 // list returns the skills on the list, the names left off (R10) and the
@@ -260,94 +265,6 @@ func (f *next) leftOffWarning(left []string) string {
 	return msg
 }
 
-// composeProfile builds the next request under another agent's profile:
-// the catalogue goes where the profile places it (system prompt, a second
-// system message for Codex's developer message, Claude Code's reminder
-// before the first user message, the activation tool's description), the
-// activation tool replaces load_skill, and activated text stays in the
-// history unless the lifecycle rules unloaded its skill. Like compose, it
-// changes nothing.
-func (f *next) composeProfile(p profile.Profile) *Next {
-	c := &Next{}
-	set := f.st.Settings
-	c.Parts = append(c.Parts, Part{Kind: "prompt", Text: f.w.Prompt})
-	pre := f.composePreloads(c)
-
-	cat := p.Catalogue(ProfileInput(f.st, f.w))
-	c.Catalogue = &cat
-	for _, e := range cat.Entries {
-		switch e.State {
-		case profile.Full, profile.Truncated:
-			c.Offered = append(c.Offered, e.Name)
-		case profile.Omitted:
-			c.LeftOff = append(c.LeftOff, e.Name)
-		}
-	}
-	c.Warnings = cat.Warnings
-	lifecycle := Lifecycle(f.st)
-	limit := set.MaxTranscriptMessages
-	if !lifecycle {
-		limit = 0 // the whole history
-	}
-	c.Win = ComputeWindow(f.st.Msgs.Len(), limit, f.st.UserMsgs)
-
-	var system, developer, reminder []string
-	for _, b := range cat.Blocks {
-		if b.Placement == profile.ReminderMessage && cat.Listed != nil {
-			continue // the listings below, each with its user message
-		}
-		c.Parts = append(c.Parts, Part{Kind: "list", Placement: string(b.Placement), Text: b.Text})
-		switch b.Placement {
-		case profile.SystemPrompt:
-			system = append(system, b.Text)
-		case profile.DeveloperMessage:
-			developer = append(developer, b.Text)
-		case profile.ReminderMessage:
-			reminder = append(reminder, b.Text)
-		}
-		// a ToolDescription block is the activation tool's description,
-		// which buildTools declares
-	}
-	var listings []ListingAt
-	if cat.Listed != nil {
-		listings, c.Listing = f.listings(p, c.Win)
-	} else if len(reminder) > 0 {
-		listings = []ListingAt{{Msg: f.firstUserMsg(c.Win), Listing: event.Listing{Text: strings.Join(reminder, "\n\n")}}}
-	}
-	for _, l := range listings {
-		c.Parts = append(c.Parts, Part{Kind: "list", Placement: string(profile.ReminderMessage), Text: l.Text})
-	}
-	var ctxElems []string
-	for i, ls := range f.st.Loaded {
-		if ls.Delivery == event.DeliveryToolResult {
-			continue // its text is in the history
-		}
-		// a /load by the user: the profile has no place for it, so it
-		// goes where Skillet puts it
-		el := SkillElement(ls.Name, ls.Version, ls.ExecID, i == 0, "", ls.Body.Text)
-		ctxElems = append(ctxElems, el)
-		c.Parts = append(c.Parts, Part{Kind: "skill", Skill: ls.Name, Text: el, Tokens: ls.Tokens})
-		c.Delivered = append(c.Delivered, ls)
-	}
-	c.Context = WrapBlock("current_context", ctxElems)
-	c.Instructions = JoinBlocks(append(append([]string{f.w.Prompt, WrapBlock("preloaded_skills", pre)}, system...), c.Context)...)
-
-	c.Live = BuildTools(f.st, f.w)
-	c.Infos = c.Live.Infos()
-
-	var msgs []chat.Message
-	if c.Instructions != "" {
-		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: c.Instructions})
-	}
-	for _, d := range developer {
-		msgs = append(msgs, chat.Message{Role: chat.RoleSystem, Content: d})
-	}
-	c.Msgs = f.profileHistory(c, lifecycle, listings)
-	msgs = append(msgs, c.Msgs...)
-	c.Request = &chat.Request{Model: f.st.Model, Messages: msgs, Tools: c.Live.ChatTools(), Stream: true, StreamOptions: &chat.StreamOptions{IncludeUsage: true}}
-	return c
-}
-
 // listings are the skill listings a request carries under a profile
 // that lists each skill once (Claude Code 2.1.332), each with the user
 // message it is attached to: the recorded ones the window keeps and, when
@@ -356,7 +273,21 @@ func (f *next) composeProfile(p profile.Profile) *Next {
 // catalogue when the window keeps no listing, as after Claude Code's
 // compaction). Before a turn, the next one's listing stands after the
 // last message, unrecorded.
-func (f *next) listings(p profile.Profile, win Window) ([]ListingAt, *event.Listing) {
+func (f *next) listings(p profile.Profile, cat *profile.Catalogue, win Window) ([]ListingAt, *event.Listing) {
+	if cat.Listed == nil {
+		// a profile that lists every skill every time: its reminder
+		// blocks stand before the window's first user message
+		var reminder []string
+		for _, b := range cat.Blocks {
+			if b.Placement == profile.ReminderMessage {
+				reminder = append(reminder, b.Text)
+			}
+		}
+		if len(reminder) == 0 {
+			return nil, nil
+		}
+		return []ListingAt{{Msg: f.firstUserMsg(win), Listing: event.Listing{Text: strings.Join(reminder, "\n\n")}}}, nil
+	}
 	var out []ListingAt
 	before := profile.Listed{}
 	cur, has := win.N, false
@@ -378,11 +309,11 @@ func (f *next) listings(p profile.Profile, win Window) ([]ListingAt, *event.List
 	}
 	in := ProfileInput(f.st, f.w)
 	in.Listed = before
-	cat := p.Catalogue(in)
-	if len(cat.Blocks) == 0 {
+	now := p.Catalogue(in)
+	if len(now.Blocks) == 0 {
 		return out, nil
 	}
-	l := &event.Listing{Text: cat.Blocks[0].Text, Skills: cat.Listed}
+	l := &event.Listing{Text: now.Blocks[0].Text, Skills: now.Listed}
 	out = append(out, ListingAt{Msg: cur, Listing: *l})
 	if cur == win.N {
 		return out, nil // before a turn: nothing is sent yet
@@ -399,72 +330,6 @@ func (f *next) firstUserMsg(win Window) int {
 		}
 	}
 	return win.N
-}
-
-// profileHistory is the window's messages as a profile sends them: after
-// each run of tool results, the user messages its activations add; each
-// skill listing before the user message it is attached to (one at the
-// window's end stands before the next turn's). With the lifecycle rules
-// on, the text of an activation whose skill has since unloaded is
-// replaced by a line saying so. The skills whose text the history
-// carries are Delivered.
-func (f *next) profileHistory(c *Next, lifecycle bool, listings []ListingAt) []chat.Message {
-	out := make([]chat.Message, 0, c.Win.Kept()+len(listings)+2)
-	var follow []string
-	flush := func() {
-		for _, t := range follow {
-			out = append(out, chat.Message{Role: chat.RoleUser, Content: t})
-		}
-		follow = nil
-	}
-	listed := func(k int) {
-		for _, l := range listings {
-			if l.Msg == k {
-				out = append(out, chat.Message{Role: chat.RoleUser, Content: l.Text})
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for k := c.Win.Start; k < c.Win.N; k++ {
-		m := f.st.Msgs.At(k)
-		en := f.st.Entries.At(f.st.MsgEntry[k])
-		if m.Role != chat.RoleTool {
-			flush()
-		}
-		listed(k)
-		if en.Kind == EntryUser && len(en.Mentions) > 0 {
-			for _, u := range en.Mentions {
-				c.Delivered = append(c.Delivered, &Loaded{Name: u.Name, Version: u.Version, ExecID: u.ExecutionID, ExecTurn: en.Turn})
-			}
-			c.Parts = append(c.Parts, Part{Kind: "activation", Skill: en.Mentions[0].Name, Placement: "user-message", Text: strings.Join(en.Messages, "\n\n")})
-			follow = append(follow, en.Messages...)
-		}
-		if en.Kind == EntryTool && en.Activated != "" {
-			ls := f.st.FindLoaded(en.Activated)
-			if lifecycle && (ls == nil || k < ls.JoinedMsg) {
-				m.Content = fmt.Sprintf("[skill %s is no longer loaded (max_loaded_skills is %d, least recently used first): the text this call returned has left the conversation]", en.Activated, f.st.Settings.MaxLoadedSkills)
-				out = append(out, m)
-				continue
-			}
-			if en.Delivers && ls != nil && !seen[ls.Name] {
-				seen[ls.Name] = true
-				c.Delivered = append(c.Delivered, ls)
-			}
-			if en.Delivers {
-				place := "tool-result"
-				text := en.Text
-				if len(en.Messages) > 0 {
-					place, text = "user-message", strings.Join(en.Messages, "\n\n")
-				}
-				c.Parts = append(c.Parts, Part{Kind: "activation", Skill: en.Activated, Placement: place, Text: text})
-			}
-			follow = append(follow, en.Messages...)
-		}
-		out = append(out, m)
-	}
-	flush()
-	listed(c.Win.N)
-	return out
 }
 
 // mentioned is what the next turn's user message names as $name under a
@@ -494,17 +359,4 @@ func (f *next) mentioned(text string) Mentioned {
 		m.Skills = append(m.Skills, sk)
 	}
 	return m
-}
-
-// composePreloads renders this turn's preloads (R16) for a profile's
-// instructions and counts them as delivered.
-func (f *next) composePreloads(c *Next) []string {
-	preloads := f.st.Preloads
-	if preloads == nil {
-		preloads = f.pendingPreloads()
-	}
-	pre, parts := Preloaded(preloads)
-	c.Parts = append(c.Parts, parts...)
-	c.Delivered = append(c.Delivered, preloads...)
-	return pre
 }
