@@ -203,15 +203,8 @@ func (m *model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *model) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	lay := m.layout()
 	h := max(1, lay.panes[m.focus].h-2)
-	switch m.focus {
-	case paneTranscript:
-		return m.transcriptKey(msg)
-	case paneLRU:
-		return m.lru.key(m.keys, msg, h)
-	case paneContext:
-		return m.cx.key(m.keys, msg, h)
-	case paneTools:
-		return m.tools.key(m.keys, msg, h)
+	if pl := m.panels[m.focus]; pl != nil {
+		return pl.key(msg, h)
 	}
 	return nil
 }
@@ -316,16 +309,7 @@ func (m *model) onWheel(msg tea.MouseWheelMsg) {
 		return
 	}
 	h := max(1, lay.panes[p].h-2)
-	switch p {
-	case paneTranscript:
-		m.tr.scrollBy(n)
-	case paneLRU:
-		m.lru.sc.by(n, len(m.lru.lines), h)
-	case paneContext:
-		m.cx.sc.by(n, len(m.cx.lines), h)
-	case paneTools:
-		m.tools.sc.by(n, len(m.tools.lines), h)
-	}
+	m.panels[p].wheel(n, h)
 }
 
 // onClick focuses the pane under the pointer; in the transcript it selects

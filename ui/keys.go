@@ -109,26 +109,10 @@ func hint(b key.Binding, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }
 
-// paneBindings are the keys of a pane, worded for its hint line.
-func (k keyMap) paneBindings(p pane) []key.Binding {
-	updown := key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "select"))
-	switch p {
-	case paneTranscript:
-		return []key.Binding{updown, hint(k.Fold, "fold"), hint(k.FoldAll, "unfold all"), hint(k.View, "view"), hint(k.Copy, "copy"), hint(k.Inspect, "inspect")}
-	case paneLRU:
-		return []key.Binding{updown, hint(k.Fold, "state & store"), hint(k.Unload, "unload"), hint(k.Why, "why"), hint(k.View, "view"), hint(k.Copy, "copy")}
-	case paneContext:
-		return []key.Binding{hint(updown, "scroll"), hint(k.JumpContext, "<current_context>"), hint(k.View, "view"), hint(k.Copy, "copy")}
-	case paneTools:
-		return []key.Binding{updown, hint(k.Fold, "details"), hint(k.Call, "call by hand"), hint(k.View, "view")}
-	}
-	return nil
-}
-
 // paneHelp is the hint line: the focused pane's own keys, or the input's.
 // In pane mode the pane's alt keys are plain letters.
-func (k keyMap) paneHelp(p pane, narrow, paneMode bool) []key.Binding {
-	if b := k.paneBindings(p); b != nil {
+func (k keyMap) paneHelp(b []key.Binding, narrow, paneMode bool) []key.Binding {
+	if b != nil {
 		if paneMode {
 			for i, kb := range b {
 				h := kb.Help()

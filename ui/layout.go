@@ -12,37 +12,6 @@ const (
 	numPanes
 )
 
-func (p pane) title() string {
-	switch p {
-	case paneTranscript:
-		return "Transcript"
-	case paneLRU:
-		return "Loaded skills (LRU)"
-	case paneContext:
-		return "<current_context>"
-	case paneTools:
-		return "Tools"
-	default:
-		return "Message"
-	}
-}
-
-// shortTitle names a pane in the narrow layout's tab bar.
-func (p pane) shortTitle() string {
-	switch p {
-	case paneTranscript:
-		return "Chat"
-	case paneLRU:
-		return "LRU"
-	case paneContext:
-		return "Context"
-	case paneTools:
-		return "Tools"
-	default:
-		return "Message"
-	}
-}
-
 type rect struct{ x, y, w, h int }
 
 func (r rect) contains(x, y int) bool {

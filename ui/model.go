@@ -111,8 +111,11 @@ type model struct {
 	// hints the message line's key hints: each kept like the boxes.
 	sideJoin, bodyJoin joinMemo
 	pads               [numPanes]prefixMemo
-	screen             screenMemo
-	hints              helpMemo
+	// panels are the body's panes as one interface (nil for the input),
+	// set once by newModel.
+	panels [numPanes]panel
+	screen screenMemo
+	hints  helpMemo
 }
 
 // Internal messages.
@@ -164,6 +167,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		zoom:    paneInput,
 		menuSel: -1,
 	}
+	m.panels = newPanels(m)
 	m.setTheme(th)
 	if opts.Present {
 		m.setPresent(true)

@@ -524,3 +524,36 @@ func TestInspectorNamesEditedDescriptions(t *testing.T) {
 		t.Errorf("the diff says more than changed:\n%s", s2)
 	}
 }
+
+// The hint line under a focused pane is built from that pane's own keys
+// and the global ones: each pane's bindings reach the screen, and another
+// pane's do not.
+func TestHintLineShowsTheFocusedPanesKeys(t *testing.T) {
+	d := newDriver(t, nil, 160, 40)
+	for p := paneTranscript; p < numPanes; p++ {
+		d.key("tab")
+		if d.m.focus != p {
+			t.Fatalf("focus = %v, want %v", d.m.focus, p)
+		}
+		screen := d.screen()
+		own := d.m.panels[p].bindings(d.m.keys)
+		if len(own) == 0 {
+			t.Fatalf("%s has no keys of its own", p.title())
+		}
+		for _, b := range own {
+			if h := b.Help(); !strings.Contains(screen, h.Desc) {
+				t.Errorf("focused %s: the hint line lacks %q (%s):\n%s", p.title(), h.Desc, h.Key, screen)
+			}
+		}
+		if !strings.Contains(screen, "pane keys") {
+			t.Errorf("focused %s: the global keys are missing from the hint line:\n%s", p.title(), screen)
+		}
+	}
+	d.key("tab") // back to the input: its own hint line
+	if d.m.focus != paneInput || d.m.paneBindings() != nil {
+		t.Fatalf("focus = %v with pane keys %v", d.m.focus, d.m.paneBindings())
+	}
+	if screen := d.screen(); strings.Contains(screen, "call by hand") || strings.Contains(screen, "state & store") {
+		t.Errorf("the input's hint line shows a pane's keys:\n%s", screen)
+	}
+}

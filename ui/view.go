@@ -82,42 +82,8 @@ func (m *model) paneBox(p pane, r rect) []string {
 		return nil
 	}
 	iw, ih := max(0, r.w-2), max(0, r.h-2)
-	// side panes get a column of padding each side; the transcript's
-	// selection gutter is its padding
-	sw := max(1, iw-2)
 	focused := m.focus == p
-	var lines []string
-	var footer string
-	switch p {
-	case paneTranscript:
-		m.tr.focused = focused
-		if m.opening != nil {
-			lines = m.openingLines(iw)
-			break
-		}
-		if m.welcoming() {
-			lines = m.welcomeLines(iw)
-			break
-		}
-		lines = m.tr.view(iw, ih)
-		footer = m.tr.footer()
-		if cue := m.newBelow(); cue != "" {
-			if len(lines) >= ih && ih > 2 {
-				lines[ih-1] = m.th.accent.Bold(true).Render(centerRule(" "+cue+" ", iw))
-			} else {
-				footer = cue
-			}
-		}
-	case paneLRU:
-		lines = m.pads[p].pad(m.lru.view(sw, ih, focused))
-		footer = m.lru.footer(ih)
-	case paneContext:
-		lines = m.pads[p].pad(m.cx.view(sw, ih))
-		footer = m.cx.footer(ih)
-	case paneTools:
-		lines = m.pads[p].pad(m.tools.view(sw, ih, focused))
-		footer = m.tools.footer(ih)
-	}
+	lines, footer := m.panels[p].draw(iw, ih, focused)
 	title := p.title()
 	if m.paneMode && focused {
 		title = "[pane keys · esc] " + title
@@ -264,7 +230,7 @@ func (m *model) messageLine(w int) string {
 	k := helpKey{w: w, th: m.th, focus: m.focus, paneMode: m.paneMode}
 	if !m.hints.ok || m.hints.key != k {
 		m.help.SetWidth(max(0, w-1))
-		m.hints = helpMemo{key: k, line: fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.readOnlyHints(m.keys.paneHelp(m.focus, w < 100, m.paneMode), m.opts.ReadOnly))), w), ok: true}
+		m.hints = helpMemo{key: k, line: fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.readOnlyHints(m.keys.paneHelp(m.paneBindings(), w < 100, m.paneMode), m.opts.ReadOnly))), w), ok: true}
 	}
 	return m.hints.line
 }
