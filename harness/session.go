@@ -21,6 +21,7 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/profile"
+	"skillet/harness/tokens"
 	"skillet/harness/tools"
 	"skillet/skills"
 )
@@ -70,7 +71,7 @@ type Options struct {
 	// of total bytes, from the reading goroutine, after each read of the file.
 	OnProgress func(done, total int64)
 	// Tokenizer counts tokens; nil uses o200k_base.
-	Tokenizer *Tokenizer
+	Tokenizer *tokens.Tokenizer
 	// Roots are the skill folders the catalog reads, recorded in the
 	// session_start event for --resume.
 	Roots []string
@@ -92,7 +93,11 @@ func (s *Session) TokensLoaded() <-chan struct{} { return s.opts.Tokenizer.Loade
 
 // WarmTokenizer starts loading the default tokenizer's tables in the
 // background, for a program that will show token counts soon (the TUI).
-func WarmTokenizer() { defaultTokenizer.Warm() }
+func WarmTokenizer() { tokens.Default().Warm() }
+
+// CountEstimate estimates s's tokens without the tokenizer's tables (see
+// tokens.CountEstimate).
+func CountEstimate(s string) int { return tokens.CountEstimate(s) }
 
 // ModelLister is a model that can list the models its endpoint offers.
 type ModelLister interface {
@@ -141,7 +146,7 @@ type Session struct {
 	// writes no journal line and no file.
 	readOnly bool
 	// tok counts tokens; it has its own lock.
-	tok *counter
+	tok *tokens.Counter
 	// calls finds older model calls in the journal; it has its own lock.
 	calls callIndex
 	// hist keeps time travel's checkpoints; it has its own lock.
@@ -193,7 +198,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.ContextWindow = opts.Config.ContextWindow
 	}
 	if opts.Tokenizer == nil {
-		opts.Tokenizer = defaultTokenizer
+		opts.Tokenizer = tokens.Default()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -209,7 +214,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = tools.RedactURL(opts.BaseURL)
-	tok := &counter{tok: opts.Tokenizer}
+	tok := tokens.NewCounter(opts.Tokenizer)
 	s := &Session{opts: opts, tok: tok, w: world{World: &rulebook.World{Catalog: opts.Catalog, Rank: rank.New(), Count: tok,
 		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now, Prompt: opts.Config.Agent.Prompt, Permissions: opts.Config.Permissions}}}
 	if err := s.resolveAgentTools(); err != nil {
