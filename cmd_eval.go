@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/eval"
 	"skillet/harness/eval/report"
 	"skillet/harness/why"
@@ -452,11 +453,11 @@ func sessionFunc(c *common, w *wiring) eval.SessionFunc {
 
 // orderedRefs names the skills in order; refs the config already has
 // keep their pin and preload, and preloads stay.
-func orderedRefs(refs []harness.SkillRef, order []string) []harness.SkillRef {
-	byName := make(map[string]harness.SkillRef, len(refs))
-	var out []harness.SkillRef
+func orderedRefs(refs []config.SkillRef, order []string) []config.SkillRef {
+	byName := make(map[string]config.SkillRef, len(refs))
+	var out []config.SkillRef
 	if len(order) > 0 { // a library's worth each run: grown once
-		out = make([]harness.SkillRef, 0, len(order)+len(refs))
+		out = make([]config.SkillRef, 0, len(order)+len(refs))
 	}
 	for _, r := range refs {
 		byName[r.Name] = r
@@ -467,7 +468,7 @@ func orderedRefs(refs []harness.SkillRef, order []string) []harness.SkillRef {
 	for _, name := range order {
 		r, ok := byName[name]
 		if !ok {
-			r = harness.SkillRef{Name: name}
+			r = config.SkillRef{Name: name}
 		}
 		if !r.Preload {
 			out = append(out, r)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"skillet/harness/agenttools"
+	"skillet/harness/config"
 	"skillet/harness/event"
 	"skillet/harness/sandbox"
 	"skillet/harness/tools"
@@ -72,7 +73,7 @@ func confinedSandbox() (*sandbox.Sandbox, error) {
 }
 
 // sandboxLimits converts the [sandbox] table.
-func sandboxLimits(c SandboxConfig) sandbox.Limits {
+func sandboxLimits(c config.Sandbox) sandbox.Limits {
 	return sandbox.Limits{CPU: c.CPU.Duration, Wall: c.Wall.Duration, Memory: c.Memory, Processes: c.Processes, FileSize: c.FileSize, Output: c.Output}
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"skillet/harness/config"
 	"strings"
 	"testing"
 )
@@ -385,7 +386,7 @@ func TestR19_SelectionFailsAtStartAndNamesUnnamed(t *testing.T) {
 		"[[skills]]\nname = \"alpha\"\n[[skills]]\nname = \"alpha\"\n",
 		"[[skills]]\nname = \"alpha\"\nversion = 7\n",
 	} {
-		cfg, err := ParseConfig([]byte(cfgText), "skillet.toml")
+		cfg, err := config.Parse([]byte(cfgText), "skillet.toml")
 		if err != nil {
 			t.Fatal(err)
 		}

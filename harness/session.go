@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"skillet/harness/chat"
+	"skillet/harness/config"
 	"skillet/harness/profile"
 	"skillet/harness/tokens"
 	"skillet/harness/tools"
@@ -28,8 +29,8 @@ import (
 
 // Options configure a session.
 type Options struct {
-	// Config is the workspace config; nil means DefaultConfig().
-	Config *Config
+	// Config is the workspace config; nil means config.Default().
+	Config *config.Config
 	// CatalogOnly offers every skill of the catalog, leaving out the
 	// config's [[skills]] selection; session_start records it.
 	CatalogOnly bool
@@ -178,7 +179,7 @@ func newSession(opts Options) (*Session, error) {
 		return nil, errors.New("new session: no model")
 	}
 	if opts.Config == nil {
-		opts.Config = DefaultConfig()
+		opts.Config = config.Default()
 	}
 	if opts.ContextWindow < 0 {
 		return nil, fmt.Errorf("new session: context window %d: want a number of tokens above 0", opts.ContextWindow)
@@ -240,14 +241,14 @@ func newSession(opts Options) (*Session, error) {
 	return s, nil
 }
 
-func configName(c *Config) string {
+func configName(c *config.Config) string {
 	if c.Path == "" {
-		return ConfigFile
+		return config.File
 	}
 	return c.Path
 }
 
-func mcpServers(c *Config) map[string]tools.MCPServer {
+func mcpServers(c *config.Config) map[string]tools.MCPServer {
 	out := map[string]tools.MCPServer{}
 	for name, srv := range c.MCP.Servers {
 		out[name] = tools.MCPServer{Command: srv.Command, Args: srv.Args, Env: srv.Env, URL: srv.URL}

@@ -14,6 +14,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/bench"
 	"skillet/harness/bench/benchtest"
+	"skillet/harness/config"
 	"skillet/harness/llm"
 	"skillet/skills"
 )
@@ -67,7 +68,7 @@ func sessions(t testing.TB, skillDir, url string) bench.SessionFunc {
 		t.Fatal(err)
 	}
 	return func(spec bench.RunSpec, on func(harness.Event)) (*harness.Session, error) {
-		cfg := harness.DefaultConfig()
+		cfg := config.Default()
 		cfg.Workspace = spec.Inputs
 		return harness.New(harness.Options{Config: cfg, Catalog: cats[spec.Configuration], Model: client, ModelName: "scripted",
 			Dir: spec.Dir, OnEvent: on, NewID: func() string { return bench.SessionID }, ApproveAll: true})
@@ -403,7 +404,7 @@ func TestExecute_RateLimitsLowerTheWorkersAndEveryRunScores(t *testing.T) {
 	}
 	open := func(spec bench.RunSpec, on func(harness.Event)) (*harness.Session, error) {
 		cat := skills.NewCatalog(nil, nil)
-		return harness.New(harness.Options{Config: harness.DefaultConfig(), Catalog: cat, Model: client, ModelName: "scripted",
+		return harness.New(harness.Options{Config: config.Default(), Catalog: cat, Model: client, ModelName: "scripted",
 			Dir: spec.Dir, OnEvent: on, NewID: func() string { return bench.SessionID }, ApproveAll: true})
 	}
 	s := suite(t, dir)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
 	"skillet/skills"
@@ -31,7 +32,7 @@ func Options(tb testing.TB, root string) harness.Options {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
+	cfg, err := config.Load(filepath.Join(root, config.File))
 	if err != nil {
 		tb.Fatal(err)
 	}
