@@ -20,6 +20,7 @@ import (
 	"skillet/harness/config"
 	"skillet/harness/eval"
 	"skillet/harness/eval/report"
+	"skillet/harness/event"
 	"skillet/harness/why"
 )
 
@@ -437,7 +438,7 @@ func (f *evalFlags) runScored(ctx context.Context, dir string, m *eval.Manifest,
 // sessionFunc opens each run's session as `skillet run` opens one, with
 // the run's catalogue order and, for --routing-only, the load tool alone.
 func sessionFunc(c *common, w *wiring) eval.SessionFunc {
-	return func(spec eval.RunSpec, onEvent func(harness.Event)) (*harness.Session, error) {
+	return func(spec eval.RunSpec, onEvent func(event.Event)) (eval.Session, error) {
 		cfg := *w.cfg
 		cfg.Skills = orderedRefs(w.cfg.Skills, spec.Order)
 		if spec.RoutingOnly {
@@ -447,8 +448,18 @@ func sessionFunc(c *common, w *wiring) eval.SessionFunc {
 		rw.cfg = &cfg
 		rc := *c
 		rc.sessionDir, rc.resume = spec.Dir, ""
-		return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }, RoutingOnly: spec.RoutingOnly})
+		return runSession(openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }, RoutingOnly: spec.RoutingOnly}))
 	}
+}
+
+// runSession hands an opened session to eval or bench, which know it by
+// what a run needs of it; nil when it did not open, so that a failed open
+// is never a session.
+func runSession(s *harness.Session, err error) (eval.Session, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // orderedRefs names the skills in order; refs the config already has

@@ -1,8 +1,7 @@
 package harness
 
 import (
-	"context"
-
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 )
 
@@ -13,18 +12,9 @@ const (
 	ApproveDeny  = rulebook.ApproveDeny
 )
 
-// ApprovalRequest asks whether one `ask` tool call may run.
-type ApprovalRequest struct {
-	ToolCallID string `json:"tool_call_id"`
-	Name       string `json:"name"`
-	Arguments  string `json:"arguments"`
-	// Skill names the skill that brought the tool, "" for agent tools.
-	Skill string `json:"skill,omitempty"`
-	// Kind is the tool's kind (command, response, mcp).
-	Kind string `json:"kind"`
-}
+// ApprovalRequest asks whether one `ask` tool call may run (see
+// event.ApprovalRequest).
+type ApprovalRequest = event.ApprovalRequest
 
-// Approver answers approval requests: DecisionOnce, DecisionAll (approve
-// this tool for the rest of the session) or DecisionDeny. It blocks until
-// answered; a cancelled ctx means the turn was cancelled.
-type Approver func(ctx context.Context, req ApprovalRequest) (Decision, error)
+// Approver answers approval requests (see event.Approver).
+type Approver = event.Approver

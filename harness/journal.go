@@ -12,7 +12,7 @@ import (
 )
 
 // JournalFile is the journal's name inside a session's folder.
-const JournalFile = "journal.jsonl"
+const JournalFile = journal.FileName
 
 // Open reopens a session from its journal (a journal.jsonl file or the
 // session's folder) with the same transcript, loaded skills, stores and

@@ -42,7 +42,7 @@ func TestExecute_RealSkillsWithTheDemoModel(t *testing.T) {
 	if len(names) < 10 {
 		t.Fatalf("only %d valid real skills: %v", len(names), names)
 	}
-	open := func(spec RunSpec, on func(harness.Event)) (*harness.Session, error) {
+	open := func(spec RunSpec, on func(harness.Event)) (Session, error) {
 		cfg := config.Default()
 		for _, n := range spec.Order {
 			cfg.Skills = append(cfg.Skills, config.SkillRef{Name: n})

@@ -64,7 +64,7 @@ func harnessWith(t testing.TB, root, url string, maxChars int) (SessionFunc, []s
 			names = append(names, sk.Name)
 		}
 	}
-	return func(spec RunSpec, on func(harness.Event)) (*harness.Session, error) {
+	return func(spec RunSpec, on func(harness.Event)) (Session, error) {
 		cfg := *base
 		cfg.Skills = make([]config.SkillRef, 0, len(spec.Order))
 		for _, n := range spec.Order {
