@@ -19,11 +19,11 @@ import (
 	wspace "skillet/harness/workspace"
 )
 
-// Workspace modes, as SessionStart records them.
+// Workspace modes, as SessionStart records them (see event).
 const (
-	WorkspaceScratch = "scratch"
-	WorkspaceCopy    = "copy"
-	WorkspaceInPlace = "in-place"
+	WorkspaceScratch = event.WorkspaceScratch
+	WorkspaceCopy    = event.WorkspaceCopy
+	WorkspaceInPlace = event.WorkspaceInPlace
 )
 
 // maxDiff caps the diff a tool result carries for the transcript; the
@@ -355,8 +355,8 @@ func (a *agentTools) replay(rec AgentReplay) (agenttools.Result, []event.FileCha
 	for _, c := range rec.Changes {
 		byPath[c.Path] = c
 	}
-	var rep WorkspaceReport
-	if err := writeChanges(a.ws.Root(), byPath, &rep); err != nil {
+	var rep wspace.Report
+	if err := wspace.WriteChanges(a.ws.Root(), byPath, &rep); err != nil {
 		rep.Warned = append(rep.Warned, err.Error())
 	}
 	after, err := a.ws.Scan(a.tree)

@@ -149,7 +149,7 @@ type Session struct {
 	// tok counts tokens; it has its own lock.
 	tok *tokens.Counter
 	// calls finds older model calls in the journal; it has its own lock.
-	calls callIndex
+	calls journal.CallIndex
 	// hist keeps time travel's checkpoints; it has its own lock.
 	hist historyIndex
 

@@ -61,6 +61,14 @@ type WorkspaceChanged struct {
 	Changes    []FileChange `json:"changes"`
 }
 
+// Workspace modes, as WorkspaceInfo.Mode records them: an empty folder,
+// a copy of a project, or the project itself.
+const (
+	WorkspaceScratch = "scratch"
+	WorkspaceCopy    = "copy"
+	WorkspaceInPlace = "in-place"
+)
+
 // WorkspaceInfo says where a session's agent tools work.
 type WorkspaceInfo struct {
 	// Root is the workspace folder; Mode "scratch", "copy" or "in-place";
