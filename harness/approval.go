@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"skillet/harness/event"
 	"skillet/harness/rulebook"
 )
 
@@ -11,10 +10,3 @@ const (
 	ApproveAsk   = rulebook.ApproveAsk
 	ApproveDeny  = rulebook.ApproveDeny
 )
-
-// ApprovalRequest asks whether one `ask` tool call may run (see
-// event.ApprovalRequest).
-type ApprovalRequest = event.ApprovalRequest
-
-// Approver answers approval requests (see event.Approver).
-type Approver = event.Approver

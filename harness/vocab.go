@@ -7,6 +7,7 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/paged"
 	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // The event vocabulary (see harness/event).
@@ -149,4 +150,17 @@ const (
 	NoteContextChanged = rulebook.NoteContextChanged
 	NoteHarnessLog     = rulebook.NoteHarnessLog
 	NoteSkillPreload   = rulebook.NoteSkillPreload
+)
+
+// The approval request and its answerer (see harness/view).
+type (
+	ApprovalRequest = view.ApprovalRequest
+	Approver        = view.Approver
+)
+
+// Workspace modes, as SessionStart records them (see harness/event).
+const (
+	WorkspaceScratch = event.WorkspaceScratch
+	WorkspaceCopy    = event.WorkspaceCopy
+	WorkspaceInPlace = event.WorkspaceInPlace
 )

@@ -61,8 +61,7 @@ type WorkspaceChanged struct {
 	Changes    []FileChange `json:"changes"`
 }
 
-// Workspace modes, as WorkspaceInfo.Mode records them: an empty folder,
-// a copy of a project, or the project itself.
+// Workspace modes, as WorkspaceInfo.Mode records them.
 const (
 	WorkspaceScratch = "scratch"
 	WorkspaceCopy    = "copy"
@@ -71,8 +70,8 @@ const (
 
 // WorkspaceInfo says where a session's agent tools work.
 type WorkspaceInfo struct {
-	// Root is the workspace folder; Mode "scratch", "copy" or "in-place";
-	// Source the folder a copy started from.
+	// Root is the workspace folder; Mode WorkspaceScratch, WorkspaceCopy
+	// or WorkspaceInPlace; Source the folder a copy started from.
 	Root   string `json:"root"`
 	Mode   string `json:"mode"`
 	Source string `json:"source,omitempty"`
