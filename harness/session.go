@@ -96,10 +96,6 @@ func (s *Session) TokensLoaded() <-chan struct{} { return s.opts.Tokenizer.Loade
 // background, for a program that will show token counts soon (the TUI).
 func WarmTokenizer() { tokens.Default().Warm() }
 
-// CountEstimate estimates s's tokens without the tokenizer's tables (see
-// tokens.CountEstimate).
-func CountEstimate(s string) int { return tokens.CountEstimate(s) }
-
 // ModelLister is a model that can list the models its endpoint offers.
 type ModelLister interface {
 	Models(ctx context.Context) ([]string, error)

@@ -7,6 +7,7 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/paged"
 	"skillet/harness/rulebook"
+	"skillet/harness/tokens"
 	"skillet/harness/view"
 )
 
@@ -125,6 +126,9 @@ var (
 	SettingKeys     = event.SettingKeys
 	SettingDoc      = event.SettingDoc
 	IsMark          = rulebook.IsMark
+	// CountEstimate estimates tokens without the tokenizer's tables (see
+	// harness/tokens).
+	CountEstimate = tokens.CountEstimate
 )
 
 // The transcript and state types of the rule book (see harness/rulebook).
