@@ -2,9 +2,10 @@ package harness
 
 import (
 	"fmt"
-	"skillet/harness/config"
 	"strings"
 	"testing"
+
+	"skillet/harness/config"
 )
 
 func TestR10_ListRankedAgainstTheMessageAndLeftOffNamed(t *testing.T) {

@@ -2,9 +2,10 @@ package config
 
 import (
 	"path/filepath"
-	"skillet/harness/event"
 	"strings"
 	"testing"
+
+	"skillet/harness/event"
 )
 
 func TestConfigParsesEverySectionAndResolvesPaths(t *testing.T) {
