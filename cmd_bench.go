@@ -15,6 +15,8 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/bench"
+	"skillet/harness/eval"
+	"skillet/harness/event"
 	"skillet/harness/llm"
 	"skillet/harness/sandbox"
 	"skillet/skills"
@@ -431,7 +433,7 @@ func hasCommandChecks(suites []*bench.Suite) bool {
 // newSession opens a run's session as `skillet run` opens one, over the
 // configuration's catalog, in a workspace copied from the eval's files,
 // approving every tool (nobody is there to ask).
-func (b *benchRun) newSession(spec bench.RunSpec, onEvent func(harness.Event)) (*harness.Session, error) {
+func (b *benchRun) newSession(spec bench.RunSpec, onEvent func(event.Event)) (eval.Session, error) {
 	cfg := *b.w.cfg
 	cfg.Workspace, cfg.WorkspaceInPlace = spec.Inputs, ""
 	rw := *b.w
@@ -440,8 +442,8 @@ func (b *benchRun) newSession(spec bench.RunSpec, onEvent func(harness.Event)) (
 	rw.journal = ""
 	rc := b.f.common
 	rc.sessionDir, rc.resume = spec.Dir, ""
-	return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return bench.SessionID }, ApproveAll: true,
-		CatalogOnly: true}) // the configuration's catalog holds exactly its skills
+	return runSession(openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return bench.SessionID }, ApproveAll: true,
+		CatalogOnly: true})) // the configuration's catalog holds exactly its skills
 }
 
 func (b *benchRun) gradable(e bench.Eval) bool { return len(e.Checks) > 0 || b.grader != nil }

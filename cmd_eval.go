@@ -17,8 +17,10 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/eval"
 	"skillet/harness/eval/report"
+	"skillet/harness/event"
 	"skillet/harness/why"
 )
 
@@ -436,7 +438,7 @@ func (f *evalFlags) runScored(ctx context.Context, dir string, m *eval.Manifest,
 // sessionFunc opens each run's session as `skillet run` opens one, with
 // the run's catalogue order and, for --routing-only, the load tool alone.
 func sessionFunc(c *common, w *wiring) eval.SessionFunc {
-	return func(spec eval.RunSpec, onEvent func(harness.Event)) (*harness.Session, error) {
+	return func(spec eval.RunSpec, onEvent func(event.Event)) (eval.Session, error) {
 		cfg := *w.cfg
 		cfg.Skills = orderedRefs(w.cfg.Skills, spec.Order)
 		if spec.RoutingOnly {
@@ -446,17 +448,27 @@ func sessionFunc(c *common, w *wiring) eval.SessionFunc {
 		rw.cfg = &cfg
 		rc := *c
 		rc.sessionDir, rc.resume = spec.Dir, ""
-		return openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }, RoutingOnly: spec.RoutingOnly})
+		return runSession(openSession(&rc, &rw, harness.Options{OnEvent: onEvent, NewID: func() string { return spec.ID }, RoutingOnly: spec.RoutingOnly}))
 	}
+}
+
+// runSession hands an opened session to eval or bench, which know it by
+// what a run needs of it; nil when it did not open, so that a failed open
+// is never a session.
+func runSession(s *harness.Session, err error) (eval.Session, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // orderedRefs names the skills in order; refs the config already has
 // keep their pin and preload, and preloads stay.
-func orderedRefs(refs []harness.SkillRef, order []string) []harness.SkillRef {
-	byName := make(map[string]harness.SkillRef, len(refs))
-	var out []harness.SkillRef
+func orderedRefs(refs []config.SkillRef, order []string) []config.SkillRef {
+	byName := make(map[string]config.SkillRef, len(refs))
+	var out []config.SkillRef
 	if len(order) > 0 { // a library's worth each run: grown once
-		out = make([]harness.SkillRef, 0, len(order)+len(refs))
+		out = make([]config.SkillRef, 0, len(order)+len(refs))
 	}
 	for _, r := range refs {
 		byName[r.Name] = r
@@ -467,7 +479,7 @@ func orderedRefs(refs []harness.SkillRef, order []string) []harness.SkillRef {
 	for _, name := range order {
 		r, ok := byName[name]
 		if !ok {
-			r = harness.SkillRef{Name: name}
+			r = config.SkillRef{Name: name}
 		}
 		if !r.Preload {
 			out = append(out, r)

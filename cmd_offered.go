@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/profile"
 	"skillet/skills"
 )
@@ -255,7 +256,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, model string, us
 			if len(st.Problems) > 0 {
 				reason += ": " + problemList(st.Problems)
 			} else if len(w.cfg.Skills) > 0 {
-				reason += ": " + harness.ConfigFile + " names the skills to enable and not this one (R19)"
+				reason += ": " + config.File + " names the skills to enable and not this one (R19)"
 			}
 			rep.LeftOut = append(rep.LeftOut, offeredLeftOut{Name: sk.Name, Dir: sk.Dir, Reason: reason})
 			continue

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
@@ -112,7 +113,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	limits := validateLimits{From: "defaults"}
 	set := harness.DefaultSettings()
 	if *cfgPath != "" {
-		cfg, err := harness.LoadConfig(*cfgPath)
+		cfg, err := config.Load(*cfgPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "skillet validate: --config: %v\n", err)
 			return 2

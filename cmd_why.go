@@ -14,6 +14,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/chat"
 	"skillet/harness/event"
+	"skillet/harness/tokens"
 	"skillet/harness/why"
 	"skillet/skills"
 )
@@ -92,7 +93,7 @@ func runWhy(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var count why.Counter // an estimate: the tokenizer's tables take longer to load than the rest takes
-	tok := harness.NewTokenizer("")
+	tok := tokens.NewTokenizer("")
 	if *exact {
 		count = tok
 	}
@@ -250,7 +251,7 @@ func (n *sessionNames) add(e event.Event) {
 // rank opens a fresh session in memory and reads the list of its first
 // request for the message: the engine's own ranking. The model it talks to
 // answers nothing and calls no tool.
-func rank(w *wiring, tok *harness.Tokenizer, name, message, profileName string, window int) (*why.Would, error) {
+func rank(w *wiring, tok *tokens.Tokenizer, name, message, profileName string, window int) (*why.Would, error) {
 	var call *event.ModelCall
 	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, ModelName: "skillet-why", Tokenizer: tok, Profile: profileName, ContextWindow: window,
 		OnEvent: func(e harness.Event) {

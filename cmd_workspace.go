@@ -6,7 +6,7 @@ import (
 	"io"
 	"strconv"
 
-	"skillet/harness"
+	"skillet/harness/workspace"
 )
 
 const workspaceUsage = `usage: skillet workspace [flags] SESSION --out DIR
@@ -43,7 +43,7 @@ func runWorkspace(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return reportError(stderr, "skillet workspace", err)
 	}
-	var point harness.WorkspacePoint
+	var point workspace.Point
 	if *at != "" {
 		if n, err := strconv.Atoi(*at); err == nil {
 			if n < 1 {
@@ -55,7 +55,7 @@ func runWorkspace(args []string, stdout, stderr io.Writer) int {
 			point.ToolCallID = *at
 		}
 	}
-	rep, err := harness.WriteWorkspace(journal, point, *out)
+	rep, err := workspace.WriteAt(journal, point, *out)
 	for _, w := range rep.Warned {
 		fmt.Fprintln(stderr, "skillet workspace: warning:", w)
 	}

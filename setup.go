@@ -16,6 +16,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/chat"
+	"skillet/harness/config"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
 	"skillet/harness/profile"
@@ -103,7 +104,7 @@ func (c *common) registerSession(fs *flag.FlagSet) {
 
 // wiring is everything a session needs, built from flags and config.
 type wiring struct {
-	cfg     *harness.Config
+	cfg     *config.Config
 	catalog *skills.Catalog
 	model   chat.Model
 	name    string
@@ -225,7 +226,7 @@ func wireSkills(c *common) (*wiring, error) {
 		if _, err := os.Stat(p); err == nil {
 			cfgPath = p
 		} else {
-			w.notice("the session's config %s no longer exists: using ./%s or the defaults", p, harness.ConfigFile)
+			w.notice("the session's config %s no longer exists: using ./%s or the defaults", p, config.File)
 		}
 	}
 	cfg, err := findConfig(cfgPath, cwd)
@@ -271,7 +272,7 @@ func wireSkills(c *common) (*wiring, error) {
 		roots = []skills.Root{root}
 		if cfg.Path == "" {
 			// the samples come with their own config: preload, pins, prompt
-			if cfg, err = harness.LoadConfig(filepath.Join(root.Dir, harness.ConfigFile)); err != nil {
+			if cfg, err = config.Load(filepath.Join(root.Dir, config.File)); err != nil {
 				return nil, err
 			}
 			cfg.SkillsDirs = nil
@@ -323,7 +324,7 @@ func wireSkills(c *common) (*wiring, error) {
 
 // applyAgentFlags puts --workspace, --workspace-in-place, --network and
 // --no-sandbox over the config's.
-func (c *common) applyAgentFlags(cfg *harness.Config) error {
+func (c *common) applyAgentFlags(cfg *config.Config) error {
 	if c.workspace != "" && c.inPlace != "" {
 		return usageError{"--workspace and --workspace-in-place: give one of them"}
 	}
@@ -485,7 +486,7 @@ func (b *builtinOnce) root() (skills.Root, error) {
 }
 
 // findConfig reads --config, or ./skillet.toml when present, or defaults.
-func findConfig(path, cwd string) (*harness.Config, error) {
+func findConfig(path, cwd string) (*config.Config, error) {
 	if path != "" {
 		if fi, err := os.Stat(path); err != nil || fi.IsDir() {
 			return nil, usageError{fmt.Sprintf("--config %s: no such file", path)}
@@ -494,13 +495,13 @@ func findConfig(path, cwd string) (*harness.Config, error) {
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
-		return harness.LoadConfig(path)
+		return config.Load(path)
 	}
-	p := filepath.Join(cwd, harness.ConfigFile)
+	p := filepath.Join(cwd, config.File)
 	if _, err := os.Stat(p); err == nil {
-		return harness.LoadConfig(p)
+		return config.Load(p)
 	}
-	return harness.DefaultConfig(), nil
+	return config.Default(), nil
 }
 
 // builtinBase is the folder the embedded sample skills are written under,
@@ -530,7 +531,7 @@ func builtinRoot() (skills.Root, error) {
 
 // pickModel chooses the real endpoint or the offline demo model: the demo
 // model when asked, or when there is neither a key nor an endpoint.
-func (w *wiring) pickModel(c *common, cfg *harness.Config) error {
+func (w *wiring) pickModel(c *common, cfg *config.Config) error {
 	if w.tape.cassette != nil {
 		return w.playModel(c)
 	}

@@ -12,17 +12,11 @@ import (
 	"unicode/utf8"
 
 	"skillet/harness/agenttools"
+	"skillet/harness/config"
 	"skillet/harness/event"
 	"skillet/harness/sandbox"
 	"skillet/harness/tools"
 	wspace "skillet/harness/workspace"
-)
-
-// Workspace modes, as SessionStart records them.
-const (
-	WorkspaceScratch = "scratch"
-	WorkspaceCopy    = "copy"
-	WorkspaceInPlace = "in-place"
 )
 
 // maxDiff caps the diff a tool result carries for the transcript; the
@@ -72,7 +66,7 @@ func confinedSandbox() (*sandbox.Sandbox, error) {
 }
 
 // sandboxLimits converts the [sandbox] table.
-func sandboxLimits(c SandboxConfig) sandbox.Limits {
+func sandboxLimits(c config.Sandbox) sandbox.Limits {
 	return sandbox.Limits{CPU: c.CPU.Duration, Wall: c.Wall.Duration, Memory: c.Memory, Processes: c.Processes, FileSize: c.FileSize, Output: c.Output}
 }
 
@@ -96,7 +90,7 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace %s: %w", cfg.WorkspaceInPlace, err)
 		}
-		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: WorkspaceInPlace, Source: a.ws.Root()}
+		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: event.WorkspaceInPlace, Source: a.ws.Root()}
 		notices = append(notices, fmt.Sprintf("the agent tools work IN PLACE on %s: commands and edits change it for real", a.ws.Root()))
 	case cfg.Workspace != "":
 		ws, stats, err := wspace.CopyOf(cfg.Workspace, filepath.Join(dir, "workspace"))
@@ -104,14 +98,14 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 			return nil, nil, fmt.Errorf("workspace from %s: %w", cfg.Workspace, err)
 		}
 		a.ws = ws
-		a.info = event.WorkspaceInfo{Root: ws.Root(), Mode: WorkspaceCopy, Source: cfg.Workspace, Files: stats.Files, Bytes: stats.Bytes}
+		a.info = event.WorkspaceInfo{Root: ws.Root(), Mode: event.WorkspaceCopy, Source: cfg.Workspace, Files: stats.Files, Bytes: stats.Bytes}
 		notices = append(notices, fmt.Sprintf("workspace: a copy of %s at %s (%s)", cfg.Workspace, ws.Root(), stats))
 	default:
 		a.ws, err = wspace.Scratch(filepath.Join(dir, "workspace"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace: %w", err)
 		}
-		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: WorkspaceScratch}
+		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: event.WorkspaceScratch}
 	}
 	for _, sk := range s.opts.Catalog.All() {
 		if sk.Dir != "" {
@@ -318,7 +312,7 @@ func (a *agentTools) before(c wspace.Change) []byte {
 	if b, ok := a.seen[c.Before.Hash]; ok {
 		return b
 	}
-	if a.info.Mode == WorkspaceCopy {
+	if a.info.Mode == event.WorkspaceCopy {
 		if data, err := os.ReadFile(filepath.Join(a.info.Source, filepath.FromSlash(c.Path))); err == nil && contentHash(data) == c.Before.Hash {
 			return data
 		}
@@ -354,8 +348,8 @@ func (a *agentTools) replay(rec AgentReplay) (agenttools.Result, []event.FileCha
 	for _, c := range rec.Changes {
 		byPath[c.Path] = c
 	}
-	var rep WorkspaceReport
-	if err := writeChanges(a.ws.Root(), byPath, &rep); err != nil {
+	var rep wspace.Report
+	if err := wspace.WriteChanges(a.ws.Root(), byPath, &rep); err != nil {
 		rep.Warned = append(rep.Warned, err.Error())
 	}
 	after, err := a.ws.Scan(a.tree)

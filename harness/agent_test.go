@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"skillet/harness/sandbox"
+	wspace "skillet/harness/workspace"
 )
 
 // needSandbox skips where no sandbox can start, unless CI says it must.
@@ -78,7 +79,7 @@ func TestAgentToolsWorkInTheWorkspaceAndAreJournaled(t *testing.T) {
 	journal := filepath.Join(f.s.Dir(), JournalFile)
 	out := filepath.Join(t.TempDir(), "at")
 	// after the first shell call: out/a.txt holds hello, b.txt is not yet
-	rep, err := WriteWorkspace(journal, WorkspacePoint{ToolCallID: res[0].ToolCallID}, out)
+	rep, err := wspace.WriteAt(journal, wspace.Point{ToolCallID: res[0].ToolCallID}, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestAgentToolsWorkInTheWorkspaceAndAreJournaled(t *testing.T) {
 		t.Fatal("b.txt is there before it was written")
 	}
 	end := filepath.Join(t.TempDir(), "end")
-	if _, err := WriteWorkspace(journal, WorkspacePoint{}, end); err != nil {
+	if _, err := wspace.WriteAt(journal, wspace.Point{}, end); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(end, "deep/er/b.txt")); string(b) != "one\nthree\n" {
@@ -98,7 +99,7 @@ func TestAgentToolsWorkInTheWorkspaceAndAreJournaled(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(end, "out/a.txt")); err == nil {
 		t.Fatal("a.txt was deleted")
 	}
-	if _, err := WriteWorkspace(journal, WorkspacePoint{}, end); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := wspace.WriteAt(journal, wspace.Point{}, end); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("writing into a full folder: %v", err)
 	}
 	// reopened, the session finds its workspace again

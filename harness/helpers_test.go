@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/config"
 	"skillet/harness/harnesstest"
 	"skillet/skills"
 )
@@ -64,8 +65,8 @@ func load(name string) step { return call(ToolLoadSkill, harnesstest.LoadArgs(na
 
 // The fixtures name the engine's tool and config file without importing it.
 func TestHarnesstestNamesAreTheEngines(t *testing.T) {
-	if harnesstest.LoadSkillTool != ToolLoadSkill || harnesstest.ConfigFile != ConfigFile {
-		t.Fatalf("harnesstest says %q and %q, the engine %q and %q", harnesstest.LoadSkillTool, harnesstest.ConfigFile, ToolLoadSkill, ConfigFile)
+	if harnesstest.LoadSkillTool != ToolLoadSkill || harnesstest.ConfigFile != config.File {
+		t.Fatalf("harnesstest says %q and %q, the engine %q and %q", harnesstest.LoadSkillTool, harnesstest.ConfigFile, ToolLoadSkill, config.File)
 	}
 }
 
@@ -144,17 +145,17 @@ type fixture struct {
 	model *scripted
 	rec   *recorder
 	s     *Session
-	cfg   *Config
+	cfg   *config.Config
 }
 
 // open starts a session over the workspace with a config (TOML text, "" for
 // none).
 func (w *workspace) open(cfgText string, mod func(*Options)) *fixture {
 	w.t.Helper()
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	if cfgText != "" {
 		var err error
-		cfg, err = ParseConfig([]byte(cfgText), filepath.Join(w.root, ConfigFile))
+		cfg, err = config.Parse([]byte(cfgText), filepath.Join(w.root, config.File))
 		if err != nil {
 			w.t.Fatal(err)
 		}

@@ -13,14 +13,15 @@ import (
 	"time"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/llm"
 	"skillet/skills"
 )
 
 // samples opens the sample workspace with its own config.
-func samples(t *testing.T) (*harness.Config, *skills.Catalog) {
+func samples(t *testing.T) (*config.Config, *skills.Catalog) {
 	t.Helper()
-	cfg, err := harness.LoadConfig("../sample-skills/skillet.toml")
+	cfg, err := config.Load("../sample-skills/skillet.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

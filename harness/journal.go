@@ -12,7 +12,7 @@ import (
 )
 
 // JournalFile is the journal's name inside a session's folder.
-const JournalFile = "journal.jsonl"
+const JournalFile = journal.FileName
 
 // Open reopens a session from its journal (a journal.jsonl file or the
 // session's folder) with the same transcript, loaded skills, stores and
@@ -101,7 +101,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		if codec.Torn() > 0 {
 			end = codec.Torn()
 		}
-		s.calls.seed(path, end, fold.positions, codec.RawAt(), fold.frames, codec.LastMsgs())
+		s.calls.Seed(path, end, fold.positions, codec.RawAt(), fold.frames, codec.LastMsgs())
 	}
 	switchModel := s.opts.ModelName != "" && s.opts.ModelName != s.st.Model
 	unfinished := s.st.Cur != nil && !s.st.Cur.Ended
@@ -173,8 +173,8 @@ type reopenFold struct {
 	// since is how many calls were folded since the last checkpoint.
 	since int
 	// positions are where each call's lines start, and frames the
-	// message blobs of every frameEvery-th call, for the call index.
-	positions []callPos
+	// message blobs of every FrameEvery-th call, for the call index.
+	positions []journal.CallPos
 	frames    [][]journal.BlobKey
 }
 
@@ -222,17 +222,17 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 	rf.st.Apply(e)
 	switch e := e.(type) {
 	case *ModelCall:
-		if len(rf.positions)%frameEvery == 0 {
-			rf.frames = append(rf.frames, blobKeys(rf.codec.LastMsgs()))
+		if len(rf.positions)%journal.FrameEvery == 0 {
+			rf.frames = append(rf.frames, journal.BlobKeys(rf.codec.LastMsgs()))
 		}
-		rf.positions = append(rf.positions, callPos{at: jr.Start(), reply: -1})
+		rf.positions = append(rf.positions, journal.CallPos{At: jr.Start(), Reply: -1})
 		if len(rf.recent) == rulebook.KeepCallBodies {
 			rf.recent = append(rf.recent[:0], rf.recent[1:]...)
 		}
 		rf.recent = append(rf.recent, recentCall{i: len(rf.st.Calls) - 1, mc: e})
 	case *Assistant:
-		if n := len(rf.positions); n > 0 && !e.Manual && rf.positions[n-1].reply < 0 {
-			rf.positions[n-1].reply = jr.Start()
+		if n := len(rf.positions); n > 0 && !e.Manual && rf.positions[n-1].Reply < 0 {
+			rf.positions[n-1].Reply = jr.Start()
 		}
 		if n := len(rf.recent); n > 0 && !e.Manual && rf.recent[n-1].i == len(rf.st.Calls)-1 {
 			rf.recent[n-1].reply = e
@@ -328,4 +328,37 @@ func PeekSession(path string) (*SessionStart, error) {
 		return nil, fmt.Errorf("read session %s: the journal does not begin with session_start", path)
 	}
 	return start, nil
+}
+
+// ModelCall returns model call i (0 is the session's first) with its exact
+// request and raw reply, reading them from the journal when memory no
+// longer holds them.
+func (s *Session) ModelCall(i int) (CallRecord, error) {
+	var n int
+	rec := read(s, func(f *frame) CallRecord {
+		n = len(f.st.Calls)
+		if i >= 0 && i < n {
+			return f.st.Calls[i]
+		}
+		return CallRecord{}
+	})
+	switch {
+	case i < 0 || i >= n:
+		return CallRecord{}, fmt.Errorf("model call %d: the session has made %d", i+1, n)
+	case rec.Request != nil:
+		return rec, nil
+	}
+	path := s.journalPath()
+	if path == "" {
+		return rec, fmt.Errorf("model call %d: its request is not kept and the session keeps no journal", i+1)
+	}
+	req, reply, err := s.calls.Body(path, i)
+	if err != nil {
+		return rec, fmt.Errorf("model call %d: %w", i+1, err)
+	}
+	rec.Request = req
+	if rec.Reply == "" {
+		rec.Reply = reply
+	}
+	return rec, nil
 }

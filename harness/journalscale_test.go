@@ -228,13 +228,13 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	}
 	// the latest first, so the index is built before later calls' replies
 	// are written; then out of order
-	for _, i := range []int{len(calls) - 1, 5, 0, 1, frameEveryForTest() + 1} {
+	for _, i := range []int{len(calls) - 1, 5, 0, 1, journal.FrameEvery + 1} {
 		if i < len(calls) {
 			check(i)
 		}
 	}
 	// calls made after the index was built are found too
-	for i := 0; i < frameEveryForTest()+3; i++ {
+	for i := 0; i < journal.FrameEvery+3; i++ {
 		f.turn(fmt.Sprintf("more %d", i), say(fmt.Sprintf("answer %d", i)))
 	}
 	live = f.rec.ofType(TypeModelCall)
@@ -263,12 +263,10 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	}
 	live = f.rec.ofType(TypeModelCall)
 	replies = f.rec.ofType(TypeAssistant)
-	for _, i := range []int{len(live) - 1, len(live) - 3, 0, frameEveryForTest()} {
+	for _, i := range []int{len(live) - 1, len(live) - 3, 0, journal.FrameEvery} {
 		check(i)
 	}
 }
-
-func frameEveryForTest() int { return frameEvery }
 
 func rulebookKeep() int { return rulebook.KeepCallBodies }
 

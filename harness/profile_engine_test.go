@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/config"
 	"skillet/harness/harnesstest"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
@@ -318,11 +319,11 @@ func TestProfileBadInput(t *testing.T) {
 		{"unknown", func(o *Options) { o.Profile = "cursor" }, `unknown profile "cursor": known profiles are skillet, claude-code, codex, crush, opencode, gemini-cli`},
 		{"negative window", func(o *Options) { o.ContextWindow = -1 }, "context window -1"},
 		{"lifecycle off under skillet", func(o *Options) {
-			o.Config = DefaultConfig()
+			o.Config = config.Default()
 			_ = o.Config.Session.Set("lifecycle", "false")
 		}, "lifecycle=false needs a profile other than skillet"},
 		{"freeze under a profile", func(o *Options) {
-			o.Config, o.Profile = DefaultConfig(), "crush"
+			o.Config, o.Profile = config.Default(), "crush"
 			o.Config.Session.FreezePrompt = true
 		}, "freeze_prompt applies to the skillet profile only"},
 	} {
@@ -334,11 +335,11 @@ func TestProfileBadInput(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"profile = \"nope\"\n", "context_window = 0\n", "context_window = -5\n"} {
-		if _, err := ParseConfig([]byte(text), "/ws/skillet.toml"); err == nil {
+		if _, err := config.Parse([]byte(text), "/ws/skillet.toml"); err == nil {
 			t.Errorf("config %q accepted", text)
 		}
 	}
-	cfg, err := ParseConfig([]byte("profile = \"codex\"\ncontext_window = 64000\n[session]\nlifecycle = true\n"), "/ws/skillet.toml")
+	cfg, err := config.Parse([]byte("profile = \"codex\"\ncontext_window = 64000\n[session]\nlifecycle = true\n"), "/ws/skillet.toml")
 	if err != nil || cfg.Profile != "codex" || cfg.ContextWindow != 64000 || cfg.Session.Lifecycle == nil || !*cfg.Session.Lifecycle {
 		t.Fatalf("config %+v: %v", cfg, err)
 	}

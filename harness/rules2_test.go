@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"skillet/harness/config"
 )
 
 func TestR10_ListRankedAgainstTheMessageAndLeftOffNamed(t *testing.T) {
@@ -385,7 +387,7 @@ func TestR19_SelectionFailsAtStartAndNamesUnnamed(t *testing.T) {
 		"[[skills]]\nname = \"alpha\"\n[[skills]]\nname = \"alpha\"\n",
 		"[[skills]]\nname = \"alpha\"\nversion = 7\n",
 	} {
-		cfg, err := ParseConfig([]byte(cfgText), "skillet.toml")
+		cfg, err := config.Parse([]byte(cfgText), "skillet.toml")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,15 +20,17 @@ import (
 	"time"
 
 	"skillet/harness/chat"
+	"skillet/harness/config"
 	"skillet/harness/profile"
+	"skillet/harness/tokens"
 	"skillet/harness/tools"
 	"skillet/skills"
 )
 
 // Options configure a session.
 type Options struct {
-	// Config is the workspace config; nil means DefaultConfig().
-	Config *Config
+	// Config is the workspace config; nil means config.Default().
+	Config *config.Config
 	// CatalogOnly offers every skill of the catalog, leaving out the
 	// config's [[skills]] selection; session_start records it.
 	CatalogOnly bool
@@ -70,7 +72,7 @@ type Options struct {
 	// of total bytes, from the reading goroutine, after each read of the file.
 	OnProgress func(done, total int64)
 	// Tokenizer counts tokens; nil uses o200k_base.
-	Tokenizer *Tokenizer
+	Tokenizer *tokens.Tokenizer
 	// Roots are the skill folders the catalog reads, recorded in the
 	// session_start event for --resume.
 	Roots []string
@@ -92,7 +94,7 @@ func (s *Session) TokensLoaded() <-chan struct{} { return s.opts.Tokenizer.Loade
 
 // WarmTokenizer starts loading the default tokenizer's tables in the
 // background, for a program that will show token counts soon (the TUI).
-func WarmTokenizer() { defaultTokenizer.Warm() }
+func WarmTokenizer() { tokens.Default().Warm() }
 
 // ModelLister is a model that can list the models its endpoint offers.
 type ModelLister interface {
@@ -141,9 +143,9 @@ type Session struct {
 	// writes no journal line and no file.
 	readOnly bool
 	// tok counts tokens; it has its own lock.
-	tok *counter
+	tok *tokens.Counter
 	// calls finds older model calls in the journal; it has its own lock.
-	calls callIndex
+	calls journal.CallIndex
 	// hist keeps time travel's checkpoints; it has its own lock.
 	hist historyIndex
 
@@ -173,7 +175,7 @@ func newSession(opts Options) (*Session, error) {
 		return nil, errors.New("new session: no model")
 	}
 	if opts.Config == nil {
-		opts.Config = DefaultConfig()
+		opts.Config = config.Default()
 	}
 	if opts.ContextWindow < 0 {
 		return nil, fmt.Errorf("new session: context window %d: want a number of tokens above 0", opts.ContextWindow)
@@ -193,7 +195,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.ContextWindow = opts.Config.ContextWindow
 	}
 	if opts.Tokenizer == nil {
-		opts.Tokenizer = defaultTokenizer
+		opts.Tokenizer = tokens.Default()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -209,7 +211,7 @@ func newSession(opts Options) (*Session, error) {
 		opts.Runner = tools.NewRunner(tools.Options{MCPServers: mcpServers(opts.Config), LogDir: logDir})
 	}
 	opts.BaseURL = tools.RedactURL(opts.BaseURL)
-	tok := &counter{tok: opts.Tokenizer}
+	tok := tokens.NewCounter(opts.Tokenizer)
 	s := &Session{opts: opts, tok: tok, w: world{World: &rulebook.World{Catalog: opts.Catalog, Rank: rank.New(), Count: tok,
 		AgentTools: opts.Config.Agent.Tools, Approval: opts.Config.Approval, RoutingOnly: opts.RoutingOnly, Roots: opts.Roots, Now: opts.Now, Prompt: opts.Config.Agent.Prompt, Permissions: opts.Config.Permissions}}}
 	if err := s.resolveAgentTools(); err != nil {
@@ -235,14 +237,14 @@ func newSession(opts Options) (*Session, error) {
 	return s, nil
 }
 
-func configName(c *Config) string {
+func configName(c *config.Config) string {
 	if c.Path == "" {
-		return ConfigFile
+		return config.File
 	}
 	return c.Path
 }
 
-func mcpServers(c *Config) map[string]tools.MCPServer {
+func mcpServers(c *config.Config) map[string]tools.MCPServer {
 	out := map[string]tools.MCPServer{}
 	for name, srv := range c.MCP.Servers {
 		out[name] = tools.MCPServer{Command: srv.Command, Args: srv.Args, Env: srv.Env, URL: srv.URL}

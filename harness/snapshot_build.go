@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"skillet/harness/tokens"
 	"skillet/skills"
 )
 
@@ -28,9 +29,9 @@ func (s *Session) snapshot(exact bool) *Snapshot {
 	var estimated bool
 	count := func(text string) int {
 		if exact {
-			return s.tok.count(text)
+			return s.tok.Count(text)
 		}
-		return s.tok.countNow(text, &estimated)
+		return s.tok.CountNow(text, &estimated)
 	}
 	for _, p := range c.Parts {
 		if p.Text == "" {
@@ -181,7 +182,7 @@ func (f *frame) goneTools(live []ToolInfo) []ToolInfo {
 	return out
 }
 
-func skillStatuses(o *Options, sc snapCopy, tok *counter) []SkillStatus {
+func skillStatuses(o *Options, sc snapCopy, tok *tokens.Counter) []SkillStatus {
 	all, shadowed := o.Catalog.All(), o.Catalog.Shadowed()
 	out := make([]SkillStatus, 0, len(all)+len(shadowed))
 	add := func(sk *skills.Skill, shadowed bool) {
@@ -198,7 +199,7 @@ func skillStatuses(o *Options, sc snapCopy, tok *counter) []SkillStatus {
 			if extra := sc.sel.Problems[sk.Name]; len(extra) > 0 {
 				st.Problems = append(append([]skills.Problem{}, st.Problems...), extra...)
 			}
-			if rs := rulebook.LoadLimits(sc.set, rulebook.Usage{}, rulebook.PathUser, sk.Name, tok.skillChars(sk), 0); len(st.Problems) == 0 && len(rs) > 0 {
+			if rs := rulebook.LoadLimits(sc.set, rulebook.Usage{}, rulebook.PathUser, sk.Name, tok.SkillChars(sk), 0); len(st.Problems) == 0 && len(rs) > 0 {
 				st.CannotLoad = rs[0].Why
 			}
 		}

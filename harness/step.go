@@ -2,6 +2,7 @@ package harness
 
 import (
 	"skillet/harness/rulebook"
+	"skillet/harness/tokens"
 )
 
 // frame is what a read sees: the rule book's state, what the shell knows
@@ -15,7 +16,7 @@ type frame struct {
 	w    *world
 	opts *Options
 	dir  string
-	tok  *counter
+	tok  *tokens.Counter
 }
 
 // read runs f with the session's frame, under the lock, and returns what it

@@ -7,6 +7,8 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/paged"
 	"skillet/harness/rulebook"
+	"skillet/harness/tokens"
+	"skillet/harness/view"
 )
 
 // The event vocabulary (see harness/event).
@@ -124,6 +126,9 @@ var (
 	SettingKeys     = event.SettingKeys
 	SettingDoc      = event.SettingDoc
 	IsMark          = rulebook.IsMark
+	// CountEstimate estimates tokens without the tokenizer's tables (see
+	// harness/tokens).
+	CountEstimate = tokens.CountEstimate
 )
 
 // The transcript and state types of the rule book (see harness/rulebook).
@@ -149,4 +154,17 @@ const (
 	NoteContextChanged = rulebook.NoteContextChanged
 	NoteHarnessLog     = rulebook.NoteHarnessLog
 	NoteSkillPreload   = rulebook.NoteSkillPreload
+)
+
+// The approval request and its answerer (see harness/view).
+type (
+	ApprovalRequest = view.ApprovalRequest
+	Approver        = view.Approver
+)
+
+// Workspace modes, as SessionStart records them (see harness/event).
+const (
+	WorkspaceScratch = event.WorkspaceScratch
+	WorkspaceCopy    = event.WorkspaceCopy
+	WorkspaceInPlace = event.WorkspaceInPlace
 )

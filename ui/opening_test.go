@@ -22,9 +22,8 @@ import (
 // skills with the offline demo model, its events going to sink.
 func sampleOptions(t testing.TB, sink *Sink, dir string) harness.Options {
 	t.Helper()
-	o := demotest.Options(t, "../sample-skills")
-	o.Dir, o.OnEvent, o.ApproveAll = dir, sink.OnEvent, true
-	return o
+	p := demotest.Sample(t, "../sample-skills")
+	return harness.Options{Config: p.Config, Catalog: p.Catalog, Model: p.Model, ModelName: p.ModelName, Dir: dir, OnEvent: sink.OnEvent, ApproveAll: true}
 }
 
 // journalOf runs turns in a new session and returns its journal.

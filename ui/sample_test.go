@@ -10,6 +10,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/chat"
+	"skillet/harness/config"
 	"skillet/harness/harnesstest"
 )
 
@@ -151,7 +152,7 @@ func openSession(tb testing.TB, w *harnesstest.Workspace, sink *Sink, script *ha
 		script.Names = sampleModels
 	}
 	script.Raw = true // the inspector shows the raw reply
-	cfg, err := harness.LoadConfig(filepath.Join(w.Root, harness.ConfigFile))
+	cfg, err := config.Load(filepath.Join(w.Root, config.File))
 	if err != nil {
 		tb.Fatal(err)
 	}

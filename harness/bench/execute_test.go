@@ -14,6 +14,8 @@ import (
 	"skillet/harness"
 	"skillet/harness/bench"
 	"skillet/harness/bench/benchtest"
+	"skillet/harness/config"
+	"skillet/harness/eval"
 	"skillet/harness/llm"
 	"skillet/skills"
 )
@@ -66,8 +68,8 @@ func sessions(t testing.TB, skillDir, url string) bench.SessionFunc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(spec bench.RunSpec, on func(harness.Event)) (*harness.Session, error) {
-		cfg := harness.DefaultConfig()
+	return func(spec bench.RunSpec, on func(harness.Event)) (eval.Session, error) {
+		cfg := config.Default()
 		cfg.Workspace = spec.Inputs
 		return harness.New(harness.Options{Config: cfg, Catalog: cats[spec.Configuration], Model: client, ModelName: "scripted",
 			Dir: spec.Dir, OnEvent: on, NewID: func() string { return bench.SessionID }, ApproveAll: true})
@@ -401,9 +403,9 @@ func TestExecute_RateLimitsLowerTheWorkersAndEveryRunScores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func(spec bench.RunSpec, on func(harness.Event)) (*harness.Session, error) {
+	open := func(spec bench.RunSpec, on func(harness.Event)) (eval.Session, error) {
 		cat := skills.NewCatalog(nil, nil)
-		return harness.New(harness.Options{Config: harness.DefaultConfig(), Catalog: cat, Model: client, ModelName: "scripted",
+		return harness.New(harness.Options{Config: config.Default(), Catalog: cat, Model: client, ModelName: "scripted",
 			Dir: spec.Dir, OnEvent: on, NewID: func() string { return bench.SessionID }, ApproveAll: true})
 	}
 	s := suite(t, dir)

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"skillet/harness"
+	"skillet/harness/journal"
 )
 
 // Folder is a benchmark's folder read back: how it was started, each
@@ -134,7 +134,7 @@ func (f *Folder) readRuns(skill string, e Eval, config string) (int, error) {
 			return 0, fmt.Errorf("%s: records %s eval %d %s run %d, not the run of its folder", filepath.Join(runDir, GradingFile), r.Skill, r.EvalID, r.Configuration, r.Attempt)
 		}
 		// the folder may have moved since: its journal is the one beside it
-		if j := filepath.Join(runDir, SessionID, harness.JournalFile); r.Journal != "" {
+		if j := filepath.Join(runDir, SessionID, journal.FileName); r.Journal != "" {
 			r.Journal = j
 		}
 		if r.Scored() {

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"sort"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // ToolUse is one tool call the model made.
@@ -64,21 +64,21 @@ type Outcome struct {
 }
 
 // Read folds a run's events (its one turn) into an Outcome.
-func Read(events []harness.Event) Outcome {
+func Read(events []event.Event) Outcome {
 	o := Outcome{ToolCounts: map[string]int{}}
 	changed := map[string]Changed{}
 	var lastError string
 	sawEnd := false
 	for _, e := range events {
-		if harness.TurnOf(e) > 1 {
+		if event.TurnOf(e) > 1 {
 			break
 		}
 		switch x := e.(type) {
-		case *harness.SessionStart:
+		case *event.SessionStart:
 			if x.Workspace != nil {
 				o.Workspace = x.Workspace.Root
 			}
-		case *harness.Assistant:
+		case *event.Assistant:
 			if x.Manual {
 				continue
 			}
@@ -89,7 +89,7 @@ func Read(events []harness.Event) Outcome {
 			for _, tc := range x.ToolCalls {
 				o.Tools = append(o.Tools, ToolUse{Name: tc.Name, Arguments: tc.Arguments})
 			}
-		case *harness.ToolResult:
+		case *event.ToolResult:
 			if x.Manual || x.OverLimit {
 				continue
 			}
@@ -102,11 +102,11 @@ func Read(events []harness.Event) Outcome {
 				// a profile's own activation (Claude Code's Skill tool, …)
 				o.Loaded = appendNew(o.Loaded, x.Activated)
 			}
-		case *harness.SkillLoaded:
+		case *event.SkillLoaded:
 			o.Loaded = appendNew(o.Loaded, x.Skill)
-		case *harness.SkillActivated:
+		case *event.SkillActivated:
 			o.Loaded = appendNew(o.Loaded, x.Skill)
-		case *harness.WorkspaceChanged:
+		case *event.WorkspaceChanged:
 			for _, c := range x.Changes {
 				if fs.FileMode(c.Mode).IsDir() {
 					continue // a folder's files say what it holds
@@ -123,9 +123,9 @@ func Read(events []harness.Event) Outcome {
 				}
 				changed[c.Path] = ch
 			}
-		case *harness.Error:
+		case *event.Error:
 			lastError = x.Message
-		case *harness.TurnEnd:
+		case *event.TurnEnd:
 			sawEnd = true
 			o.Answer = x.Answer
 			o.StopReason = string(x.StopReason)
@@ -141,9 +141,9 @@ func Read(events []harness.Event) Outcome {
 	switch {
 	case !sawEnd:
 		o.Error = firstOf(lastError, "the turn did not end")
-	case o.StopReason == string(harness.StopError):
+	case o.StopReason == string(event.StopError):
 		o.Error = firstOf(lastError, "model error")
-	case o.StopReason == string(harness.StopInterrupted), o.StopReason == string(harness.StopCancelled):
+	case o.StopReason == string(event.StopInterrupted), o.StopReason == string(event.StopCancelled):
 		o.Error = firstOf(lastError, "the turn was "+o.StopReason)
 	}
 	return o

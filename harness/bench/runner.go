@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"skillet/harness"
 	"skillet/harness/eval"
+	"skillet/harness/event"
+	"skillet/harness/journal"
 )
 
 // Configuration names, as skill-creator's viewer groups runs by them.
@@ -47,8 +48,9 @@ type RunSpec struct {
 const SessionID = "session"
 
 // SessionFunc opens a fresh headless session for a run, handing every
-// event to onEvent.
-type SessionFunc func(spec RunSpec, onEvent func(harness.Event)) (*harness.Session, error)
+// event to onEvent; the engine's *harness.Session is one (see
+// eval.Session).
+type SessionFunc func(spec RunSpec, onEvent func(event.Event)) (eval.Session, error)
 
 // Options configure Execute.
 type Options struct {
@@ -254,21 +256,21 @@ func (x *executor) runOne(ctx context.Context, u *unit, attempt int) *RunResult 
 		return x.failed(spec, fmt.Errorf("make the run's folder: %w", err))
 	}
 	var mu sync.Mutex
-	var events []harness.Event
+	var events []event.Event
 	epoch := x.currentEpoch()
-	onEvent := func(ev harness.Event) {
-		if !harness.Journaled(ev) {
+	onEvent := func(ev event.Event) {
+		if !event.Journaled(ev) {
 			return
 		}
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
 		switch e := ev.(type) {
-		case *harness.Retry:
+		case *event.Retry:
 			if eval.RateLimited(e.Message) {
 				x.throttled(epoch)
 			}
-		case *harness.Assistant:
+		case *event.Assistant:
 			x.succeeded()
 		}
 	}
@@ -297,7 +299,7 @@ func (x *executor) runOne(ctx context.Context, u *unit, attempt int) *RunResult 
 	}
 	r := &RunResult{Skill: spec.Skill, EvalID: e.ID, EvalName: e.Title(), Configuration: u.config, Attempt: attempt,
 		Outcome: o, Seconds: time.Since(start).Seconds(), Error: o.Error,
-		Journal: filepath.Join(spec.Dir, SessionID, harness.JournalFile)}
+		Journal: filepath.Join(spec.Dir, SessionID, journal.FileName)}
 	if r.Error == "" {
 		x.grade(ctx, e, r)
 		if ctx.Err() != nil {

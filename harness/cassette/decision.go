@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // DecisionOf is the decision a model_call event records.
-func DecisionOf(mc *harness.ModelCall) *Decision {
+func DecisionOf(mc *event.ModelCall) *Decision {
 	d := &Decision{Kind: KindChoice, Turn: mc.Turn, Call: mc.Call, Offered: mc.Offered, LeftOff: mc.LeftOff, Delivered: []string{}}
 	for _, u := range mc.Delivered {
 		d.Delivered = append(d.Delivered, strings.ToLower(u.Role)+" "+u.Name)

@@ -19,8 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"skillet/harness"
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"unicode/utf8"
 )
@@ -143,12 +143,12 @@ type Tool struct {
 	IsError    bool   `json:"is_error,omitempty"`
 	Refused    bool   `json:"refused,omitempty"`
 	// Approval is how an ask tool was answered, "" when none was asked.
-	Approval harness.Decision `json:"approval,omitempty"`
+	Approval event.Decision `json:"approval,omitempty"`
 	// Shell and Changes are an agent tool's command run and the workspace
 	// files it changed, with their content, so --replay-tools can make
 	// the same changes again.
-	Shell   *harness.ShellRun    `json:"shell,omitempty"`
-	Changes []harness.FileChange `json:"changes,omitempty"`
+	Shell   *event.ShellRun    `json:"shell,omitempty"`
+	Changes []event.FileChange `json:"changes,omitempty"`
 }
 
 // Action is something the user did: a message, a load, an unload, a set.
@@ -163,12 +163,12 @@ type Action struct {
 
 // TurnEnd records the rule book's decisions at the end of a turn (R20).
 type TurnEnd struct {
-	Kind      string             `json:"kind"`
-	Turn      int                `json:"turn"`
-	Offered   []string           `json:"offered"`
-	Delivered []string           `json:"delivered"`
-	Loaded    []string           `json:"loaded"`
-	Stop      harness.StopReason `json:"stop_reason,omitempty"`
+	Kind      string           `json:"kind"`
+	Turn      int              `json:"turn"`
+	Offered   []string         `json:"offered"`
+	Delivered []string         `json:"delivered"`
+	Loaded    []string         `json:"loaded"`
+	Stop      event.StopReason `json:"stop_reason,omitempty"`
 }
 
 // errNewer is a cassette written in a later format than this build reads.

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/llm"
 )
 
@@ -26,12 +26,12 @@ type Recorder struct {
 	calls   int
 	err     error
 	// approvals waits for the tool result of an approved or denied call.
-	approvals map[string]harness.Decision
+	approvals map[string]event.Decision
 	// args holds each tool call's arguments until its result comes.
 	args map[string]string
 	// changes are the workspace changes of tool calls whose results are
 	// not recorded yet.
-	changes map[string][]harness.FileChange
+	changes map[string][]event.FileChange
 	clock   func() time.Time
 }
 
@@ -42,7 +42,7 @@ func Create(path string, secrets ...string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create cassette: %w", err)
 	}
-	r := &Recorder{f: f, approvals: map[string]harness.Decision{}, args: map[string]string{}, changes: map[string][]harness.FileChange{}, clock: time.Now}
+	r := &Recorder{f: f, approvals: map[string]event.Decision{}, args: map[string]string{}, changes: map[string][]event.FileChange{}, clock: time.Now}
 	for _, s := range secrets {
 		if strings.TrimSpace(s) != "" {
 			// every encoding a server or a tool could echo it in
@@ -279,41 +279,41 @@ func (b *recordingBody) Close() error {
 // OnEvent records what replay needs from the session's events: the user's
 // messages and hand-made loads, unloads and settings, every tool result
 // (with how an ask tool was answered) and each turn's decisions.
-func (r *Recorder) OnEvent(ev harness.Event) {
+func (r *Recorder) OnEvent(ev event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch x := ev.(type) {
-	case *harness.TurnStart:
+	case *event.TurnStart:
 		r.write(Action{Kind: KindAction, Action: ActionTurn, Text: r.scrub(x.Text)})
-	case *harness.SkillLoaded:
+	case *event.SkillLoaded:
 		if x.By == "user" {
 			r.write(Action{Kind: KindAction, Action: ActionLoad, Skill: x.Skill})
 		}
-	case *harness.SkillActivated:
+	case *event.SkillActivated:
 		if x.By == "user" {
 			r.write(Action{Kind: KindAction, Action: ActionLoad, Skill: x.Skill})
 		}
-	case *harness.SkillUnloaded:
+	case *event.SkillUnloaded:
 		if x.Reason == "user" {
 			r.write(Action{Kind: KindAction, Action: ActionUnload, Skill: x.Skill})
 		}
-	case *harness.SettingChanged:
+	case *event.SettingChanged:
 		r.write(Action{Kind: KindAction, Action: ActionSet, Key: x.Key, Value: r.scrub(x.Value)})
-	case *harness.Approval:
+	case *event.Approval:
 		r.approvals[x.ToolCallID] = x.Decision
-	case *harness.Assistant:
+	case *event.Assistant:
 		for _, tc := range x.ToolCalls {
 			r.args[tc.ID] = tc.Arguments
 		}
-	case *harness.WorkspaceChanged:
-		changes := append([]harness.FileChange(nil), x.Changes...)
+	case *event.WorkspaceChanged:
+		changes := append([]event.FileChange(nil), x.Changes...)
 		for i := range changes {
 			if !changes[i].Base64 {
 				changes[i].Content = r.scrub(changes[i].Content)
 			}
 		}
 		r.changes[x.ToolCallID] = changes
-	case *harness.ToolResult:
+	case *event.ToolResult:
 		t := Tool{Kind: KindTool, Turn: x.Turn, ToolCallID: x.ToolCallID, Name: x.Name,
 			Arguments: r.scrub(r.args[x.ToolCallID]), Content: r.scrub(x.Content), IsError: x.IsError, Refused: x.Refused, Approval: r.approvals[x.ToolCallID],
 			Changes: r.changes[x.ToolCallID]}
@@ -326,9 +326,9 @@ func (r *Recorder) OnEvent(ev harness.Event) {
 		delete(r.args, x.ToolCallID)
 		delete(r.changes, x.ToolCallID)
 		r.write(t)
-	case *harness.ModelCall:
+	case *event.ModelCall:
 		r.write(DecisionOf(x))
-	case *harness.TurnEnd:
+	case *event.TurnEnd:
 		r.write(TurnEnd{Kind: KindTurn, Turn: x.Turn, Offered: x.Offered, Delivered: x.Delivered, Loaded: x.Loaded, Stop: x.StopReason})
 	}
 }

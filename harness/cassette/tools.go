@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/tools"
+	"skillet/harness/view"
 )
 
 // deniedByUser is the result the engine gives a call the user refused.
@@ -21,13 +22,13 @@ const deniedByUser = "denied by the user"
 // when nobody answered an approval in the recording (a headless session,
 // whose ask tools were denied by policy), so the replay denies them the
 // same way.
-func (c *Cassette) ServedApprover() harness.Approver {
+func (c *Cassette) ServedApprover() view.Approver {
 	answered := false
 	for _, t := range c.Tools {
 		switch t.Approval {
-		case harness.DecisionOnce, harness.DecisionAll:
+		case event.DecisionOnce, event.DecisionAll:
 			answered = true
-		case harness.DecisionDeny:
+		case event.DecisionDeny:
 			// a headless session denies with its own text, no one answered
 			answered = answered || t.Content == deniedByUser
 		}
@@ -35,23 +36,23 @@ func (c *Cassette) ServedApprover() harness.Approver {
 	if !answered {
 		return nil
 	}
-	byID := map[string]harness.Decision{}
+	byID := map[string]event.Decision{}
 	for _, t := range c.Tools {
 		if t.Approval != "" {
 			byID[t.ToolCallID] = t.Approval
 		}
 	}
-	return func(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
+	return func(ctx context.Context, req view.ApprovalRequest) (event.Decision, error) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		switch byID[req.ToolCallID] {
-		case harness.DecisionOnce:
-			return harness.DecisionOnce, nil
-		case harness.DecisionAll:
-			return harness.DecisionAll, nil
+		case event.DecisionOnce:
+			return event.DecisionOnce, nil
+		case event.DecisionAll:
+			return event.DecisionAll, nil
 		}
-		return harness.DecisionDeny, nil
+		return event.DecisionDeny, nil
 	}
 }
 

@@ -17,13 +17,12 @@ import (
 func session(t *testing.T) (*harness.Session, *[]*harness.Assistant) {
 	t.Helper()
 	var calls []*harness.Assistant
-	o := demotest.Options(t, "../../sample-skills")
-	o.Demo = true
-	o.OnEvent = func(ev harness.Event) {
+	p := demotest.Sample(t, "../../sample-skills")
+	o := harness.Options{Config: p.Config, Catalog: p.Catalog, Model: p.Model, ModelName: p.ModelName, Demo: true, OnEvent: func(ev harness.Event) {
 		if a, ok := ev.(*harness.Assistant); ok {
 			calls = append(calls, a)
 		}
-	}
+	}}
 	s, err := harness.New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"skillet/harness"
 	"skillet/harness/atomicfile"
 )
 
@@ -262,5 +261,5 @@ func rescoreOne(dir string, m *Manifest, r Run) (Run, string) {
 
 // JournalPath is where a run's session journal lives.
 func JournalPath(dir, session string) string {
-	return filepath.Join(dir, SessionsDir, session, harness.JournalFile)
+	return filepath.Join(dir, SessionsDir, session, journal.FileName)
 }

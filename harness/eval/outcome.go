@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 )
 
 // Outcomes of a run, from the point of view of the skill its query is about.
@@ -73,9 +74,9 @@ var limitKeys = []string{"max_skill_chars", "max_loads_per_turn", "load_token_bu
 // happened for skill. maxSteps is the eval's step cap (0 for none): a run
 // the eval ended at its cap, by cancelling the model call past it, is no
 // error, and that call, never sent, is not counted.
-func Classify(events []harness.Event, skill string, maxSteps int) Result {
+func Classify(events []event.Event, skill string, maxSteps int) Result {
 	r := Result{Loaded: []string{}}
-	var firstCall *harness.ToolCallRecord
+	var firstCall *event.ToolCallRecord
 	loadArgs := map[string]string{}
 	var refusedLimit, lastError, stop string
 	var pastCap, sawEnd bool
@@ -87,7 +88,7 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	for _, e := range events {
 		// the eval's turn is the first; a run reopened later and continued
 		// by hand does not change what it measured
-		if harness.TurnOf(e) > 1 {
+		if event.TurnOf(e) > 1 {
 			break
 		}
 		if t := e.Head().Time; !t.IsZero() {
@@ -97,7 +98,7 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 			last = t
 		}
 		switch x := e.(type) {
-		case *harness.ModelCall:
+		case *event.ModelCall:
 			if maxSteps > 0 && x.Call > maxSteps {
 				pastCap = true
 				continue
@@ -109,7 +110,7 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 					r.Rank = i + 1
 				}
 			}
-		case *harness.Assistant:
+		case *event.Assistant:
 			if x.Manual {
 				continue
 			}
@@ -121,11 +122,11 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 				if firstCall == nil {
 					firstCall = &tc
 				}
-				if tc.Name == harness.ToolLoadSkill {
+				if tc.Name == rulebook.ToolLoadSkill {
 					loadArgs[tc.ID] = loadName(tc.Arguments)
 				}
 			}
-		case *harness.ToolResult:
+		case *event.ToolResult:
 			if x.Manual {
 				continue
 			}
@@ -135,22 +136,22 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 			if x.Activated != "" {
 				activated[x.ToolCallID] = x.Activated
 			}
-			if x.Name == harness.ToolLoadSkill && x.Refused && loadArgs[x.ToolCallID] == skill && refusedLimit == "" {
+			if x.Name == rulebook.ToolLoadSkill && x.Refused && loadArgs[x.ToolCallID] == skill && refusedLimit == "" {
 				refusedLimit = refusalLimit(x.Content)
 			}
-		case *harness.SkillLoaded:
+		case *event.SkillLoaded:
 			if x.By == "model" && !slices.Contains(r.Loaded, x.Skill) {
 				r.Loaded = append(r.Loaded, x.Skill)
 			}
-		case *harness.SkillActivated:
+		case *event.SkillActivated:
 			if x.By == "model" && !slices.Contains(r.Loaded, x.Skill) {
 				r.Loaded = append(r.Loaded, x.Skill)
 			}
-		case *harness.Retry:
+		case *event.Retry:
 			r.Retries++
-		case *harness.Error:
+		case *event.Error:
 			lastError = x.Message
-		case *harness.TurnEnd:
+		case *event.TurnEnd:
 			sawEnd = true
 			stop = string(x.StopReason)
 			loadedFromEnd = x.Loaded
@@ -174,11 +175,11 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	switch {
 	case !sawEnd:
 		failed = "the run ended before its turn did"
-	case stop == string(harness.StopError):
+	case stop == string(event.StopError):
 		failed = firstOf(lastError, "model error")
-	case stop == string(harness.StopInterrupted):
+	case stop == string(event.StopInterrupted):
 		failed = "the model's reply was interrupted"
-	case stop == string(harness.StopCancelled) && !pastCap:
+	case stop == string(event.StopCancelled) && !pastCap:
 		failed = "cancelled"
 	}
 	decided := firstCall != nil || (sawEnd && failed == "")
@@ -191,7 +192,7 @@ func Classify(events []harness.Event, skill string, maxSteps int) Result {
 	}
 	// the first call loaded the skill: load_skill, or the profile's own
 	// activation of it
-	firstIsLoad := firstCall != nil && (firstCall.Name == harness.ToolLoadSkill && loadName(firstCall.Arguments) == skill ||
+	firstIsLoad := firstCall != nil && (firstCall.Name == rulebook.ToolLoadSkill && loadName(firstCall.Arguments) == skill ||
 		activated[firstCall.ID] == skill)
 	switch {
 	case r.Triggered && firstIsLoad:
@@ -220,11 +221,11 @@ func loadName(args string) string {
 
 // toolLabel names a first tool call; a load or activation of another
 // skill says which.
-func toolLabel(tc *harness.ToolCallRecord, activated map[string]string) string {
+func toolLabel(tc *event.ToolCallRecord, activated map[string]string) string {
 	switch {
 	case tc == nil:
 		return ""
-	case tc.Name == harness.ToolLoadSkill:
+	case tc.Name == rulebook.ToolLoadSkill:
 		return fmt.Sprintf("%s(%s)", tc.Name, loadName(tc.Arguments))
 	case activated[tc.ID] != "":
 		return fmt.Sprintf("%s(%s)", tc.Name, activated[tc.ID])

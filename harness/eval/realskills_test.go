@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
 	"skillet/skills"
@@ -41,10 +42,10 @@ func TestExecute_RealSkillsWithTheDemoModel(t *testing.T) {
 	if len(names) < 10 {
 		t.Fatalf("only %d valid real skills: %v", len(names), names)
 	}
-	open := func(spec RunSpec, on func(harness.Event)) (*harness.Session, error) {
-		cfg := harness.DefaultConfig()
+	open := func(spec RunSpec, on func(harness.Event)) (Session, error) {
+		cfg := config.Default()
 		for _, n := range spec.Order {
-			cfg.Skills = append(cfg.Skills, harness.SkillRef{Name: n})
+			cfg.Skills = append(cfg.Skills, config.SkillRef{Name: n})
 		}
 		return harness.New(harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName, Demo: true, Dir: spec.Dir, OnEvent: on, NewID: func() string { return spec.ID }})
 	}

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // RunSpec is what one run's session is made from.
@@ -32,9 +32,17 @@ type RunSpec struct {
 	RoutingOnly bool
 }
 
+// Session is what a run needs of an open session: one turn, then closed.
+// The engine's *harness.Session is one; the caller wires it in, so that
+// this package knows events, not the engine.
+type Session interface {
+	Turn(ctx context.Context, text string) (*event.TurnEnd, error)
+	Close() error
+}
+
 // SessionFunc opens a fresh session for a run, wired as `skillet run`
 // wires one, handing every event to onEvent.
-type SessionFunc func(spec RunSpec, onEvent func(harness.Event)) (*harness.Session, error)
+type SessionFunc func(spec RunSpec, onEvent func(event.Event)) (Session, error)
 
 // Options configure Execute.
 type Options struct {
@@ -518,25 +526,25 @@ func (e *executor) runOne(ctx context.Context, k key, n, epoch int) *Run {
 	defer cancel()
 	maxSteps := e.m.Plan.MaxSteps
 	var mu sync.Mutex
-	var events []harness.Event
-	onEvent := func(ev harness.Event) {
-		if !harness.Journaled(ev) {
+	var events []event.Event
+	onEvent := func(ev event.Event) {
+		if !event.Journaled(ev) {
 			return
 		}
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
 		switch x := ev.(type) {
-		case *harness.Retry:
+		case *event.Retry:
 			if RateLimited(x.Message) {
 				e.throttled(epoch)
 			}
 			e.waiting(time.Duration(x.WaitMS) * time.Millisecond)
-		case *harness.Assistant:
+		case *event.Assistant:
 			e.succeeded()
 		}
 		// The step cap: the call past it is cancelled before it is sent.
-		if mc, ok := ev.(*harness.ModelCall); ok && maxSteps > 0 && mc.Call > maxSteps {
+		if mc, ok := ev.(*event.ModelCall); ok && maxSteps > 0 && mc.Call > maxSteps {
 			cancel()
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/eval/evaltest"
 	"skillet/harness/llm"
 	"skillet/skills"
@@ -55,7 +56,7 @@ func harnessWith(t testing.TB, root, url string, maxChars int) (SessionFunc, []s
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := harness.DefaultConfig()
+	base := config.Default()
 	base.Session.MaxSkillChars = maxChars
 	var names []string
 	for _, sk := range cat.All() {
@@ -63,11 +64,11 @@ func harnessWith(t testing.TB, root, url string, maxChars int) (SessionFunc, []s
 			names = append(names, sk.Name)
 		}
 	}
-	return func(spec RunSpec, on func(harness.Event)) (*harness.Session, error) {
+	return func(spec RunSpec, on func(harness.Event)) (Session, error) {
 		cfg := *base
-		cfg.Skills = make([]harness.SkillRef, 0, len(spec.Order))
+		cfg.Skills = make([]config.SkillRef, 0, len(spec.Order))
 		for _, n := range spec.Order {
-			cfg.Skills = append(cfg.Skills, harness.SkillRef{Name: n})
+			cfg.Skills = append(cfg.Skills, config.SkillRef{Name: n})
 		}
 		return harness.New(harness.Options{Config: &cfg, Catalog: cat, Model: client, ModelName: "scripted", Dir: spec.Dir, OnEvent: on, NewID: func() string { return spec.ID }})
 	}, names

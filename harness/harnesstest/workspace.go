@@ -10,7 +10,7 @@ import (
 	"skillet/skills"
 )
 
-// ConfigFile is the name of a workspace's config (harness.ConfigFile).
+// ConfigFile is the name of a workspace's config (config.File).
 const ConfigFile = "skillet.toml"
 
 // Workspace is a folder of skills, tools and a config made for one test,

@@ -12,6 +12,9 @@ import (
 	"sync"
 )
 
+// FileName is the journal's name inside a session's folder.
+const FileName = "journal.jsonl"
+
 // Writer appends events as JSON lines as they happen and syncs them to disk
 // at each turn's end, so a crash loses at most the turn in flight.
 type Writer struct {

@@ -10,7 +10,7 @@ import (
 	"skillet/skills"
 )
 
-// Counter counts tokens; *harness.Tokenizer is one.
+// Counter counts tokens; *tokens.Tokenizer is one.
 type Counter interface {
 	Count(s string) int
 	Name() string

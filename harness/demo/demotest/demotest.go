@@ -7,16 +7,26 @@ import (
 	"path/filepath"
 	"testing"
 
-	"skillet/harness"
+	"skillet/harness/config"
 	"skillet/harness/demo"
 	"skillet/harness/llm"
 	"skillet/skills"
 )
 
-// Options returns the options of a session over the sample skills in root
+// Parts are what an engine session over the sample skills is made of; the
+// test builds the session's options from them, so that this package needs
+// no engine of its own.
+type Parts struct {
+	Config    *config.Config
+	Catalog   *skills.Catalog
+	Model     *llm.Client
+	ModelName string
+}
+
+// Sample returns the parts of a session over the sample skills in root
 // (the repository's sample-skills folder, relative to the test's package)
 // with the demo model on a loopback server that closes with the test.
-func Options(tb testing.TB, root string) harness.Options {
+func Sample(tb testing.TB, root string) Parts {
 	tb.Helper()
 	srv, err := demo.Start()
 	if err != nil {
@@ -31,7 +41,7 @@ func Options(tb testing.TB, root string) harness.Options {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, err := harness.LoadConfig(filepath.Join(root, harness.ConfigFile))
+	cfg, err := config.Load(filepath.Join(root, config.File))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -40,5 +50,5 @@ func Options(tb testing.TB, root string) harness.Options {
 	if _, err := cat.Refresh(); err != nil {
 		tb.Fatal(err)
 	}
-	return harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName}
+	return Parts{Config: cfg, Catalog: cat, Model: client, ModelName: demo.ModelName}
 }

@@ -1,4 +1,4 @@
-package harness
+package workspace
 
 import (
 	"encoding/base64"
@@ -8,23 +8,22 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"skillet/harness/journal"
 	"slices"
 
 	"skillet/harness/event"
-	wspace "skillet/harness/workspace"
+	"skillet/harness/journal"
 )
 
-// WorkspacePoint says when in a session to rebuild its workspace: as model
+// Point says when in a session to rebuild its workspace: as model
 // call Call went out (0: at the end of the journal), or right after the
 // tool call ToolCallID.
-type WorkspacePoint struct {
+type Point struct {
 	Call       int
 	ToolCallID string
 }
 
-// WorkspaceReport says what WriteWorkspace wrote and what it could not.
-type WorkspaceReport struct {
+// Report says what WriteAt wrote and what it could not.
+type Report struct {
 	// Mode and Source are the session's workspace; Base what the files no
 	// tool changed came from ("" when nothing: a scratch workspace).
 	Mode   string   `json:"mode"`
@@ -34,14 +33,14 @@ type WorkspaceReport struct {
 	Warned []string `json:"warnings,omitempty"`
 }
 
-// WriteWorkspace writes into out (which must not exist or be empty) the
+// WriteAt writes into out (which must not exist or be empty) the
 // workspace of the session whose journal is at path, as it was at the
 // point. The files tool calls changed come from the journal; the others
 // from the folder a copied workspace started from, as it is today.
-func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport, error) {
-	var rep WorkspaceReport
+func WriteAt(path string, at Point, out string) (Report, error) {
+	var rep Report
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, JournalFile)
+		path = filepath.Join(path, journal.FileName)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -58,7 +57,7 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 	if len(events) == 0 {
 		return rep, fmt.Errorf("read session %s: the journal holds no events", path)
 	}
-	start, ok := events[0].(*SessionStart)
+	start, ok := events[0].(*event.SessionStart)
 	if !ok || start.Workspace == nil {
 		return rep, fmt.Errorf("session %s has no workspace: it ran without agent tools", path)
 	}
@@ -74,12 +73,12 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 		return rep, fmt.Errorf("session %s has no model call %d", path, at.Call)
 	}
 	switch start.Workspace.Mode {
-	case WorkspaceCopy, WorkspaceInPlace:
-		if _, _, err := wspace.CopyOf(start.Workspace.Source, out); err != nil {
+	case event.WorkspaceCopy, event.WorkspaceInPlace:
+		if _, _, err := CopyOf(start.Workspace.Source, out); err != nil {
 			return rep, fmt.Errorf("start from %s: %w", start.Workspace.Source, err)
 		}
 		rep.Base = start.Workspace.Source
-		if start.Workspace.Mode == WorkspaceInPlace {
+		if start.Workspace.Mode == event.WorkspaceInPlace {
 			rep.Warned = append(rep.Warned, fmt.Sprintf("the session worked in place on %s: files no tool call changed are as that folder is today, which may include changes made after this point", rep.Base))
 		} else {
 			rep.Warned = append(rep.Warned, fmt.Sprintf("files no tool call changed are copied from %s as it is today", rep.Base))
@@ -89,7 +88,7 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 			return rep, fmt.Errorf("write workspace: %w", err)
 		}
 	}
-	if err := writeChanges(out, changes, &rep); err != nil {
+	if err := WriteChanges(out, changes, &rep); err != nil {
 		return rep, err
 	}
 	return rep, nil
@@ -98,20 +97,20 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 // changesUpTo folds the workspace changes of events up to a point: the
 // last change of each path. found is false when the point is not in the
 // session.
-func changesUpTo(events []Event, at WorkspacePoint) (map[string]FileChange, bool) {
-	out := map[string]FileChange{}
+func changesUpTo(events []event.Event, at Point) (map[string]event.FileChange, bool) {
+	out := map[string]event.FileChange{}
 	end := at.Call == 0 && at.ToolCallID == ""
 	for _, e := range events {
 		switch e := e.(type) {
-		case *ModelCall:
+		case *event.ModelCall:
 			if at.Call > 0 && e.Call == at.Call {
 				return out, true
 			}
-		case *WorkspaceChanged:
+		case *event.WorkspaceChanged:
 			for _, c := range e.Changes {
 				out[c.Path] = c
 			}
-		case *ToolResult:
+		case *event.ToolResult:
 			if at.ToolCallID != "" && e.ToolCallID == at.ToolCallID {
 				return out, true
 			}
@@ -134,20 +133,20 @@ func emptyOrAbsent(dir string) error {
 	return nil
 }
 
-// writeChanges makes recorded changes in the folder out with the
+// WriteChanges makes recorded changes in the folder out with the
 // workspace's own Apply: never outside out, never through a link. What
 // cannot be written is said in rep.
-func writeChanges(out string, changes map[string]FileChange, rep *WorkspaceReport) error {
-	ws, err := wspace.InPlace(out)
+func WriteChanges(out string, changes map[string]event.FileChange, rep *Report) error {
+	ws, err := InPlace(out)
 	if err != nil {
 		return fmt.Errorf("write workspace: %w", err)
 	}
-	blobs := wspace.NewMemBlobs()
-	list := make([]wspace.Change, 0, len(changes))
+	blobs := NewMemBlobs()
+	list := make([]Change, 0, len(changes))
 	for _, p := range slices.Sorted(maps.Keys(changes)) {
 		c := changes[p]
-		ch := wspace.Change{Path: c.Path, Op: c.Op, Omitted: c.Omitted,
-			After: wspace.FileState{Hash: c.Hash, Size: c.Size, Mode: fs.FileMode(c.Mode), Link: c.Link}}
+		ch := Change{Path: c.Path, Op: c.Op, Omitted: c.Omitted,
+			After: FileState{Hash: c.Hash, Size: c.Size, Mode: fs.FileMode(c.Mode), Link: c.Link}}
 		if c.Op != event.FileDelete && !c.Omitted && c.Link == "" && !ch.After.Mode.IsDir() {
 			data := []byte(c.Content)
 			if c.Base64 {
@@ -163,7 +162,7 @@ func writeChanges(out string, changes map[string]FileChange, rep *WorkspaceRepor
 		list = append(list, ch)
 	}
 	err = ws.Apply(list, blobs)
-	var inc *wspace.IncompleteError
+	var inc *IncompleteError
 	if errors.As(err, &inc) {
 		rep.Warned = append(rep.Warned, inc.Error()+" (too large to keep in the journal)")
 		err = nil

@@ -1,4 +1,6 @@
-package harness
+// Package config reads skillet.toml: the workspace's skills, model, agent,
+// sandbox, permissions and session settings, each value checked.
+package config
 
 import (
 	"errors"
@@ -12,13 +14,14 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
-// ConfigFile is the workspace config's file name.
-const ConfigFile = "skillet.toml"
+// File is the workspace config's file name.
+const File = "skillet.toml"
 
 // Config is a parsed skillet.toml. Paths in it are resolved against the
 // file's folder.
@@ -29,12 +32,12 @@ type Config struct {
 	SkillsDirs []string `toml:"skills_dirs"`
 	// ToolsDirs are workspace-wide tool folders.
 	ToolsDirs []string          `toml:"tools_dirs"`
-	Model     ModelConfig       `toml:"model"`
-	Agent     AgentConfig       `toml:"agent"`
+	Model     Model             `toml:"model"`
+	Agent     Agent             `toml:"agent"`
 	Approval  map[string]string `toml:"approval"`
-	Session   Settings          `toml:"session"`
+	Session   event.Settings    `toml:"session"`
 	Skills    []SkillRef        `toml:"skills"`
-	MCP       MCPConfig         `toml:"mcp"`
+	MCP       MCP               `toml:"mcp"`
 	// Profile is how skills reach the model (package profile), "" for
 	// skillet; ContextWindow the model's window in tokens, 0 for the
 	// profile's default. --profile and --context-window win over both.
@@ -43,14 +46,14 @@ type Config struct {
 	// Workspace is a folder the session's workspace starts as a copy of;
 	// WorkspaceInPlace one the agent tools work on directly. Relative to
 	// this file; --workspace and --workspace-in-place win over both.
-	Workspace        string        `toml:"workspace"`
-	WorkspaceInPlace string        `toml:"workspace_in_place"`
-	Sandbox          SandboxConfig `toml:"sandbox"`
-	Permissions      []Permission  `toml:"permissions"`
+	Workspace        string       `toml:"workspace"`
+	WorkspaceInPlace string       `toml:"workspace_in_place"`
+	Sandbox          Sandbox      `toml:"sandbox"`
+	Permissions      []Permission `toml:"permissions"`
 }
 
-// ModelConfig is the [model] table. The API key never comes from a file.
-type ModelConfig struct {
+// Model is the [model] table. The API key never comes from a file.
+type Model struct {
 	Name             string   `toml:"name"`
 	BaseURL          string   `toml:"base_url"`
 	ConnectTimeout   Duration `toml:"connect_timeout"`
@@ -63,8 +66,8 @@ type ModelConfig struct {
 	ReplyTimeout Duration `toml:"reply_timeout"`
 }
 
-// AgentConfig is the [agent] table: the prompt and the agent's own tools.
-type AgentConfig struct {
+// Agent is the [agent] table: the prompt and the agent's own tools.
+type Agent struct {
 	Prompt string     `toml:"prompt"`
 	Tools  []AgentRef `toml:"tools"`
 }
@@ -81,13 +84,13 @@ type SkillRef struct {
 	Preload bool   `toml:"preload"`
 }
 
-// MCPConfig is the [mcp] table.
-type MCPConfig struct {
-	Servers map[string]MCPServerConfig `toml:"servers"`
+// MCP is the [mcp] table.
+type MCP struct {
+	Servers map[string]MCPServer `toml:"servers"`
 }
 
-// MCPServerConfig declares one MCP server: a command or a streamable-HTTP URL.
-type MCPServerConfig struct {
+// MCPServer declares one MCP server: a command or a streamable-HTTP URL.
+type MCPServer struct {
 	Command string            `toml:"command"`
 	Args    []string          `toml:"args"`
 	Env     map[string]string `toml:"env"`
@@ -107,25 +110,25 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// DefaultConfig is the config used when the workspace has no skillet.toml.
-func DefaultConfig() *Config {
-	return &Config{Session: DefaultSettings()}
+// Default is the config used when the workspace has no skillet.toml.
+func Default() *Config {
+	return &Config{Session: event.DefaultSettings()}
 }
 
-// LoadConfig reads and checks a skillet.toml. Every problem is reported at
+// Load reads and checks a skillet.toml. Every problem is reported at
 // once, each naming its key.
-func LoadConfig(path string) (*Config, error) {
+func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
-	return ParseConfig(data, path)
+	return Parse(data, path)
 }
 
-// ParseConfig parses skillet.toml text; path names it in messages and is the
+// Parse parses skillet.toml text; path names it in messages and is the
 // base for relative paths.
-func ParseConfig(data []byte, path string) (*Config, error) {
-	cfg := DefaultConfig()
+func Parse(data []byte, path string) (*Config, error) {
+	cfg := Default()
 	md, err := toml.Decode(string(data), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
@@ -138,7 +141,7 @@ func ParseConfig(data []byte, path string) (*Config, error) {
 			keys = append(keys, k.String())
 		}
 		if len(keys) > 0 {
-			errs = append(errs, fmt.Errorf("unknown keys: %s (known settings: %s)", strings.Join(keys, ", "), strings.Join(SettingKeys(), ", ")))
+			errs = append(errs, fmt.Errorf("unknown keys: %s (known settings: %s)", strings.Join(keys, ", "), strings.Join(event.SettingKeys(), ", ")))
 		}
 	}
 	if err := cfg.check(); err != nil {
@@ -196,9 +199,9 @@ func resolvePath(base, p string) string {
 // check validates values TOML cannot: settings ranges, approvals, refs.
 func (c *Config) check() error {
 	var errs []error
-	for _, k := range SettingKeys() {
+	for _, k := range event.SettingKeys() {
 		v, _ := c.Session.Get(k)
-		probe := DefaultSettings()
+		probe := event.DefaultSettings()
 		if err := probe.Set(k, v); err != nil {
 			errs = append(errs, fmt.Errorf("session.%s: %w", k, errors.Unwrap(err)))
 		}
@@ -248,7 +251,7 @@ func (c *Config) check() error {
 }
 
 func validApproval(a string) bool {
-	return a == ApproveNever || a == ApproveAsk || a == ApproveDeny
+	return a == rulebook.ApproveNever || a == rulebook.ApproveAsk || a == rulebook.ApproveDeny
 }
 
 // Refs converts the [[skills]] entries for skills.Select.

@@ -1,9 +1,11 @@
-package harness
+package config
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"skillet/harness/event"
 )
 
 func TestConfigParsesEverySectionAndResolvesPaths(t *testing.T) {
@@ -40,7 +42,7 @@ env = { TOKEN = "${GITHUB_TOKEN}" }
 [mcp.servers.remote]
 url = "http://127.0.0.1:9/mcp"
 `
-	cfg, err := ParseConfig([]byte(text), "/ws/skillet.toml")
+	cfg, err := Parse([]byte(text), "/ws/skillet.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ url = "http://127.0.0.1:9/mcp"
 	if cfg.MCP.Servers["files"].Command != "/ws/bin/files-server" {
 		t.Fatalf("server command %q should be relative to the config", cfg.MCP.Servers["files"].Command)
 	}
-	if cfg.Session.MaxLoadedSkills != 5 || cfg.Session.Delivery != DeliveryToolResult || cfg.Session.ListSize != 30 {
+	if cfg.Session.MaxLoadedSkills != 5 || cfg.Session.Delivery != event.DeliveryToolResult || cfg.Session.ListSize != 30 {
 		t.Fatalf("session %+v: set keys applied, others at defaults", cfg.Session)
 	}
 	refs := cfg.Refs()
@@ -80,7 +82,7 @@ url = "http://b"
 [model]
 idle_timeout = "soon"
 `
-	_, err := ParseConfig([]byte(text), "skillet.toml")
+	_, err := Parse([]byte(text), "skillet.toml")
 	if err == nil {
 		t.Fatal("bad config accepted")
 	}
@@ -89,7 +91,7 @@ idle_timeout = "soon"
 		t.Fatalf("error should name model.idle_timeout: %v", err)
 	}
 	text = strings.Replace(text, `idle_timeout = "soon"`, "", 1)
-	_, err = ParseConfig([]byte(text), "skillet.toml")
+	_, err = Parse([]byte(text), "skillet.toml")
 	for _, want := range []string{"max_loaded_skills", "delivery", "max_loded", "approval.x", "agent.tools[0]", "skills[0]", "mcp.servers.both"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error should name %q: %v", want, err)
@@ -98,17 +100,17 @@ idle_timeout = "soon"
 }
 
 func TestConfigSyntaxErrorNamesTheFile(t *testing.T) {
-	_, err := ParseConfig([]byte("[session\nmax = "), "/ws/skillet.toml")
+	_, err := Parse([]byte("[session\nmax = "), "/ws/skillet.toml")
 	if err == nil || !strings.Contains(err.Error(), "/ws/skillet.toml") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestSettingsSetAndGet(t *testing.T) {
-	s := DefaultSettings()
-	for _, k := range SettingKeys() {
+	s := event.DefaultSettings()
+	for _, k := range event.SettingKeys() {
 		v, err := s.Get(k)
-		if err != nil || SettingDoc(k) == "" {
+		if err != nil || event.SettingDoc(k) == "" {
 			t.Fatalf("%s: %v", k, err)
 		}
 		if err := s.Set(k, v); err != nil {

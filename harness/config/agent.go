@@ -1,4 +1,4 @@
-package harness
+package config
 
 import (
 	"errors"
@@ -6,12 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"skillet/harness/agenttools"
 	"skillet/harness/rulebook"
 )
 
-// SandboxConfig is the [sandbox] table: how agent shell commands are
+// Sandbox is the [sandbox] table: how agent shell commands are
 // confined and bounded. Zero values take the sandbox's defaults.
-type SandboxConfig struct {
+type Sandbox struct {
 	// Network lets commands reach the network (off by default).
 	Network bool `toml:"network"`
 	// Disabled runs commands unconfined (--no-sandbox).
@@ -51,7 +52,7 @@ func (c *Config) checkAgent() error {
 			errs = append(errs, fmt.Errorf("permissions[%d]: give exactly one of allow or deny", i))
 			continue
 		}
-		if _, err := parseRules(p.Allow + p.Deny); err != nil {
+		if _, err := agenttools.ParseAllowed(p.Allow + p.Deny); err != nil {
 			errs = append(errs, fmt.Errorf("permissions[%d]: %w", i, err))
 		}
 	}

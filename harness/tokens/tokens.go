@@ -1,4 +1,6 @@
-package harness
+// Package tokens counts tokens the way the model's tokenizer does: exactly
+// once its tables are loaded, by estimate before, remembering long texts.
+package tokens
 
 import (
 	"sync"
@@ -40,7 +42,11 @@ func NewTokenizer(encoding string) *Tokenizer {
 	return &Tokenizer{name: encoding, loaded: make(chan struct{})}
 }
 
-var defaultTokenizer = NewTokenizer(DefaultEncoding)
+var shared = NewTokenizer(DefaultEncoding)
+
+// Default is the tokenizer of DefaultEncoding every session shares unless
+// told otherwise, so that its tables load once per process.
+func Default() *Tokenizer { return shared }
 
 func (t *Tokenizer) load() {
 	t.once.Do(func() {

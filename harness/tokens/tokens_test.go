@@ -1,4 +1,4 @@
-package harness
+package tokens
 
 import (
 	"os"
@@ -131,9 +131,9 @@ func longestRun(s string) int {
 
 func TestCountNowDoesNotWaitForTheTables(t *testing.T) {
 	tok := NewTokenizer("") // never loaded
-	c := &counter{tok: tok}
+	c := NewCounter(tok)
 	estimated := false
-	n := c.countNow("some text to count", &estimated)
+	n := c.CountNow("some text to count", &estimated)
 	exact := !estimated
 	if exact || n != CountEstimate("some text to count") || tok.Ready() {
 		t.Fatalf("before loading: %d, exact %v, ready %v", n, exact, tok.Ready())
@@ -146,7 +146,7 @@ func TestCountNowDoesNotWaitForTheTables(t *testing.T) {
 	tok.Warm()
 	<-tok.Loaded()
 	estimated = false
-	n = c.countNow("some text to count", &estimated)
+	n = c.CountNow("some text to count", &estimated)
 	exact = !estimated
 	if !exact || !tok.Ready() || n != fullCount(t, ("some text to count")) {
 		t.Fatalf("after loading: %d, exact %v, ready %v", n, exact, tok.Ready())
@@ -238,4 +238,18 @@ func TestCountOfAHugeReplyIsExactAndBounded(t *testing.T) {
 	if grew := (after.Maxrss - before.Maxrss) * 1024; grew > 20*int64(len(big)) {
 		t.Errorf("counting 8 MB grew the peak by %d MB", grew>>20)
 	}
+}
+
+// sharedPath finds a folder of the reference material in a shared folder
+// beside one of the package's parents, "" when there is none.
+func sharedPath(elems ...string) string {
+	dir, _ := filepath.Abs(".")
+	for range 6 {
+		p := filepath.Join(append([]string{dir, "shared"}, elems...)...)
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p
+		}
+		dir = filepath.Dir(dir)
+	}
+	return ""
 }

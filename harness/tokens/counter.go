@@ -1,4 +1,4 @@
-package harness
+package tokens
 
 import (
 	"sync"
@@ -7,10 +7,11 @@ import (
 	"skillet/skills"
 )
 
-// counter counts tokens with a tokenizer, remembering recent texts: skill
+// Counter counts tokens with a tokenizer, remembering recent texts: skill
 // texts and messages are counted again at every snapshot otherwise. It has
-// its own lock, so snapshots count after releasing the session's.
-type counter struct {
+// its own lock, so snapshots count after releasing the session's. It
+// implements rulebook.Counter.
+type Counter struct {
 	tok *Tokenizer
 	// mu guards cache and chars.
 	mu    sync.Mutex
@@ -21,8 +22,11 @@ type counter struct {
 	chars map[*skills.Skill]int
 }
 
-// skillChars is the number of characters a load of sk delivers.
-func (c *counter) skillChars(sk *skills.Skill) int {
+// NewCounter returns a counter over tok.
+func NewCounter(tok *Tokenizer) *Counter { return &Counter{tok: tok} }
+
+// SkillChars is the number of characters a load of sk delivers.
+func (c *Counter) SkillChars(sk *skills.Skill) int {
 	c.mu.Lock()
 	n, ok := c.chars[sk]
 	c.mu.Unlock()
@@ -39,15 +43,15 @@ func (c *counter) skillChars(sk *skills.Skill) int {
 	return n
 }
 
-func (c *counter) cached(text string) (int, bool) {
+func (c *Counter) cached(text string) (int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n, ok := c.cache[text]
 	return n, ok
 }
 
-// count counts tokens exactly, waiting for the tokenizer's tables.
-func (c *counter) count(text string) int {
+// Count counts tokens exactly, waiting for the tokenizer's tables.
+func (c *Counter) Count(text string) int {
 	if len(text) < 64 {
 		return c.tok.Count(text)
 	}
@@ -64,11 +68,11 @@ func (c *counter) count(text string) int {
 	return n
 }
 
-// countNow counts tokens without waiting for the tokenizer's tables: an
+// CountNow counts tokens without waiting for the tokenizer's tables: an
 // estimate until they are ready (and *estimated is set, when given).
-func (c *counter) countNow(text string, estimated *bool) int {
+func (c *Counter) CountNow(text string, estimated *bool) int {
 	if c.tok.Ready() {
-		return c.count(text)
+		return c.Count(text)
 	}
 	if n, ok := c.cached(text); ok {
 		return n
@@ -78,9 +82,3 @@ func (c *counter) countNow(text string, estimated *bool) int {
 	}
 	return CountEstimate(text)
 }
-
-// Count counts tokens exactly (rulebook.Counter).
-func (c *counter) Count(text string) int { return c.count(text) }
-
-// CountNow counts tokens without waiting (rulebook.Counter).
-func (c *counter) CountNow(text string, estimated *bool) int { return c.countNow(text, estimated) }
