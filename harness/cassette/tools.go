@@ -6,6 +6,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/tools"
+	"skillet/harness/view"
 )
 
 // deniedByUser is the result the engine gives a call the user refused.
@@ -21,7 +22,7 @@ const deniedByUser = "denied by the user"
 // when nobody answered an approval in the recording (a headless session,
 // whose ask tools were denied by policy), so the replay denies them the
 // same way.
-func (c *Cassette) ServedApprover() harness.Approver {
+func (c *Cassette) ServedApprover() view.Approver {
 	answered := false
 	for _, t := range c.Tools {
 		switch t.Approval {
@@ -41,7 +42,7 @@ func (c *Cassette) ServedApprover() harness.Approver {
 			byID[t.ToolCallID] = t.Approval
 		}
 	}
-	return func(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
+	return func(ctx context.Context, req view.ApprovalRequest) (harness.Decision, error) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}

@@ -61,10 +61,17 @@ type WorkspaceChanged struct {
 	Changes    []FileChange `json:"changes"`
 }
 
+// Workspace modes, as WorkspaceInfo.Mode records them.
+const (
+	WorkspaceScratch = "scratch"
+	WorkspaceCopy    = "copy"
+	WorkspaceInPlace = "in-place"
+)
+
 // WorkspaceInfo says where a session's agent tools work.
 type WorkspaceInfo struct {
-	// Root is the workspace folder; Mode "scratch", "copy" or "in-place";
-	// Source the folder a copy started from.
+	// Root is the workspace folder; Mode WorkspaceScratch, WorkspaceCopy
+	// or WorkspaceInPlace; Source the folder a copy started from.
 	Root   string `json:"root"`
 	Mode   string `json:"mode"`
 	Source string `json:"source,omitempty"`
