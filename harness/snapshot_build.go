@@ -43,7 +43,7 @@ func (s *Session) snapshot(exact bool) *view.Snapshot {
 type snapLocked struct {
 	c    *rulebook.Next
 	snap *view.Snapshot
-	cat  view.Catalog
+	cat  view.SkillSet
 	// unsent are the notes waiting for the next user message; reported
 	// the last call whose usage the endpoint reported.
 	unsent   string
@@ -53,7 +53,7 @@ type snapLocked struct {
 func (f *frame) snapLocked() snapLocked {
 	c := rulebook.ComposeNext(f.st, f.w.World)
 	l := snapLocked{c: c, unsent: strings.Join(f.st.Unsent, "\n"),
-		cat:  view.Catalog{Catalog: f.opts.Catalog, Sel: f.w.Sel, Loaded: map[string]bool{}, Limits: f.st.Settings},
+		cat:  view.SkillSet{Catalog: f.opts.Catalog, Sel: f.w.Sel, Loaded: map[string]bool{}, Limits: f.st.Settings},
 		snap: view.Live(f.st, f.w.World, c, view.Origin{BaseURL: f.opts.BaseURL, Demo: f.opts.Demo, Notices: f.w.notices})}
 	for _, ls := range f.st.Loaded {
 		l.cat.Loaded[ls.Name] = true

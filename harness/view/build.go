@@ -119,11 +119,11 @@ func goneTools(st *rulebook.State, live []event.ToolInfo) []event.ToolInfo {
 	return out
 }
 
-// Catalog is what the skills' statuses are built from, copied from the
+// SkillSet is what the skills' statuses are built from, copied from the
 // session so they are built without its lock: the selection, the names
 // of the loaded skills and the limits a skill that can never load is
 // judged by (R12).
-type Catalog struct {
+type SkillSet struct {
 	Catalog *skills.Catalog
 	Sel     *rulebook.Selection
 	Loaded  map[string]bool
@@ -133,7 +133,7 @@ type Catalog struct {
 }
 
 // SkillStatuses lists every discovered skill, shadowed ones too, by name.
-func SkillStatuses(cat Catalog) []SkillStatus {
+func SkillStatuses(cat SkillSet) []SkillStatus {
 	all, shadowed := cat.Catalog.All(), cat.Catalog.Shadowed()
 	out := make([]SkillStatus, 0, len(all)+len(shadowed))
 	add := func(sk *skills.Skill, shadowed bool) {

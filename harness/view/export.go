@@ -10,7 +10,6 @@ import (
 
 	"skillet/harness/event"
 	"skillet/harness/journal"
-	"skillet/harness/paged"
 	"skillet/harness/rulebook"
 	"skillet/harness/share"
 )
@@ -46,7 +45,7 @@ func ShareJournal(path string) (*share.Session, error) {
 // transcript, each turn's record, how its tool calls were approved, and
 // what it ran on.
 type Markdown struct {
-	Entries          paged.List[rulebook.Entry]
+	Entries          Transcript
 	SessionID, Model string
 	BaseURL          string
 	Demo             bool
