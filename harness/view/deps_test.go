@@ -1,24 +1,39 @@
 package view
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
 // deps lists what pkg depends on, however indirectly, with the go tool.
+// The source files of the module's packages among them are looked at, so
+// a cached pass of the test goes stale when one of them changes.
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool on PATH to list dependencies")
 	}
-	out, err := exec.Command(goBin, "list", "-deps", pkg).Output()
+	out, err := exec.Command(goBin, "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", pkg).Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
-	list := strings.Fields(string(out))
+	var list []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, rest, _ := strings.Cut(line, "\t")
+		dir, files, _ := strings.Cut(rest, "\t")
+		list = append(list, path)
+		if strings.HasPrefix(path, "skillet/") || path == "skillet" {
+			_, _ = os.ReadDir(dir) // a file added there
+			for _, f := range strings.Fields(files) {
+				_, _ = os.Stat(filepath.Join(dir, f))
+			}
+		}
+	}
 	if len(list) < 10 || !slices.Contains(list, pkg) {
 		t.Fatalf("go list -deps %s listed only %v", pkg, list)
 	}
