@@ -10,7 +10,8 @@ import (
 )
 
 // Engine is what the interface drives: one session of the harness
-// (skillet/harness's Session, which the program's main hands in). Every method may block, so the program
+// (skillet/harness's Session, which the program's main hands in; the
+// package never imports the shell). Every method may block, so the program
 // calls them from commands (goroutines), never while drawing; Snapshot and
 // Transcript are called while a turn runs.
 //
