@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/tools"
 	"skillet/harness/view"
 )
@@ -26,9 +26,9 @@ func (c *Cassette) ServedApprover() view.Approver {
 	answered := false
 	for _, t := range c.Tools {
 		switch t.Approval {
-		case harness.DecisionOnce, harness.DecisionAll:
+		case event.DecisionOnce, event.DecisionAll:
 			answered = true
-		case harness.DecisionDeny:
+		case event.DecisionDeny:
 			// a headless session denies with its own text, no one answered
 			answered = answered || t.Content == deniedByUser
 		}
@@ -36,23 +36,23 @@ func (c *Cassette) ServedApprover() view.Approver {
 	if !answered {
 		return nil
 	}
-	byID := map[string]harness.Decision{}
+	byID := map[string]event.Decision{}
 	for _, t := range c.Tools {
 		if t.Approval != "" {
 			byID[t.ToolCallID] = t.Approval
 		}
 	}
-	return func(ctx context.Context, req view.ApprovalRequest) (harness.Decision, error) {
+	return func(ctx context.Context, req view.ApprovalRequest) (event.Decision, error) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		switch byID[req.ToolCallID] {
-		case harness.DecisionOnce:
-			return harness.DecisionOnce, nil
-		case harness.DecisionAll:
-			return harness.DecisionAll, nil
+		case event.DecisionOnce:
+			return event.DecisionOnce, nil
+		case event.DecisionAll:
+			return event.DecisionAll, nil
 		}
-		return harness.DecisionDeny, nil
+		return event.DecisionDeny, nil
 	}
 }
 
