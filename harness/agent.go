@@ -18,6 +18,13 @@ import (
 	wspace "skillet/harness/workspace"
 )
 
+// Workspace modes, as SessionStart records them.
+const (
+	WorkspaceScratch = "scratch"
+	WorkspaceCopy    = "copy"
+	WorkspaceInPlace = "in-place"
+)
+
 // maxDiff caps the diff a tool result carries for the transcript; the
 // journal keeps every changed file whole regardless.
 const maxDiff = 16 << 10
@@ -89,7 +96,7 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace %s: %w", cfg.WorkspaceInPlace, err)
 		}
-		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: event.WorkspaceInPlace, Source: a.ws.Root()}
+		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: WorkspaceInPlace, Source: a.ws.Root()}
 		notices = append(notices, fmt.Sprintf("the agent tools work IN PLACE on %s: commands and edits change it for real", a.ws.Root()))
 	case cfg.Workspace != "":
 		ws, stats, err := wspace.CopyOf(cfg.Workspace, filepath.Join(dir, "workspace"))
@@ -97,14 +104,14 @@ func (s *Session) openAgent(dir string, prev *event.WorkspaceInfo) (*agentTools,
 			return nil, nil, fmt.Errorf("workspace from %s: %w", cfg.Workspace, err)
 		}
 		a.ws = ws
-		a.info = event.WorkspaceInfo{Root: ws.Root(), Mode: event.WorkspaceCopy, Source: cfg.Workspace, Files: stats.Files, Bytes: stats.Bytes}
+		a.info = event.WorkspaceInfo{Root: ws.Root(), Mode: WorkspaceCopy, Source: cfg.Workspace, Files: stats.Files, Bytes: stats.Bytes}
 		notices = append(notices, fmt.Sprintf("workspace: a copy of %s at %s (%s)", cfg.Workspace, ws.Root(), stats))
 	default:
 		a.ws, err = wspace.Scratch(filepath.Join(dir, "workspace"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("workspace: %w", err)
 		}
-		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: event.WorkspaceScratch}
+		a.info = event.WorkspaceInfo{Root: a.ws.Root(), Mode: WorkspaceScratch}
 	}
 	for _, sk := range s.opts.Catalog.All() {
 		if sk.Dir != "" {
@@ -311,7 +318,7 @@ func (a *agentTools) before(c wspace.Change) []byte {
 	if b, ok := a.seen[c.Before.Hash]; ok {
 		return b
 	}
-	if a.info.Mode == event.WorkspaceCopy {
+	if a.info.Mode == WorkspaceCopy {
 		if data, err := os.ReadFile(filepath.Join(a.info.Source, filepath.FromSlash(c.Path))); err == nil && contentHash(data) == c.Before.Hash {
 			return data
 		}

@@ -74,12 +74,12 @@ func WriteWorkspace(path string, at WorkspacePoint, out string) (WorkspaceReport
 		return rep, fmt.Errorf("session %s has no model call %d", path, at.Call)
 	}
 	switch start.Workspace.Mode {
-	case event.WorkspaceCopy, event.WorkspaceInPlace:
+	case WorkspaceCopy, WorkspaceInPlace:
 		if _, _, err := wspace.CopyOf(start.Workspace.Source, out); err != nil {
 			return rep, fmt.Errorf("start from %s: %w", start.Workspace.Source, err)
 		}
 		rep.Base = start.Workspace.Source
-		if start.Workspace.Mode == event.WorkspaceInPlace {
+		if start.Workspace.Mode == WorkspaceInPlace {
 			rep.Warned = append(rep.Warned, fmt.Sprintf("the session worked in place on %s: files no tool call changed are as that folder is today, which may include changes made after this point", rep.Base))
 		} else {
 			rep.Warned = append(rep.Warned, fmt.Sprintf("files no tool call changed are copied from %s as it is today", rep.Base))
