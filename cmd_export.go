@@ -11,6 +11,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/share"
+	"skillet/harness/view"
 )
 
 const exportUsage = `usage: skillet export [flags] SESSION
@@ -67,7 +68,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	// the cast and the page share one fold; the Markdown folds the journal
 	// with its skills, so --md alone never reads it for them
 	if cast != "" || page != "" {
-		sh, err := harness.ShareJournal(path)
+		sh, err := view.ShareJournal(journalFile(path))
 		if err != nil {
 			fmt.Fprintln(stderr, "skillet export:", err)
 			return 1
@@ -92,11 +93,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 // any path, a symlink too) or that two flags name: either would leave one
 // of the files lost.
 func checkOutputs(session string, outs [][2]string) error {
-	journal := session
-	if fi, err := os.Stat(journal); err == nil && fi.IsDir() {
-		journal = filepath.Join(journal, harness.JournalFile)
-	}
-	jfi, jerr := os.Stat(journal)
+	jfi, jerr := os.Stat(journalFile(session))
 	same := func(a, b string) bool {
 		if filepath.Clean(a) == filepath.Clean(b) {
 			return true
@@ -119,6 +116,15 @@ func checkOutputs(session string, outs [][2]string) error {
 		}
 	}
 	return nil
+}
+
+// journalFile is the journal of a session given as its folder or its
+// journal file.
+func journalFile(session string) string {
+	if fi, err := os.Stat(session); err == nil && fi.IsDir() {
+		return filepath.Join(session, harness.JournalFile)
+	}
+	return session
 }
 
 // exportMarkdown writes /export's Markdown of the session at path, folded

@@ -14,6 +14,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/config"
 	"skillet/harness/profile"
+	"skillet/harness/view"
 	"skillet/skills"
 )
 
@@ -211,7 +212,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, model string, us
 		rep.Notices = append(rep.Notices, profile.Notices(p, model, win)...)
 	}
 
-	status := map[string]harness.SkillStatus{}
+	status := map[string]view.SkillStatus{}
 	for _, st := range snap.Skills {
 		if st.Shadowed {
 			rep.LeftOut = append(rep.LeftOut, offeredLeftOut{Name: st.Name, Dir: st.Dir, Reason: "shadowed by the skill of the same name in an earlier folder"})

@@ -11,6 +11,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/cassette"
+	"skillet/harness/event"
 )
 
 const replayUsage = `usage: skillet replay diff [flags] FILE
@@ -175,11 +176,11 @@ func fatal(ms []*cassette.Mismatch) bool {
 type differ struct {
 	out   io.Writer
 	mu    sync.Mutex
-	turns []*harness.TurnEnd
+	turns []*event.TurnEnd
 }
 
-func (d *differ) onEvent(ev harness.Event) {
-	if t, ok := ev.(*harness.TurnEnd); ok {
+func (d *differ) onEvent(ev event.Event) {
+	if t, ok := ev.(*event.TurnEnd); ok {
 		d.mu.Lock()
 		d.turns = append(d.turns, t)
 		d.mu.Unlock()
@@ -233,7 +234,7 @@ func (d *differ) report(p *cassette.Player, cas *cassette.Cassette, status int) 
 
 // decisionDelta names what changed in a turn's Offered / Delivered /
 // Loaded (R20).
-func decisionDelta(was *cassette.TurnEnd, now *harness.TurnEnd) []string {
+func decisionDelta(was *cassette.TurnEnd, now *event.TurnEnd) []string {
 	var out []string
 	for _, f := range []struct {
 		name     string

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
 )
 
@@ -323,16 +323,16 @@ func TestRunToolFailureIsSaidOnce(t *testing.T) {
 
 func TestToolFailureLeavesOutRefusalsAndCancels(t *testing.T) {
 	for _, tc := range []struct {
-		r    harness.ToolResult
+		r    event.ToolResult
 		want string
 	}{
-		{harness.ToolResult{Name: "boom", Content: "tool boom@1 failed: exit code 3\nstderr...", IsError: true}, "tool boom@1 failed: exit code 3"},
-		{harness.ToolResult{Name: "x", Content: "no such account", IsError: true}, "tool x failed: no such account"},
-		{harness.ToolResult{Name: "x", Content: "cancelled by user while x ran", IsError: true, Cancelled: true}, ""},
+		{event.ToolResult{Name: "boom", Content: "tool boom@1 failed: exit code 3\nstderr...", IsError: true}, "tool boom@1 failed: exit code 3"},
+		{event.ToolResult{Name: "x", Content: "no such account", IsError: true}, "tool x failed: no such account"},
+		{event.ToolResult{Name: "x", Content: "cancelled by user while x ran", IsError: true, Cancelled: true}, ""},
 		// the engine's mark, not the words, says a call was cancelled
-		{harness.ToolResult{Name: "x", Content: "cancelled by user, says the tool", IsError: true}, "tool x failed: cancelled by user, says the tool"},
-		{harness.ToolResult{Name: "x", Content: "denied by the user", IsError: true, Refused: true}, ""},
-		{harness.ToolResult{Name: "x", Content: "fine"}, ""},
+		{event.ToolResult{Name: "x", Content: "cancelled by user, says the tool", IsError: true}, "tool x failed: cancelled by user, says the tool"},
+		{event.ToolResult{Name: "x", Content: "denied by the user", IsError: true, Refused: true}, ""},
+		{event.ToolResult{Name: "x", Content: "fine"}, ""},
 	} {
 		if got := toolFailure(&tc.r); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.r.Content, got, tc.want)

@@ -14,6 +14,8 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/cassette"
+	"skillet/harness/event"
+	"skillet/harness/view"
 )
 
 const runUsage = `usage: skillet run [flags] MESSAGE...
@@ -157,7 +159,7 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 				if printed > 0 {
 					fmt.Fprintln(answers)
 				}
-				fmt.Fprintln(answers, turnRule(harness.TurnOf(end), m))
+				fmt.Fprintln(answers, turnRule(event.TurnOf(end), m))
 			}
 			fmt.Fprintln(answers, unescapeMarkdown(end.Answer))
 			printed++
@@ -170,10 +172,10 @@ func runHeadless(args []string, stdin io.Reader, stdout, stderr io.Writer) (code
 		case err != nil:
 			fmt.Fprintln(stderr, "skillet run:", err)
 			status = 1
-		case end.StopReason == harness.StopCancelled:
+		case end.StopReason == event.StopCancelled:
 			fmt.Fprintln(stderr, "skillet run:", sigs.cancelled())
 			return sigs.exitCode(1)
-		case end.StopReason == harness.StopInterrupted:
+		case end.StopReason == event.StopInterrupted:
 			fmt.Fprintln(stderr, "skillet run: the model's reply was interrupted")
 			status = 1
 		}
@@ -221,23 +223,23 @@ type eventWriter struct {
 	failures []string
 }
 
-func (e *eventWriter) write(ev harness.Event) {
+func (e *eventWriter) write(ev event.Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch x := ev.(type) {
-	case *harness.ToolResult:
+	case *event.ToolResult:
 		if f := toolFailure(x); f != "" {
 			e.failures = append(e.failures, f)
 		}
-	case *harness.Warning:
+	case *event.Warning:
 		if e.stderr != nil {
 			fmt.Fprintln(e.stderr, "skillet: warning:", x.Message)
 		}
 	}
-	if e.w == nil || e.err != nil || !harness.Journaled(ev) {
+	if e.w == nil || e.err != nil || !event.Journaled(ev) {
 		return
 	}
-	b, err := harness.MarshalEvent(ev)
+	b, err := event.Marshal(ev)
 	if err == nil {
 		_, err = e.w.Write(append(b, '\n'))
 	}
@@ -247,7 +249,7 @@ func (e *eventWriter) write(ev harness.Event) {
 // toolFailure is the line a failed tool result is reported with, "" when
 // the result is no failure: a refusal the model was told about, or a call
 // cut short because the user cancelled the turn.
-func toolFailure(r *harness.ToolResult) string {
+func toolFailure(r *event.ToolResult) string {
 	if !r.IsError || r.Refused || r.Cancelled {
 		return ""
 	}
@@ -285,7 +287,7 @@ func firstLine(s string) string {
 
 // unknownApprovals warns about --approve names no enabled skill nor the
 // agent lists: such a flag approves nothing, most often through a typo.
-func unknownApprovals(names []string, snap *harness.Snapshot) []string {
+func unknownApprovals(names []string, snap *view.Snapshot) []string {
 	known := map[string]bool{}
 	for _, t := range snap.Tools {
 		known[t.Name] = true

@@ -7,11 +7,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"strings"
 	"testing"
-
-	"skillet/harness"
 )
 
 // isolate points every folder skillet reads or writes at a temporary one.
@@ -120,7 +119,7 @@ func TestRunOfflineDemoShowsTheLifecycle(t *testing.T) {
 		t.Fatalf("--events has %d lines, the journal %d events", len(lines), len(journaled))
 	}
 	for i, e := range journaled {
-		b, _ := harness.MarshalEvent(e)
+		b, _ := event.Marshal(e)
 		if string(b) != lines[i] {
 			t.Fatalf("event %d differs:\n--events: %.300s\njournal:  %.300s", i+1, lines[i], b)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 const showUsage = `usage: skillet show [flags] SESSION
@@ -78,9 +80,9 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 // encodeState writes a state view as encodeJSON does, its turns taken
 // from turns one at a time: a long session's turn records are never all
 // held, in memory or in the encoder's buffer.
-func encodeState(w io.Writer, v *harness.StateView, turns iter.Seq[harness.TurnView]) error {
+func encodeState(w io.Writer, v *view.StateView, turns iter.Seq[view.TurnView]) error {
 	var head bytes.Buffer
-	v.Turns = []harness.TurnView{}
+	v.Turns = []view.TurnView{}
 	if err := encodeJSON(&head, v); err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func encodeJSON(w io.Writer, v any) error {
 }
 
 // printState prints a state view for people.
-func printState(w io.Writer, v *harness.StateView) {
+func printState(w io.Writer, v *view.StateView) {
 	prof := v.Profile
 	if v.ProfileAgent != "" {
 		prof += " (" + v.ProfileAgent + ")" // what the session ran under
@@ -164,7 +166,7 @@ func printState(w io.Writer, v *harness.StateView) {
 		prof += " (" + p.Agent() + ")" // a journal older than profile_agent
 	}
 	fmt.Fprintf(w, "session %s · model %s · profile %s · turn %d\n", v.SessionID, v.Model, prof, v.Turn)
-	if v.Profile != harness.DefaultProfile {
+	if v.Profile != rulebook.DefaultProfile {
 		life := "off: activated text stays in the history"
 		if v.Lifecycle {
 			life = "on"

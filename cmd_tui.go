@@ -18,6 +18,7 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/cassette"
+	"skillet/harness/event"
 	"skillet/harness/llm"
 	"skillet/ui"
 )
@@ -99,7 +100,7 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 	defer w.close()
 	sink := ui.NewEventSink()
 	turns := &turnTracker{idle: make(chan struct{})}
-	onEvent := func(ev harness.Event) {
+	onEvent := func(ev event.Event) {
 		turns.note(ev)
 		sink.OnEvent(ev)
 	}
@@ -115,9 +116,9 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 			settleMemory()
 		}
 		for _, n := range w.notices {
-			sink.OnEvent(&harness.Warning{Message: n})
+			sink.OnEvent(&event.Warning{Message: n})
 		}
-		w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&harness.Warning{Message: m.Error()}) })
+		w.tape.reportTo(func(m *cassette.Mismatch) { sink.OnEvent(&event.Warning{Message: m.Error()}) })
 		return s, nil
 	}
 	var s *harness.Session
@@ -240,15 +241,15 @@ type turnTracker struct {
 	idle chan struct{} // closed while no turn is open
 }
 
-func (t *turnTracker) note(ev harness.Event) {
+func (t *turnTracker) note(ev event.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev.(type) {
-	case *harness.TurnStart:
+	case *event.TurnStart:
 		if !t.open {
 			t.open, t.idle = true, make(chan struct{})
 		}
-	case *harness.TurnEnd:
+	case *event.TurnEnd:
 		if t.open {
 			t.open = false
 			close(t.idle)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"skillet/harness"
 	"skillet/harness/config"
 	"skillet/harness/event"
 	"skillet/harness/profile"
@@ -111,7 +110,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 
 	limits := validateLimits{From: "defaults"}
-	set := harness.DefaultSettings()
+	set := event.DefaultSettings()
 	if *cfgPath != "" {
 		cfg, err := config.Load(*cfgPath)
 		if err != nil {
@@ -299,7 +298,7 @@ func invocationNote(s *skills.Skill) string {
 	ps := profile.Skill{Name: s.Name, Description: s.Description, Dir: s.Dir, Path: s.Path, DisableModelInvocation: true}
 	var out, in []string
 	for _, p := range profile.All() {
-		if p.Name() == harness.DefaultProfile {
+		if p.Name() == rulebook.DefaultProfile {
 			continue // Skillet's own list is the engine's, which lists every skill
 		}
 		cat := p.Catalogue(profile.Input{Skills: []profile.Skill{ps}, NoBundled: true})

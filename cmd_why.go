@@ -254,7 +254,7 @@ func (n *sessionNames) add(e event.Event) {
 func rank(w *wiring, tok *tokens.Tokenizer, name, message, profileName string, window int) (*why.Would, error) {
 	var call *event.ModelCall
 	s, err := harness.New(harness.Options{Config: w.cfg, Catalog: w.catalog, Model: silentModel{}, ModelName: "skillet-why", Tokenizer: tok, Profile: profileName, ContextWindow: window,
-		OnEvent: func(e harness.Event) {
+		OnEvent: func(e event.Event) {
 			if mc, ok := e.(*event.ModelCall); ok && call == nil {
 				call = mc
 			}

@@ -18,8 +18,10 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/config"
 	"skillet/harness/demo"
+	"skillet/harness/event"
 	"skillet/harness/llm"
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
 	"skillet/harness/tools"
 	"skillet/skills"
 )
@@ -76,7 +78,7 @@ func (c *common) registerLive(fs *flag.FlagSet) {
 	fs.DurationVar(&c.replyTimeout, "reply-timeout", 0, "the longest one model reply may take, however steadily it streams, such as 90s or 20m\n"+
 		"(default: skillet.toml [model] reply_timeout, else 10m)")
 	fs.BoolVar(&c.offline, "offline", false, "use the built-in offline demo model (not an LLM), even with a key set")
-	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable): "+strings.Join(harness.SettingKeys(), ", "))
+	fs.Var(&c.sets, "set", "`KEY=VALUE` for a limit or mode of the rule book (repeatable): "+strings.Join(event.SettingKeys(), ", "))
 	fs.StringVar(&c.profile, "profile", "", "how skills reach the model: the `NAME` of a profile ("+strings.Join(profile.Names(), ", ")+");\n"+
 		"default: skillet.toml profile, else skillet")
 	fs.Var(&c.window, "context-window", "the model's context window in `TOKENS`, the input of a profile's listing budget\n"+
@@ -196,7 +198,7 @@ func wireSkills(c *common) (*wiring, error) {
 	w := &wiring{tape: &tapeWiring{}}
 
 	// A reopened session finds its skills where it found them before.
-	var start *harness.SessionStart
+	var start *event.SessionStart
 	if err := w.openTape(c); err != nil {
 		return nil, err
 	}
@@ -301,7 +303,7 @@ func wireSkills(c *common) (*wiring, error) {
 	// A reopened session keeps its own profile and settings, which its
 	// journal holds; a new one is checked here, before anything starts.
 	if w.journal == "" {
-		prof := firstOf(c.profile, cfg.Profile, harness.DefaultProfile)
+		prof := firstOf(c.profile, cfg.Profile, rulebook.DefaultProfile)
 		if err := harness.CheckProfileSettings(prof, cfg.Session); err != nil {
 			return nil, usageError{err.Error()}
 		}
@@ -358,7 +360,7 @@ func (c *common) applyAgentFlags(cfg *config.Config) error {
 }
 
 // setPair applies one --set KEY=VALUE, naming the flag in its error once.
-func setPair(s *harness.Settings, kv string) error {
+func setPair(s *event.Settings, kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	if !ok {
 		return usageError{fmt.Sprintf("--set %s: want KEY=VALUE", kv)}

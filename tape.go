@@ -12,9 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"skillet/harness"
 	"skillet/harness/cassette"
+	"skillet/harness/event"
 	"skillet/harness/llm"
+	"skillet/harness/rulebook"
 )
 
 // tapeFlags are the record, replay and pacing flags of the TUI and
@@ -134,20 +135,20 @@ func sameFile(a, b string) bool {
 
 // start is where a replay finds its skills and config when no flag says:
 // where the recording found them.
-func (t *tapeWiring) start() *harness.SessionStart {
+func (t *tapeWiring) start() *event.SessionStart {
 	if t.cassette == nil || (t.cassette.Header.Config == "" && len(t.cassette.Header.Roots) == 0) {
 		return nil
 	}
-	return &harness.SessionStart{Config: t.cassette.Header.Config, Roots: t.cassette.Header.Roots}
+	return &event.SessionStart{Config: t.cassette.Header.Config, Roots: t.cassette.Header.Roots}
 }
 
 // tapeSettings applies the recorded settings, so a replay composes its
 // requests as the recording did; --set still wins.
-func (w *wiring) tapeSettings(s *harness.Settings) {
+func (w *wiring) tapeSettings(s *event.Settings) {
 	if w.tape.cassette == nil {
 		return
 	}
-	for _, k := range harness.SettingKeys() {
+	for _, k := range event.SettingKeys() {
 		want, ok := w.tape.cassette.Header.Settings[k]
 		if !ok {
 			continue
@@ -270,14 +271,14 @@ func (w *wiring) startTape(c *common) error {
 		return nil
 	}
 	settings := map[string]string{}
-	for _, k := range harness.SettingKeys() {
+	for _, k := range event.SettingKeys() {
 		if v, err := w.cfg.Session.Get(k); err == nil {
 			settings[k] = v
 		}
 	}
 	h := cassette.Header{Model: w.name, Endpoint: w.baseURL, Demo: w.demo, Settings: settings,
 		Config: w.cfg.Path, Roots: rootDirs(w.catalog), Skills: cassette.HashSkills(w.catalog.All()),
-		Profile: firstOf(c.profile, w.cfg.Profile, harness.DefaultProfile), ContextWindow: c.window.n}
+		Profile: firstOf(c.profile, w.cfg.Profile, rulebook.DefaultProfile), ContextWindow: c.window.n}
 	if h.ContextWindow == 0 {
 		h.ContextWindow = w.cfg.ContextWindow
 	}
@@ -292,13 +293,13 @@ func (w *wiring) startTape(c *common) error {
 
 // onEvent records the session's events on the cassette and follows its
 // model calls' decisions for a replay, then hands the events on.
-func (t *tapeWiring) onEvent(next func(harness.Event)) func(harness.Event) {
+func (t *tapeWiring) onEvent(next func(event.Event)) func(event.Event) {
 	rec := t.recorder
 	if rec == nil && t.player == nil {
 		return next
 	}
-	return func(ev harness.Event) {
-		if mc, ok := ev.(*harness.ModelCall); ok {
+	return func(ev event.Event) {
+		if mc, ok := ev.(*event.ModelCall); ok {
 			t.mu.Lock()
 			t.calls, t.last = t.calls+1, cassette.DecisionOf(mc)
 			t.mu.Unlock()

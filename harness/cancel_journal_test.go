@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"skillet/harness/journal"
+	"skillet/harness/view"
 	"slices"
 	"strings"
 	"testing"
@@ -233,7 +234,7 @@ func TestExportMarkdownHoldsTheSessionInOrder(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
 	f := w.open("[approval]\nalpha_tool = \"ask\"\n", func(o *Options) {
-		o.Approver = func(context.Context, ApprovalRequest) (Decision, error) { return DecisionOnce, nil }
+		o.Approver = func(context.Context, view.ApprovalRequest) (Decision, error) { return DecisionOnce, nil }
 	})
 	f.turn("review", load("alpha"), call("alpha_tool", `{"q":"x"}`), say("all **good**"))
 	if err := f.s.LoadSkill("beta"); err != nil {

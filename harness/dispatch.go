@@ -13,6 +13,7 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/tools"
+	"skillet/harness/view"
 )
 
 // MaxToolResult is the size past which a tool result is cut, with a note.
@@ -160,7 +161,7 @@ func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, m
 	if !auth.Ask {
 		return auth.Refusal
 	}
-	req := ApprovalRequest{ToolCallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Kind: string(b.Info.Kind)}
+	req := view.ApprovalRequest{ToolCallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Kind: string(b.Info.Kind)}
 	if b.Owner != nil {
 		req.Skill = b.Owner.Name
 	}

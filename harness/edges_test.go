@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"skillet/harness/view"
 	"strings"
 	"testing"
 
@@ -172,7 +173,7 @@ func TestR15_AnApproverAnswerThatIsNotAYesDenies(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
 	f := w.open("[approval]\nalpha_tool = \"ask\"\n", func(o *Options) {
-		o.Approver = func(context.Context, ApprovalRequest) (Decision, error) { return "", nil }
+		o.Approver = func(context.Context, view.ApprovalRequest) (Decision, error) { return "", nil }
 	})
 	f.turn("go", load("alpha"), call("alpha_tool", `{"q":"x"}`), say("ok"))
 	if r := f.lastResult(); !r.IsError || !strings.Contains(r.Text, "denied") {

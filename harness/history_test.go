@@ -10,12 +10,13 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // historyByFullFold is time travel's state at every call the long way:
 // the whole journal read and folded, a snapshot kept at each call. The
 // checkpoints must agree with it.
-func historyByFullFold(t *testing.T, path string) []*Snapshot {
+func historyByFullFold(t *testing.T, path string) []*view.Snapshot {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -28,18 +29,18 @@ func historyByFullFold(t *testing.T, path string) []*Snapshot {
 	}
 	fold, _, _ := rulebook.Repair(events)
 	st := rulebook.New("", "", DefaultSettings())
-	var out []*Snapshot
+	var out []*view.Snapshot
 	for _, e := range fold {
 		st.Apply(e)
 		if mc, ok := e.(*ModelCall); ok {
-			out = append(out, stateAtCall(st, mc))
+			out = append(out, view.AtCall(st, mc))
 		}
 	}
 	return out
 }
 
 // sameHistory checks every call of h against the full fold.
-func sameHistory(t *testing.T, h *History, want []*Snapshot) {
+func sameHistory(t *testing.T, h *view.History, want []*view.Snapshot) {
 	t.Helper()
 	if h.Len() != len(want) {
 		t.Fatalf("%d calls in the history, %d in the journal", h.Len(), len(want))
@@ -69,7 +70,7 @@ func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
 	basicSkills(w)
 	f := w.open("", nil)
 	names := []string{"alpha", "beta", "gamma"}
-	turns := checkEvery*2 + 7
+	turns := view.CheckEvery*2 + 7
 	for i := 0; i < turns; i++ {
 		steps := []step{say(fmt.Sprintf("answer %d", i))}
 		if i%3 == 0 {
@@ -78,9 +79,7 @@ func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
 		f.turn(fmt.Sprintf("message %d", i), steps...)
 	}
 	path := f.s.journalPath()
-	f.s.hist.mu.Lock()
-	live := len(f.s.hist.checks)
-	f.s.hist.mu.Unlock()
+	live := f.s.hist.Checkpoints()
 	if live < 3 {
 		t.Fatalf("the live session took %d checkpoints over %d turns", live, turns)
 	}
@@ -88,11 +87,11 @@ func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.checks) < 2 {
-		t.Fatalf("%d checkpoints over %d calls", len(h.checks), h.Len())
+	if h.Checkpoints() < 2 {
+		t.Fatalf("%d checkpoints over %d calls", h.Checkpoints(), h.Len())
 	}
 	sameHistory(t, h, historyByFullFold(t, path))
-	if i, ok := h.First(5); !ok || h.calls[i].turn != 5 || h.calls[i-1].turn != 4 {
+	if i, ok := h.First(5); !ok || turnOf(h, i) != 5 || turnOf(h, i-1) != 4 {
 		t.Fatalf("turn 5's first call: %d %v", i, ok)
 	}
 	if _, ok := h.First(turns + 5); ok {
@@ -109,7 +108,7 @@ func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer re.Close()
-	if n := len(re.hist.checks); n < 2 {
+	if n := re.hist.Checkpoints(); n < 2 {
 		t.Fatalf("the reopening fold took %d checkpoints", n)
 	}
 	h, err = re.History()
@@ -118,7 +117,7 @@ func TestHistoryFromCheckpointsIsTheWholeFold(t *testing.T) {
 	}
 	sameHistory(t, h, historyByFullFold(t, path))
 	f.s = re
-	for i := 0; i < checkEvery+3; i++ {
+	for i := 0; i < view.CheckEvery+3; i++ {
 		f.turn(fmt.Sprintf("after reopening %d", i), load(names[i%len(names)]), say("ok"))
 	}
 	h, err = re.History()
@@ -180,4 +179,10 @@ func TestHistoryAtGivesEachCallsRequest(t *testing.T) {
 	if _, err := f.s.HistoryAt(second, 0); err == nil {
 		t.Error("a snapshot given with another call's index is not refused")
 	}
+}
+
+// turnOf is the turn of call i of h.
+func turnOf(h *view.History, i int) int {
+	turn, _ := h.Call(i)
+	return turn
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"skillet/harness/journal"
 	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // JournalFile is the journal's name inside a session's folder.
@@ -92,7 +93,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	repairs, tail := rep.End()
 	problems := append(jr.Problems(), fold.finish()...)
 	f.Close()
-	s.hist.note(path, fold.calls, fold.checks)
+	s.hist.Note(path, fold.calls, fold.checks)
 	codec := jr.Codec()
 	if !readOnly {
 		// where each call's lines are, for reading back what memory no
@@ -168,8 +169,8 @@ type reopenFold struct {
 	// compressed reply of each, to put together once the fold ends.
 	recent   []recentCall
 	problems []string
-	calls    []callMark
-	checks   []*historyCheck
+	calls    []view.CallMark
+	checks   []*view.Checkpoint
 	// since is how many calls were folded since the last checkpoint.
 	since int
 	// positions are where each call's lines start, and frames the
@@ -190,12 +191,12 @@ type recentCall struct {
 func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 	switch e := e.(type) {
 	case *TurnStart:
-		if len(rf.checks) == 0 || rf.since >= checkEvery {
+		if len(rf.checks) == 0 || rf.since >= view.CheckEvery {
 			// before the turn_start line: the fold from here needs what
 			// the codec knows of the left-off list
 			leftOff, inline := rf.codec.LeftOff()
-			rf.checks = append(rf.checks, &historyCheck{at: jr.Start(), call: len(rf.st.Calls), entries: rf.st.Entries.Len(), st: rf.st.Checkpoint(),
-				leftOff: leftOff, inlineLeftOff: inline})
+			rf.checks = append(rf.checks, &view.Checkpoint{At: jr.Start(), Call: len(rf.st.Calls), Entries: rf.st.Entries.Len(), State: rf.st.Checkpoint(),
+				LeftOff: leftOff, InlineLeftOff: inline})
 			rf.since = 0
 		}
 	case *ModelCall:
@@ -206,7 +207,7 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 				rf.problems = append(rf.problems, err.Error())
 			}
 		}
-		rf.calls = append(rf.calls, callMark{turn: int32(e.Turn), call: int32(e.Call)})
+		rf.calls = append(rf.calls, view.CallMark{Turn: int32(e.Turn), Call: int32(e.Call)})
 		rf.since++
 	case *Assistant:
 		if e.Manual {

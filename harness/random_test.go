@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"skillet/harness/agenttools"
 	"skillet/harness/rulebook"
+	"skillet/harness/view"
 	"strconv"
 	"strings"
 	"testing"
@@ -384,7 +385,7 @@ func foldedView(t *testing.T, s *Session) string {
 	}
 	b, err := json.MarshalIndent(struct {
 		State *rulebook.State
-		Snap  *Snapshot
+		Snap  *view.Snapshot
 		Files map[string]string
 	}{s.st, snap, files}, "", " ")
 	s.mu.Unlock()

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"skillet/harness/view"
 	"strings"
 	"testing"
 
@@ -201,7 +202,7 @@ func TestR15_ApprovalPolicy(t *testing.T) {
 
 	asked := 0
 	f3 := w.open(cfg, func(o *Options) {
-		o.Approver = func(_ ctxT, req ApprovalRequest) (Decision, error) {
+		o.Approver = func(_ ctxT, req view.ApprovalRequest) (Decision, error) {
 			asked++
 			if req.Name != "alpha_tool" || req.Skill != "alpha" {
 				t.Errorf("approval request %+v", req)
@@ -364,7 +365,7 @@ func TestR18_SkillNamedLikeAToolIsLeftOut(t *testing.T) {
 	if r := f.lastResult(); !r.IsError || !strings.Contains(r.Text, "R18") {
 		t.Fatalf("load of a skill named like a tool: %+v", r)
 	}
-	var st *SkillStatus
+	var st *view.SkillStatus
 	for i, s := range f.s.Snapshot().Skills {
 		if s.Name == "lookup" {
 			st = &f.s.Snapshot().Skills[i]

@@ -24,6 +24,7 @@ import (
 	"skillet/harness/profile"
 	"skillet/harness/tokens"
 	"skillet/harness/tools"
+	"skillet/harness/view"
 	"skillet/skills"
 )
 
@@ -59,7 +60,7 @@ type Options struct {
 	Runner *tools.Runner
 	// Approver answers `ask` tools (R15). Nil means headless: `ask` is
 	// denied unless ApproveAll or the tool is in Approve.
-	Approver   Approver
+	Approver   view.Approver
 	ApproveAll bool
 	Approve    []string
 	// Dir is the folder sessions live in: each gets Dir/ID with its
@@ -147,7 +148,7 @@ type Session struct {
 	// calls finds older model calls in the journal; it has its own lock.
 	calls journal.CallIndex
 	// hist keeps time travel's checkpoints; it has its own lock.
-	hist historyIndex
+	hist view.Index
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.
@@ -383,8 +384,8 @@ func (s *Session) journalPath() string {
 
 // Transcript returns the entries recorded so far, as a view: entries never
 // change once recorded, and new ones do not show in it.
-func (s *Session) Transcript() Transcript {
-	return read(s, func(f *frame) Transcript { return f.st.Entries.View() })
+func (s *Session) Transcript() view.Transcript {
+	return read(s, func(f *frame) view.Transcript { return f.st.Entries.View() })
 }
 
 // Marks returns the events that stand between transcript entries, in

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"skillet/harness"
 	"skillet/harness/chat"
 	"skillet/harness/llm"
 	"skillet/harness/reqdelta"
@@ -73,15 +72,15 @@ func instructionParts(sys string) [][2]string {
 }
 
 // requestAnatomy describes a request, and how it differs from prev (nil
-// for the first call). Folded, each part and message shows its first
-// lines; open, all of them.
-func requestAnatomy(body, prev json.RawMessage, open bool) string {
+// for the first call), its parts' tokens estimated with estimate. Folded,
+// each part and message shows its first lines; open, all of them.
+func requestAnatomy(body, prev json.RawMessage, open bool, estimate func(string) int) string {
 	var req chat.Request
 	if err := json.Unmarshal(body, &req); err != nil {
 		return "(the request does not decode: " + err.Error() + "; press a for the raw JSON)"
 	}
 	var b strings.Builder
-	tok := func(s string) string { return fmt.Sprintf("~%s tok", thousands(harness.CountEstimate(s))) }
+	tok := func(s string) string { return fmt.Sprintf("~%s tok", thousands(estimate(s))) }
 	fmt.Fprintf(&b, "model %s · %d messages · %d tools · %s in all (estimate)\n", req.Model, len(req.Messages), len(req.Tools), tok(string(body)))
 	if prev != nil {
 		if d := requestDiff(prev, body); d != "" {

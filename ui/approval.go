@@ -7,7 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/view"
 )
 
 // approvalDialog asks whether an `ask` tool call may run (R15). It sits
@@ -15,8 +16,8 @@ import (
 type approvalDialog struct {
 	th     *theme
 	id     uint64
-	req    harness.ApprovalRequest
-	reply  chan<- harness.Decision
+	req    view.ApprovalRequest
+	reply  chan<- event.Decision
 	choice int
 	args   *pager
 	argH   int
@@ -45,11 +46,11 @@ func (m *model) showApproval() tea.Cmd {
 
 var approvalChoices = []struct {
 	key, label string
-	decision   harness.Decision
+	decision   event.Decision
 }{
-	{"a", "approve once", harness.DecisionOnce},
-	{"s", "approve for the session", harness.DecisionAll},
-	{"d", "deny", harness.DecisionDeny},
+	{"a", "approve once", event.DecisionOnce},
+	{"s", "approve for the session", event.DecisionAll},
+	{"d", "deny", event.DecisionDeny},
 }
 
 // denyChoice is the choice enter takes until the user moves: running a

@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // BenchResult is what Options.Bench returns: the report as `skillet
@@ -92,16 +92,16 @@ func readOnlyFor(eng Engine, opts Options) Engine {
 	return readOnlyEngine{Engine: eng, why: opts.ReadOnly.err()}
 }
 
-func (e readOnlyEngine) Turn(context.Context, string) (*harness.TurnEnd, error) { return nil, e.why }
-func (e readOnlyEngine) LoadSkill(string) error                                 { return e.why }
-func (e readOnlyEngine) UnloadSkill(string) error                               { return e.why }
-func (e readOnlyEngine) Reload() error                                          { return e.why }
-func (e readOnlyEngine) Set(string, string) error                               { return e.why }
-func (e readOnlyEngine) SetModel(string) error                                  { return e.why }
-func (e readOnlyEngine) Models(context.Context) ([]string, error)               { return nil, e.why }
-func (e readOnlyEngine) Clear() error                                           { return e.why }
-func (e readOnlyEngine) SwitchProfile(string) error                             { return e.why }
-func (e readOnlyEngine) CallTool(context.Context, string, string) (*harness.ToolResult, error) {
+func (e readOnlyEngine) Turn(context.Context, string) (*event.TurnEnd, error) { return nil, e.why }
+func (e readOnlyEngine) LoadSkill(string) error                               { return e.why }
+func (e readOnlyEngine) UnloadSkill(string) error                             { return e.why }
+func (e readOnlyEngine) Reload() error                                        { return e.why }
+func (e readOnlyEngine) Set(string, string) error                             { return e.why }
+func (e readOnlyEngine) SetModel(string) error                                { return e.why }
+func (e readOnlyEngine) Models(context.Context) ([]string, error)             { return nil, e.why }
+func (e readOnlyEngine) Clear() error                                         { return e.why }
+func (e readOnlyEngine) SwitchProfile(string) error                           { return e.why }
+func (e readOnlyEngine) CallTool(context.Context, string, string) (*event.ToolResult, error) {
 	return nil, e.why
 }
 

@@ -13,12 +13,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // callResultMsg is the result of a manual tool call.
 type callResultMsg struct {
-	res *harness.ToolResult
+	res *event.ToolResult
 	err error
 }
 
@@ -36,7 +36,7 @@ type formField struct {
 type callForm struct {
 	th     *theme
 	eng    Engine
-	tool   harness.ToolInfo
+	tool   event.ToolInfo
 	fields []*formField
 	// rawJSON is set when the schema has no properties to build a form
 	// from: the one field takes the whole arguments object.
@@ -46,14 +46,14 @@ type callForm struct {
 	err      string
 	running  bool
 	cancel   context.CancelFunc
-	result   *harness.ToolResult
+	result   *event.ToolResult
 	resErr   error
 	res      *pager
 	resH     int
 	disabled string
 }
 
-func newCallForm(th *theme, eng Engine, tool harness.ToolInfo) *callForm {
+func newCallForm(th *theme, eng Engine, tool event.ToolInfo) *callForm {
 	f := &callForm{th: th, eng: eng, tool: tool}
 	var s jsonschema.Schema
 	if len(bytes.TrimSpace(tool.Parameters)) > 0 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 func TestCallFormBuiltFromSchema(t *testing.T) {
@@ -80,7 +80,7 @@ func TestCallFormBuiltFromSchema(t *testing.T) {
 }
 
 func TestCallFormSchemaValidation(t *testing.T) {
-	tool := harness.ToolInfo{Name: "get_weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["metric","imperial"]}},"required":["city"]}`)}
+	tool := event.ToolInfo{Name: "get_weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["metric","imperial"]}},"required":["city"]}`)}
 	f := newCallForm(newTheme(true), nil, tool)
 	f.fields[0].in.SetValue("Oslo")
 	f.fields[1].in.SetValue("kelvin")
@@ -97,7 +97,7 @@ func TestCallFormSchemaValidation(t *testing.T) {
 }
 
 func TestCallFormWithoutPropertiesTakesJSON(t *testing.T) {
-	f := newCallForm(newTheme(true), nil, harness.ToolInfo{Name: "ping"})
+	f := newCallForm(newTheme(true), nil, event.ToolInfo{Name: "ping"})
 	if !f.rawJSON || len(f.fields) != 1 {
 		t.Fatalf("raw=%v fields=%d", f.rawJSON, len(f.fields))
 	}
@@ -111,7 +111,7 @@ func TestCallFormWithoutPropertiesTakesJSON(t *testing.T) {
 }
 
 func TestCallFormRefusesGoneTool(t *testing.T) {
-	f := newCallForm(newTheme(true), nil, harness.ToolInfo{Name: "tone_check", Gone: true})
+	f := newCallForm(newTheme(true), nil, event.ToolInfo{Name: "tone_check", Gone: true})
 	if cmd := f.run(); cmd != nil || !strings.Contains(f.err, "left the request") {
 		t.Fatalf("gone tool ran: %q", f.err)
 	}

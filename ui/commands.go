@@ -9,8 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/profile"
+	"skillet/harness/view"
 )
 
 // command is one slash command.
@@ -31,7 +32,7 @@ func commandList() []command {
 		{name: "reload", help: "re-read skills from disk", between: true, run: (*model).cmdReload},
 		{name: "skills", help: "every skill found: errors, shadowed, tools", run: (*model).cmdSkills},
 		{name: "why", args: "NAME", help: "a skill's card: why it was or was not offered, loaded or kept", run: (*model).cmdWhy, complete: (*model).knownSkills},
-		{name: "set", args: "KEY VALUE", help: "change a limit or mode (no args: list them)", between: true, run: (*model).cmdSet, complete: func(*model) []string { return harness.SettingKeys() }},
+		{name: "set", args: "KEY VALUE", help: "change a limit or mode (no args: list them)", between: true, run: (*model).cmdSet, complete: func(*model) []string { return event.SettingKeys() }},
 		{name: "model", args: "[NAME]", help: "switch model (no name: pick one)", between: true, run: (*model).cmdModel},
 		{name: "call", args: "[TOOL [JSON]]", help: "call a tool of the next request by hand", between: true, run: (*model).cmdCall, complete: (*model).toolNames},
 		{name: "inspect", help: "model requests and replies (ctrl+o)", run: (*model).cmdInspect},
@@ -139,17 +140,17 @@ func (m *model) cmdSet(args string) tea.Cmd {
 
 // settingsLines lists every setting with its value and rule.
 func (m *model) settingsLines() []string {
-	var lim harness.Settings
+	var lim event.Settings
 	if m.snap != nil {
 		lim = m.snap.Limits
 	}
 	var out []string
-	for _, k := range harness.SettingKeys() {
+	for _, k := range event.SettingKeys() {
 		v, err := lim.Get(k)
 		if err != nil {
 			v = "?"
 		}
-		out = append(out, m.th.bold.Render(k)+" = "+m.th.accent.Render(v)+m.th.faint.Render("  "+harness.SettingDoc(k)))
+		out = append(out, m.th.bold.Render(k)+" = "+m.th.accent.Render(v)+m.th.faint.Render("  "+event.SettingDoc(k)))
 	}
 	return out
 }
@@ -182,7 +183,7 @@ func (m *model) cmdCall(args string) tea.Cmd {
 		m.overlay = newPicker(m.th, "Call which tool?", m.toolNames(), "", func(n string) tea.Cmd { return runCommand("/call " + n) })
 		return nil
 	}
-	var tool *harness.ToolInfo
+	var tool *event.ToolInfo
 	if m.snap != nil {
 		for i := range m.snap.Tools {
 			if t := &m.snap.Tools[i]; t.Name == name && !t.Gone {
@@ -293,7 +294,7 @@ func (m *model) cmdInspect(string) tea.Cmd { return m.openInspector(0) }
 
 // filesAt lists the files tool calls had changed as a call went out, and
 // how to write that workspace out.
-func filesAt(snap *harness.Snapshot) string {
+func filesAt(snap *view.Snapshot) string {
 	var b strings.Builder
 	if len(snap.Files) == 0 {
 		b.WriteString("no tool call had changed a workspace file yet\n")
@@ -353,7 +354,7 @@ func (m *model) cmdMCP(string) tea.Cmd {
 	if m.snap == nil || len(m.snap.MCP) == 0 {
 		return m.flashErr(fmt.Errorf("no MCP servers: declare them under [mcp.servers.NAME] in skillet.toml"))
 	}
-	servers := append([]harness.MCPServerInfo(nil), m.snap.MCP...)
+	servers := append([]view.MCPServerInfo(nil), m.snap.MCP...)
 	return func() tea.Msg {
 		var b strings.Builder
 		for _, srv := range servers {

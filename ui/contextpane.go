@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/view"
 )
 
 // contextPane shows the exact instructions of the next request — the
@@ -15,7 +15,7 @@ import (
 // tokens of each part.
 type contextPane struct {
 	th   *theme
-	snap *harness.Snapshot
+	snap *view.Snapshot
 	sc   scroller
 
 	lines  []string
@@ -25,7 +25,7 @@ type contextPane struct {
 
 func newContextPane(th *theme) *contextPane { return &contextPane{th: th, dirty: true} }
 
-func (p *contextPane) setSnapshot(s *harness.Snapshot) {
+func (p *contextPane) setSnapshot(s *view.Snapshot) {
 	// Rebuilt even when the text is the same: token counts move with the
 	// window.
 	p.snap, p.dirty = s, true

@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // onEvents takes a delivery from the sink: events in order, and approval
@@ -31,12 +31,12 @@ func (m *model) onEvents(batch eventsMsg) tea.Cmd {
 					break
 				}
 			}
-		case harness.Event:
+		case event.Event:
 			m.seq++
 			if cmd := m.onEvent(x); cmd != nil {
 				cmds = append(cmds, cmd)
 			}
-			if harness.Journaled(x) {
+			if event.Journaled(x) {
 				refresh = true
 			}
 		}
@@ -47,7 +47,7 @@ func (m *model) onEvents(batch eventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func (m *model) onEvent(ev harness.Event) tea.Cmd {
+func (m *model) onEvent(ev event.Event) tea.Cmd {
 	m.mark(ev)
 	inspecting := func() tea.Cmd {
 		if in, ok := m.overlay.(*inspector); ok {
@@ -56,35 +56,35 @@ func (m *model) onEvent(ev harness.Event) tea.Cmd {
 		return nil
 	}
 	switch e := ev.(type) {
-	case *harness.TurnStart:
+	case *event.TurnStart:
 		m.pendingSeq = m.seq
 		m.activity = "turn started"
-	case *harness.ModelCall:
+	case *event.ModelCall:
 		m.activity = fmt.Sprintf("waiting for the model (call %d)", e.Call)
 		return inspecting()
-	case *harness.TextDelta:
+	case *event.TextDelta:
 		m.activity = "the model is writing"
-		return m.tr.onDelta(harness.TurnOf(e), e.Call, e.Text, false)
-	case *harness.ReasoningDelta:
+		return m.tr.onDelta(event.TurnOf(e), e.Call, e.Text, false)
+	case *event.ReasoningDelta:
 		m.activity = "the model is thinking"
-		return m.tr.onDelta(harness.TurnOf(e), e.Call, e.Text, true)
-	case *harness.Assistant:
+		return m.tr.onDelta(event.TurnOf(e), e.Call, e.Text, true)
+	case *event.Assistant:
 		m.tr.finishLive(m.seq)
 		if len(e.ToolCalls) > 0 {
 			m.activity = "running tools"
 		}
 		return inspecting()
-	case *harness.ToolStarted:
+	case *event.ToolStarted:
 		m.activity = "running " + e.Name
-	case *harness.ToolResult:
+	case *event.ToolResult:
 		if m.running {
 			m.activity = "waiting for the model"
 		} else {
 			m.activity = "" // a call by hand (/call, the call form) ended
 		}
-	case *harness.Retry:
+	case *event.Retry:
 		m.activity = fmt.Sprintf("retrying call %d", e.Call)
-	case *harness.TurnEnd:
+	case *event.TurnEnd:
 		m.activity = ""
 	}
 	return nil
@@ -92,7 +92,7 @@ func (m *model) onEvent(ev harness.Event) tea.Cmd {
 
 // mark shows an event between transcript entries where the engine placed
 // it, once.
-func (m *model) mark(ev harness.Event) {
+func (m *model) mark(ev event.Event) {
 	mk, ok := markOf(ev)
 	if !ok {
 		return
@@ -111,7 +111,7 @@ func (m *model) mark(ev harness.Event) {
 		m.marked = nil
 	default:
 		if m.marked == nil {
-			m.marked = map[harness.Event]bool{}
+			m.marked = map[event.Event]bool{}
 		}
 		m.marked[ev] = true
 	}
@@ -119,7 +119,7 @@ func (m *model) mark(ev harness.Event) {
 }
 
 // markOf makes the mark of an event, if it has one.
-func markOf(ev harness.Event) (mark, bool) {
+func markOf(ev event.Event) (mark, bool) {
 	mk, ok := markFor(ev)
 	if !ok {
 		return mark{}, false

@@ -11,7 +11,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // driver runs a model the way a program does, on the test's goroutine:
@@ -239,20 +242,20 @@ func keyMsg(k string) tea.KeyPressMsg {
 
 // fakeEntries makes a transcript of n chat messages in turns of a user
 // message, an assistant call, a tool result and an answer.
-func fakeEntries(n int) []harness.Entry {
-	es := make([]harness.Entry, 0, n)
+func fakeEntries(n int) []rulebook.Entry {
+	es := make([]rulebook.Entry, 0, n)
 	for i := 0; len(es) < n; i++ {
 		turn := i + 1
-		add := func(e harness.Entry) {
+		add := func(e rulebook.Entry) {
 			if len(es) < n {
 				e.Index, e.Message, e.Turn = len(es), len(es), turn
 				es = append(es, e)
 			}
 		}
-		add(harness.Entry{Kind: harness.EntryUser, Text: fmt.Sprintf("Question %d: what does the account show?", turn)})
-		add(harness.Entry{Kind: harness.EntryAssistant, Reasoning: "Load the skill first.", ToolCalls: []harness.ToolCallRecord{{ID: fmt.Sprintf("c%d", i), Name: "get_account_activity", Arguments: `{"account_id":"ACME-42","page":1}`}}})
-		add(harness.Entry{Kind: harness.EntryTool, ToolCallID: fmt.Sprintf("c%d", i), ToolName: "get_account_activity", Text: `{"items":[{"id":1,"amount":12.5},{"id":2,"amount":-3}],"next":null}`})
-		add(harness.Entry{Kind: harness.EntryAssistant, Text: fmt.Sprintf("## Turn %d\n\nThe account shows **two** items; one is a refund of `-3`.\n\n- first item\n- second item", turn)})
+		add(rulebook.Entry{Kind: rulebook.EntryUser, Text: fmt.Sprintf("Question %d: what does the account show?", turn)})
+		add(rulebook.Entry{Kind: rulebook.EntryAssistant, Reasoning: "Load the skill first.", ToolCalls: []event.ToolCallRecord{{ID: fmt.Sprintf("c%d", i), Name: "get_account_activity", Arguments: `{"account_id":"ACME-42","page":1}`}}})
+		add(rulebook.Entry{Kind: rulebook.EntryTool, ToolCallID: fmt.Sprintf("c%d", i), ToolName: "get_account_activity", Text: `{"items":[{"id":1,"amount":12.5},{"id":2,"amount":-3}],"next":null}`})
+		add(rulebook.Entry{Kind: rulebook.EntryAssistant, Text: fmt.Sprintf("## Turn %d\n\nThe account shows **two** items; one is a refund of `-3`.\n\n- first item\n- second item", turn)})
 	}
 	return es
 }
@@ -261,16 +264,16 @@ func fakeEntries(n int) []harness.Entry {
 // tests that need no turn; everything else goes to a real session.
 type staticEngine struct {
 	Engine
-	snap    *harness.Snapshot
-	entries []harness.Entry
+	snap    *view.Snapshot
+	entries []rulebook.Entry
 }
 
-func (s *staticEngine) Snapshot() *harness.Snapshot    { return s.snap }
-func (s *staticEngine) Transcript() harness.Transcript { return harness.TranscriptOf(s.entries) }
+func (s *staticEngine) Snapshot() *view.Snapshot    { return s.snap }
+func (s *staticEngine) Transcript() view.Transcript { return view.TranscriptOf(s.entries) }
 
 // newStatic serves entries beside the sample session's first snapshot,
 // its window set as if the entries had been sent.
-func newStatic(tb testing.TB, entries []harness.Entry) *staticEngine {
+func newStatic(tb testing.TB, entries []rulebook.Entry) *staticEngine {
 	tb.Helper()
 	s, _ := sampleSession(tb, NewEventSink(), nil)
 	snap := s.Snapshot()

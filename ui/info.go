@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/profile"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // skillsLines is the /skills overlay: every skill found, enabled or not,
@@ -183,7 +185,7 @@ type statusPart struct {
 
 const rankAll = 9
 
-func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
+func (m *model) statusParts(s *view.Snapshot, short bool) []statusPart {
 	th := m.th
 	pick := func(long, brief string) string {
 		if short {
@@ -198,7 +200,7 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
 	} else {
 		add(0, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
 	}
-	if s.Profile != "" && s.Profile != harness.DefaultProfile {
+	if s.Profile != "" && s.Profile != rulebook.DefaultProfile {
 		// the agent version the profile reproduces, such as Claude Code 2.1.332
 		text := pick("profile ", "") + s.Profile
 		if p, err := profile.Get(s.Profile); err == nil && p.Agent() != "" {
@@ -223,7 +225,7 @@ func (m *model) statusParts(s *harness.Snapshot, short bool) []statusPart {
 	add(6, th.status.Render(fmt.Sprintf(pick("load tok %s/%s", "ltok %s/%s"), tokCount(s.Usage.LoadTokens, s.Estimated), thousands(lim.LoadTokenBudget))))
 	add(5, th.status.Render(fmt.Sprintf(pick("tool calls %d/%d", "calls %d/%d"), s.Usage.ToolCalls, lim.MaxToolCalls)))
 	add(1, th.status.Render(fmt.Sprintf(pick("next request %s tok", "next %s tok"), tokCount(s.RequestTokens, s.Estimated))))
-	if lim.Delivery == harness.DeliveryToolResult {
+	if lim.Delivery == event.DeliveryToolResult {
 		add(7, th.info.Render(pick("delivery tool-result", "tool-result")))
 	}
 	if !lim.LoadSkillTool {

@@ -7,11 +7,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/rulebook"
 )
 
 // callsMsg carries the session's model calls to the inspector.
-type callsMsg struct{ calls []harness.CallRecord }
+type callsMsg struct{ calls []rulebook.CallRecord }
 
 func fetchCalls(eng Engine) tea.Cmd {
 	return func() tea.Msg { return callsMsg{calls: eng.ModelCalls()} }
@@ -21,7 +21,7 @@ func fetchCalls(eng Engine) tea.Cmd {
 // the journal.
 type callBodyMsg struct {
 	idx int
-	rec harness.CallRecord
+	rec rulebook.CallRecord
 	err error
 }
 
@@ -36,7 +36,7 @@ type inspector struct {
 	th    *theme
 	eng   Engine
 	dir   string
-	calls []harness.CallRecord
+	calls []rulebook.CallRecord
 	// idx is the call shown; wantTurn picks the first call of a turn once
 	// the calls arrive.
 	idx      int
@@ -209,7 +209,7 @@ func (in *inspector) text() string {
 			if in.idx > 0 {
 				prev = in.calls[in.idx-1].Request
 			}
-			return requestAnatomy(c.Request, prev, in.open)
+			return requestAnatomy(c.Request, prev, in.open, in.eng.EstimateTokens)
 		}
 		if a := replyAnatomy(c.Reply); a != "" {
 			if c.Error != "" {

@@ -8,14 +8,16 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // lruPane shows the loaded skills, most recent first, the preloads apart,
 // and what the last turn offered, delivered and loaded (R20).
 type lruPane struct {
 	th   *theme
-	snap *harness.Snapshot
+	snap *view.Snapshot
 
 	builtPane // items: loaded then preloaded skills
 }
@@ -24,9 +26,9 @@ func newLRUPane(th *theme) *lruPane {
 	return &lruPane{th: th, builtPane: builtPane{open: map[string]bool{}, dirty: true}}
 }
 
-func (p *lruPane) setSnapshot(s *harness.Snapshot) { p.snap, p.dirty = s, true }
+func (p *lruPane) setSnapshot(s *view.Snapshot) { p.snap, p.dirty = s, true }
 
-func (p *lruPane) skills() []harness.LoadedSkill {
+func (p *lruPane) skills() []view.LoadedSkill {
 	if p.snap == nil {
 		return nil
 	}
@@ -46,20 +48,20 @@ func (p *lruPane) tableNames() []string {
 
 // selected is the skill under the cursor; inTable says it is a row of the
 // last turn's table rather than a loaded or preloaded skill.
-func (p *lruPane) selected() (harness.LoadedSkill, bool) {
+func (p *lruPane) selected() (view.LoadedSkill, bool) {
 	sk, _, ok := p.selectedRow()
 	return sk, ok
 }
 
-func (p *lruPane) selectedRow() (sk harness.LoadedSkill, inTable, ok bool) {
+func (p *lruPane) selectedRow() (sk view.LoadedSkill, inTable, ok bool) {
 	all := p.skills()
 	switch {
 	case p.sel >= 0 && p.sel < len(all):
 		return all[p.sel], false, true
 	case p.sel >= len(all) && p.sel < len(all)+len(p.tableNames()):
-		return harness.LoadedSkill{Name: p.tableNames()[p.sel-len(all)]}, true, true
+		return view.LoadedSkill{Name: p.tableNames()[p.sel-len(all)]}, true, true
 	}
-	return harness.LoadedSkill{}, false, false
+	return view.LoadedSkill{}, false, false
 }
 
 func (p *lruPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
@@ -111,7 +113,7 @@ func (p *lruPane) build(w int) {
 	p.sel = max(0, min(p.sel, len(all)+len(p.tableNames())-1))
 	limit := s.Limits.MaxLoadedSkills
 	head := fmt.Sprintf("Loaded %d/%d", len(s.Loaded), limit)
-	if !s.Lifecycle && s.Profile != "" && s.Profile != harness.DefaultProfile {
+	if !s.Lifecycle && s.Profile != "" && s.Profile != rulebook.DefaultProfile {
 		head = fmt.Sprintf("Activated %d (%s keeps them all: lifecycle off)", len(s.Loaded), s.Profile)
 	}
 	add(th.bold.Render(clip(head, w)))
@@ -140,7 +142,7 @@ func (p *lruPane) build(w int) {
 	p.lines = out
 }
 
-func (p *lruPane) skillLines(out *[]string, sk harness.LoadedSkill, i, w int) {
+func (p *lruPane) skillLines(out *[]string, sk view.LoadedSkill, i, w int) {
 	th := p.th
 	selected := i == p.sel
 	from := len(*out)
@@ -206,7 +208,7 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 	if lt == nil {
 		out = append(out, th.bold.Render("Last turn"), th.faint.Render(clip("  no turn yet", w)))
 	} else {
-		head := fmt.Sprintf("Last turn %d · %s", harness.TurnOf(lt), orDash(lt.StopReason))
+		head := fmt.Sprintf("Last turn %d · %s", event.TurnOf(lt), orDash(lt.StopReason))
 		out = append(out, th.bold.Render(clip(head, w)))
 		names := unionNames(lt.Offered, lt.Delivered, lt.Loaded)
 		if len(names) == 0 {

@@ -7,7 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // markKind picks a mark's icon and style.
@@ -80,10 +80,10 @@ func (k markKind) look(th *theme) (string, lipgloss.Style) {
 // markFor says how an event shows inline, if it does. Events that are
 // transcript entries themselves (messages, tool results, contextChanged and
 // harness.log lines, preloads) are not marks.
-func markFor(ev harness.Event) (mark, bool) {
+func markFor(ev event.Event) (mark, bool) {
 	m := mark{after: -1}
 	switch e := ev.(type) {
-	case *harness.SkillLoaded:
+	case *event.SkillLoaded:
 		m.kind = markLoaded
 		var b strings.Builder
 		fmt.Fprintf(&b, "loaded %s", e.Skill)
@@ -98,11 +98,11 @@ func markFor(ev harness.Event) (mark, bool) {
 			fmt.Fprintf(&b, " · evicted %s (LRU)", strings.Join(e.Evicted, ", "))
 		}
 		m.text = b.String()
-	case *harness.SkillActivated:
+	case *event.SkillActivated:
 		m.kind, m.text = markActivated, fmt.Sprintf("%s is active again (%s)", e.Skill, e.ExecutionID)
-	case *harness.SkillUnloaded:
+	case *event.SkillUnloaded:
 		m.kind, m.text = markUnloaded, fmt.Sprintf("unloaded %s (%s)", e.Skill, e.Reason)
-	case *harness.WindowTrimmed:
+	case *event.WindowTrimmed:
 		m.kind = markTrim
 		switch {
 		case e.CapExceeded && e.Dropped == 0:
@@ -113,33 +113,33 @@ func markFor(ev harness.Event) (mark, bool) {
 				m.text += " — this turn alone is longer than the cap (R9)"
 			}
 		}
-	case *harness.Warning:
+	case *event.Warning:
 		if e.Log {
 			return m, false
 		}
 		m.kind, m.text = markWarning, e.Message
-	case *harness.Error:
+	case *event.Error:
 		m.kind, m.text = markError, e.Message
-	case *harness.Retry:
+	case *event.Retry:
 		m.kind = markRetry
 		m.text = fmt.Sprintf("retry %d of call %d in %s: %s", e.Attempt, e.Call, time.Duration(e.WaitMS)*time.Millisecond, e.Message)
-	case *harness.Approval:
+	case *event.Approval:
 		switch e.Decision {
-		case harness.DecisionOnce:
+		case event.DecisionOnce:
 			m.kind, m.text = markApproved, "approved "+e.Name+" once"
-		case harness.DecisionAll:
+		case event.DecisionAll:
 			m.kind, m.text = markApproved, "approved "+e.Name+" for the session"
-		case harness.DecisionDeny:
+		case event.DecisionDeny:
 			m.kind, m.text = markDenied, "denied "+e.Name
 		default:
 			m.kind, m.text = markDenied, fmt.Sprintf("%s: %s", e.Decision, e.Name)
 		}
-	case *harness.SettingChanged:
+	case *event.SettingChanged:
 		m.kind, m.text = markSetting, fmt.Sprintf("%s = %s", e.Key, e.Value)
-	case *harness.TurnEnd:
+	case *event.TurnEnd:
 		m.kind = markTurnEnd
 		var b strings.Builder
-		fmt.Fprintf(&b, "turn %d ended: %s", harness.TurnOf(e), orDash(e.StopReason))
+		fmt.Fprintf(&b, "turn %d ended: %s", event.TurnOf(e), orDash(e.StopReason))
 		if len(e.Delivered) > 0 {
 			fmt.Fprintf(&b, " · delivered %s", strings.Join(e.Delivered, ", "))
 		}

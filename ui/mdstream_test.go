@@ -317,7 +317,7 @@ func TestLiveRenderBacksOff(t *testing.T) {
 // render of its text at the pane's width shows.
 func TestStreamingPaneShowsWholeRender(t *testing.T) {
 	m := loadStatic(t, newStatic(t, fakeEntries(4)), 120, 40)
-	view(m)
+	screenOf(m)
 	reply := streamReplies["mixed"] + "\n\n" + streamReplies["lists"] + "\n\n" + streamReplies["fences"]
 	for i, piece := range chunkReply(reply, 4, 40) {
 		m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 2}, Call: 1, Text: piece}})
@@ -328,7 +328,7 @@ func TestStreamingPaneShowsWholeRender(t *testing.T) {
 		if cmd := m.tr.onTick(liveTickMsg{gen: l.gen}); cmd != nil {
 			m.Update(cmd())
 		}
-		view(m)
+		screenOf(m)
 		want := m.md.render(l.text.String(), m.tr.w-1)
 		if d := diffLines(l.lines, want); d != "" {
 			t.Fatalf("after %d bytes:\n%s", l.text.Len(), d)

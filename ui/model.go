@@ -10,7 +10,8 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/view"
 )
 
 // model is the root of the program. It routes each message to the part
@@ -32,7 +33,7 @@ type model struct {
 	focus pane
 	shown pane // the pane the narrow layout shows
 
-	snap *harness.Snapshot
+	snap *view.Snapshot
 	// seq counts events received; a refresh remembers the seq it was asked
 	// at, so marks and pending text are placed against a transcript that
 	// already holds what came before them.
@@ -43,7 +44,7 @@ type model struct {
 	// before the program started): until then it holds those seen live;
 	// after, those merged that may still be on their way (the engine holds
 	// an event before it is delivered), until a live one is not among them.
-	marked     map[harness.Event]bool
+	marked     map[event.Event]bool
 	calibrated bool
 
 	tr    *transcriptPane
@@ -124,13 +125,13 @@ type (
 	estimatedMsg struct{}
 	refreshMsg   struct {
 		seq     uint64
-		snap    *harness.Snapshot
-		entries harness.Transcript
+		snap    *view.Snapshot
+		entries view.Transcript
 		// marks are the engine's marks, fetched at the first refresh
-		marks []harness.Event
+		marks []event.Event
 	}
 	turnDoneMsg struct {
-		end *harness.TurnEnd
+		end *event.TurnEnd
 		err error
 	}
 	flashExpiredMsg struct{ id int }
@@ -352,7 +353,7 @@ func (m *model) routeOverlay(msg tea.Msg) tea.Cmd {
 func (m *model) newSession() {
 	m.tr.reset()
 	m.tools.reset()
-	m.marked = map[harness.Event]bool{}
+	m.marked = map[event.Event]bool{}
 	m.calibrated = false
 }
 
@@ -396,7 +397,7 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		m.calibrated = true
 		var marks []mark
 		seen := m.marked
-		m.marked = map[harness.Event]bool{}
+		m.marked = map[event.Event]bool{}
 		for _, ev := range msg.marks {
 			if mk, ok := markOf(ev); ok && !seen[ev] {
 				marks = append(marks, mk)
@@ -456,7 +457,7 @@ func (m *model) send(text string) tea.Cmd {
 	eng := m.eng
 	turn := func() tea.Msg {
 		end, err := eng.Turn(ctx, text)
-		if err == nil && end != nil && end.StopReason == harness.StopCancelled {
+		if err == nil && end != nil && end.StopReason == event.StopCancelled {
 			// the engine records a cancel as how the turn ended, not as an
 			// error; the program treats both alike
 			err = context.Canceled
@@ -557,12 +558,12 @@ func (m *model) openInspector(turn int) tea.Cmd {
 
 // workspaceLine says on the first screen where the agent tools work and
 // how their commands are confined.
-func workspaceLine(ws *harness.WorkspaceInfo) string {
+func workspaceLine(ws *event.WorkspaceInfo) string {
 	where := "an empty folder, " + ws.Root
 	switch ws.Mode {
-	case harness.WorkspaceCopy:
+	case event.WorkspaceCopy:
 		where = fmt.Sprintf("a copy of %s (%d files)", ws.Source, ws.Files)
-	case harness.WorkspaceInPlace:
+	case event.WorkspaceInPlace:
 		where = ws.Root + " ITSELF (in place: changes are real)"
 	}
 	box := ws.Sandbox

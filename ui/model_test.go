@@ -12,7 +12,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 func TestTurnShowsMessagesToolsAndMarks(t *testing.T) {
@@ -61,7 +64,7 @@ func TestEnterSendsShiftEnterAddsLine(t *testing.T) {
 	d.settle()
 	var got []string
 	for _, e := range d.s.Transcript().Items() {
-		if e.Kind == harness.EntryUser {
+		if e.Kind == rulebook.EntryUser {
 			got = append(got, e.Text)
 		}
 	}
@@ -118,23 +121,23 @@ func TestR25_EscCancelsRunningTurn(t *testing.T) {
 func TestR15_ApprovalDialogKeys(t *testing.T) {
 	for _, tc := range []struct {
 		keys []string
-		want harness.Decision
+		want event.Decision
 	}{
-		{[]string{"a"}, harness.DecisionOnce},
-		{[]string{"s"}, harness.DecisionAll},
-		{[]string{"d"}, harness.DecisionDeny},
-		{[]string{"esc"}, harness.DecisionDeny},
-		{[]string{"enter"}, harness.DecisionDeny}, // deny is the default
-		{[]string{"space"}, harness.DecisionDeny},
-		{[]string{"right", "enter"}, harness.DecisionOnce},
-		{[]string{"left", "enter"}, harness.DecisionAll},
-		{[]string{"left", "left", "enter"}, harness.DecisionOnce},
+		{[]string{"a"}, event.DecisionOnce},
+		{[]string{"s"}, event.DecisionAll},
+		{[]string{"d"}, event.DecisionDeny},
+		{[]string{"esc"}, event.DecisionDeny},
+		{[]string{"enter"}, event.DecisionDeny}, // deny is the default
+		{[]string{"space"}, event.DecisionDeny},
+		{[]string{"right", "enter"}, event.DecisionOnce},
+		{[]string{"left", "enter"}, event.DecisionAll},
+		{[]string{"left", "left", "enter"}, event.DecisionOnce},
 	} {
 		t.Run(strings.Join(tc.keys, "+"), func(t *testing.T) {
 			d := newDriver(t, nil, 100, 30)
-			got := make(chan harness.Decision, 1)
+			got := make(chan event.Decision, 1)
 			go func() {
-				dec, _ := NewApprover(d.sink)(context.Background(), harness.ApprovalRequest{Name: "run_checks", Arguments: `{"quick":true}`, Kind: "command"})
+				dec, _ := NewApprover(d.sink)(context.Background(), view.ApprovalRequest{Name: "run_checks", Arguments: `{"quick":true}`, Kind: "command"})
 				got <- dec
 			}()
 			d.waitApproval()
@@ -157,7 +160,7 @@ func TestR15_ApprovalClosesWhenTurnCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := NewApprover(d.sink)(ctx, harness.ApprovalRequest{Name: "run_checks"})
+		_, err := NewApprover(d.sink)(ctx, view.ApprovalRequest{Name: "run_checks"})
 		errc <- err
 	}()
 	d.pump(func(m *model) bool { return len(m.approvals) == 1 })
@@ -175,8 +178,8 @@ func TestApproverAfterProgramEndsDenies(t *testing.T) {
 	s := NewEventSink()
 	stop := s.attach(&driver{msgs: make(chan tea.Msg, 8)})
 	stop()
-	dec, err := NewApprover(s)(context.Background(), harness.ApprovalRequest{Name: "x"})
-	if dec != harness.DecisionDeny || err == nil {
+	dec, err := NewApprover(s)(context.Background(), view.ApprovalRequest{Name: "x"})
+	if dec != event.DecisionDeny || err == nil {
 		t.Fatalf("got %q, %v; want deny with an error", dec, err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/demo/demotest"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 )
 
 // The program while a session reopens: a progress line at once, messages
@@ -113,7 +115,7 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 	}
 	// what the engine says while it opens waits for it, as what it said
 	// before a program started does
-	sink.OnEvent(&harness.Warning{Message: "said while reopening"})
+	sink.OnEvent(&event.Warning{Message: "said while reopening"})
 	r.pump(func(*model) bool { return len(r.m.opening.held) == 1 })
 
 	close(release)
@@ -147,7 +149,7 @@ func TestOpeningQueuesMessagesAndFillsThePanesOnceOpen(t *testing.T) {
 func userTexts(m *model) int {
 	n := 0
 	for _, e := range m.tr.entries.All() {
-		if e.Kind == harness.EntryUser {
+		if e.Kind == rulebook.EntryUser {
 			n++
 		}
 	}

@@ -9,12 +9,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/harness"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
-// view draws the model and returns the screen without colour.
-func view(m *model) string { return ansi.Strip(m.View().Content) }
+// screenOf draws the model and returns the screen without colour.
+func screenOf(m *model) string { return ansi.Strip(m.View().Content) }
 
 // paneText draws the model and returns one pane's content lines without
 // colour or borders.
@@ -83,14 +85,14 @@ func TestR9_CapExceededInStatusBar(t *testing.T) {
 	st := newStatic(t, fakeEntries(8))
 	st.snap.Window.CapExceeded = true
 	m := loadStatic(t, st, 160, 48)
-	if s := view(m); !strings.Contains(s, "cap exceeded") {
+	if s := screenOf(m); !strings.Contains(s, "cap exceeded") {
 		t.Fatalf("cap exceeded not in status bar:\n%s", s)
 	}
 }
 
 func TestR2_LRUShowsLoadedMostRecentFirstWithMarks(t *testing.T) {
 	st := newStatic(t, nil)
-	st.snap.Loaded = []harness.LoadedSkill{
+	st.snap.Loaded = []view.LoadedSkill{
 		{Name: "brand-voice", Version: "1", ExecutionID: "x-3", Active: true, Tokens: 1200, By: "model", LoadedTurn: 3, Changed: true},
 		{Name: "account-review", Version: "2", ExecutionID: "x-1", Tokens: 800, By: "user", LoadedTurn: 1, OutOfWindow: true,
 			Tools: []string{"get_account_activity@1"}},
@@ -110,7 +112,7 @@ func TestR2_LRUShowsLoadedMostRecentFirstWithMarks(t *testing.T) {
 
 func TestR26_StateAndStoreOnExpand(t *testing.T) {
 	st := newStatic(t, nil)
-	st.snap.Loaded = []harness.LoadedSkill{{Name: "account-review", Version: "2", ExecutionID: "x-1", Active: true,
+	st.snap.Loaded = []view.LoadedSkill{{Name: "account-review", Version: "2", ExecutionID: "x-1", Active: true,
 		State: json.RawMessage(`{"page":3}`), Store: json.RawMessage(`{"n":["A"]}`)}}
 	m := loadStatic(t, st, 200, 48)
 	if s := flat(paneText(m, paneLRU)); !strings.Contains(s, `▸ state {"page":3} · store`) {
@@ -129,10 +131,10 @@ func TestR26_StateAndStoreOnExpand(t *testing.T) {
 
 func TestR20_OfferedDeliveredLoadedAndR10_LeftOff(t *testing.T) {
 	st := newStatic(t, nil)
-	st.snap.LastTurn = &harness.TurnEnd{Header: harness.Header{Turn: 4}, StopReason: "done",
+	st.snap.LastTurn = &event.TurnEnd{Header: event.Header{Turn: 4}, StopReason: "done",
 		Offered: []string{"account-review", "brand-voice", "pdf-tools"}, Delivered: []string{"house-style", "account-review"},
 		Loaded: []string{"account-review"}, LeftOff: []string{"data-cleanup", "legal-check"},
-		Uses: []harness.Use{{Role: "TOOL", Name: "get_account_activity", Version: "1", ExecutionID: "t-9", Reused: true}}}
+		Uses: []event.Use{{Role: "TOOL", Name: "get_account_activity", Version: "1", ExecutionID: "t-9", Reused: true}}}
 	m := loadStatic(t, st, 120, 40)
 	lines := paneText(m, paneLRU)
 	row := func(name string) string {
@@ -168,7 +170,7 @@ func TestContextPaneShowsInstructionsAndParts(t *testing.T) {
 	}
 	st := &staticEngine{Engine: sess, snap: sess.Snapshot(), entries: sess.Transcript().Items()}
 	m := loadStatic(t, st, 160, 48)
-	s := view(m)
+	s := screenOf(m)
 	for _, want := range []string{"instructions", "skill account-review", "preload house-style", "<available_skills>"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("context pane lacks %q", want)
@@ -187,11 +189,11 @@ func TestContextPaneShowsInstructionsAndParts(t *testing.T) {
 
 func TestR14_GoneToolStruckThroughUntilNextTurnEnds(t *testing.T) {
 	p := newToolsPane(newTheme(true))
-	tool := func(n string) harness.ToolInfo {
-		return harness.ToolInfo{Name: n, Source: "skill", Skill: "account-review"}
+	tool := func(n string) event.ToolInfo {
+		return event.ToolInfo{Name: n, Source: "skill", Skill: "account-review"}
 	}
-	snap := func(turn int, running bool, ts ...harness.ToolInfo) *harness.Snapshot {
-		return &harness.Snapshot{Turn: turn, Running: running, Tools: ts}
+	snap := func(turn int, running bool, ts ...event.ToolInfo) *view.Snapshot {
+		return &view.Snapshot{Turn: turn, Running: running, Tools: ts}
 	}
 	names := func() (live, gone []string) {
 		for _, t := range p.shown {
@@ -264,9 +266,9 @@ func TestR6_RefusalAndR7_ContextChangedStyled(t *testing.T) {
 		t.Fatalf("refusal not shown:\n%s", s)
 	}
 	d.send("/load brand-voice")
-	var note harness.Entry
+	var note rulebook.Entry
 	for _, e := range d.m.tr.entries.All() {
-		if e.NoteKind == harness.NoteContextChanged {
+		if e.NoteKind == rulebook.NoteContextChanged {
 			note = e
 		}
 	}
@@ -313,7 +315,7 @@ func TestTranscriptFoldsReasoningAndLongResults(t *testing.T) {
 	}
 	d.m.setFocus(paneTranscript)
 	// select the tool result and unfold it
-	for i := 0; i < 10 && !(d.m.tr.hasSel && d.m.tr.sel.kind == itemEntry && d.m.tr.entries.At(d.m.tr.sel.idx).Kind == harness.EntryTool); i++ {
+	for i := 0; i < 10 && !(d.m.tr.hasSel && d.m.tr.sel.kind == itemEntry && d.m.tr.entries.At(d.m.tr.sel.idx).Kind == rulebook.EntryTool); i++ {
 		d.key("up")
 	}
 	d.key("enter")
@@ -358,7 +360,7 @@ func TestTranscriptVirtualized(t *testing.T) {
 	if n := len(m.tr.cache); n > 80 {
 		t.Fatalf("%d items rendered after jumping to the top", n)
 	}
-	if s := view(m); !strings.Contains(s, "Question 1:") {
+	if s := screenOf(m); !strings.Contains(s, "Question 1:") {
 		t.Fatalf("top not shown:\n%s", s)
 	}
 	// scrolling a page renders only what comes into view
@@ -374,8 +376,8 @@ func TestTranscriptVirtualized(t *testing.T) {
 func TestTranscriptSelectionScrollsThroughTallItem(t *testing.T) {
 	entries := fakeEntries(3)
 	long := strings.Repeat("line of a long answer\n\n", 80)
-	entries = append(entries, harness.Entry{Index: 3, Message: 3, Kind: harness.EntryAssistant, Turn: 1, Text: long})
-	entries = append(entries, harness.Entry{Index: 4, Message: 4, Kind: harness.EntryUser, Turn: 2, Text: "after"})
+	entries = append(entries, rulebook.Entry{Index: 3, Message: 3, Kind: rulebook.EntryAssistant, Turn: 1, Text: long})
+	entries = append(entries, rulebook.Entry{Index: 4, Message: 4, Kind: rulebook.EntryUser, Turn: 2, Text: "after"})
 	m := loadStatic(t, newStatic(t, entries), 100, 30)
 	m.focus = paneTranscript
 	m.View()
@@ -406,7 +408,7 @@ func TestStreamingThrottled(t *testing.T) {
 	m := loadStatic(t, newStatic(t, fakeEntries(4)), 120, 40)
 	var cmds int
 	for i := 0; i < 200; i++ {
-		_, cmd := m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 2}, Call: 1, Text: "word "}})
+		_, cmd := m.Update(eventsMsg{&event.TextDelta{Header: event.Header{Turn: 2}, Call: 1, Text: "word "}})
 		if cmd != nil {
 			cmds++
 		}
@@ -418,7 +420,7 @@ func TestStreamingThrottled(t *testing.T) {
 	if m.tr.live.lines != nil {
 		t.Fatal("deltas rendered Markdown inside Update")
 	}
-	if s := view(m); !strings.Contains(s, "word word word") || !strings.Contains(s, "writing…") {
+	if s := screenOf(m); !strings.Contains(s, "word word word") || !strings.Contains(s, "writing…") {
 		t.Fatalf("streaming text not shown:\n%s", s)
 	}
 	cmd := m.tr.onTick(liveTickMsg{gen: m.tr.live.gen})
@@ -434,31 +436,31 @@ func TestStreamingThrottled(t *testing.T) {
 
 func TestSinkCoalescesDeltasAndKeepsOrder(t *testing.T) {
 	s := NewEventSink()
-	h := harness.Header{Turn: 1}
-	s.OnEvent(&harness.ModelCall{Header: h, Call: 1})
+	h := event.Header{Turn: 1}
+	s.OnEvent(&event.ModelCall{Header: h, Call: 1})
 	for i := 0; i < 100; i++ {
-		s.OnEvent(&harness.TextDelta{Header: h, Call: 1, Text: "a"})
+		s.OnEvent(&event.TextDelta{Header: h, Call: 1, Text: "a"})
 	}
-	s.OnEvent(&harness.ReasoningDelta{Header: h, Call: 1, Text: "r"})
-	s.OnEvent(&harness.TextDelta{Header: h, Call: 1, Text: "b"})
-	s.OnEvent(&harness.Assistant{Header: h, Call: 1, Text: "done"})
+	s.OnEvent(&event.ReasoningDelta{Header: h, Call: 1, Text: "r"})
+	s.OnEvent(&event.TextDelta{Header: h, Call: 1, Text: "b"})
+	s.OnEvent(&event.Assistant{Header: h, Call: 1, Text: "done"})
 	got := s.take()
 	var kinds []string
 	for _, it := range got {
-		kinds = append(kinds, it.(harness.Event).EventType())
+		kinds = append(kinds, it.(event.Event).EventType())
 	}
 	want := "model_call text_delta reasoning_delta text_delta assistant"
 	if strings.Join(kinds, " ") != want {
 		t.Fatalf("order = %v, want %s", kinds, want)
 	}
-	if d := got[1].(*harness.TextDelta); d.Text != strings.Repeat("a", 100) || d.Call != 1 || harness.TurnOf(d) != 1 {
+	if d := got[1].(*event.TextDelta); d.Text != strings.Repeat("a", 100) || d.Call != 1 || event.TurnOf(d) != 1 {
 		t.Fatalf("coalesced delta = %+v", d)
 	}
 }
 
 func TestSinkDeliversEventsQueuedBeforeStart(t *testing.T) {
 	s := NewEventSink()
-	s.OnEvent(&harness.SessionStart{SessionID: "s"})
+	s.OnEvent(&event.SessionStart{SessionID: "s"})
 	d := &driver{msgs: make(chan tea.Msg, 8)}
 	stop := s.attach(d)
 	defer stop()

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // Presenter mode shows a session to an audience: the chrome says what
@@ -63,17 +63,17 @@ func (mk mark) shown(th *theme) string {
 
 // bigText is the large form of a load or eviction mark, for an audience;
 // "" for other events.
-func bigText(ev harness.Event) string {
+func bigText(ev event.Event) string {
 	switch e := ev.(type) {
-	case *harness.SkillLoaded:
+	case *event.SkillLoaded:
 		var b strings.Builder
 		fmt.Fprintf(&b, "━━ SKILL LOADED ━━  %s  (by %s)", e.Skill, orDash(e.By))
 		if len(e.Tools) > 0 {
 			fmt.Fprintf(&b, "\nbrings the tools %s", strings.Join(e.Tools, ", "))
 		}
 		return b.String() // an eviction has its own mark
-	case *harness.SkillUnloaded:
-		why := map[harness.UnloadReason]string{
+	case *event.SkillUnloaded:
+		why := map[event.UnloadReason]string{
 			"lru": "evicted: the least recently used", "user": "unloaded by hand", "clear": "the session was cleared",
 			"removed": "removed from disk", "invalid": "no longer valid", "too-long": "too long for the budget",
 			"limit": "over the limit", "paste": "pasted instead",

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"skillet/harness"
+	"skillet/harness/view"
 )
 
 // The program draws the screen after every message it handles, while most
@@ -47,7 +47,7 @@ func (c *boxMemo) box(th *theme, title string, lines []string, w, h int, focused
 type statusKey struct {
 	w                int
 	th               *theme
-	snap             *harness.Snapshot
+	snap             *view.Snapshot
 	running, present bool
 	opening          bool
 	activity, spin   string

@@ -17,15 +17,17 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
+	"skillet/harness/view"
 )
 
 // askApproval opens the approval dialog from the engine's side and returns
 // where its decision arrives.
-func askApproval(d *driver, name string) <-chan harness.Decision {
-	got := make(chan harness.Decision, 1)
+func askApproval(d *driver, name string) <-chan event.Decision {
+	got := make(chan event.Decision, 1)
 	go func() {
-		dec, _ := NewApprover(d.sink)(context.Background(), harness.ApprovalRequest{Name: name, Arguments: `{}`, Kind: "command"})
+		dec, _ := NewApprover(d.sink)(context.Background(), view.ApprovalRequest{Name: name, Arguments: `{}`, Kind: "command"})
 		got <- dec
 	}()
 	return got
@@ -50,7 +52,7 @@ func TestR15_ApprovalIgnoresKeysTypedAhead(t *testing.T) {
 		t.Fatalf("deny is not the highlighted default once keys work:\n%s", s)
 	}
 	d.key("enter")
-	if dec := <-got; dec != harness.DecisionDeny {
+	if dec := <-got; dec != event.DecisionDeny {
 		t.Fatalf("enter decided %q, want deny", dec)
 	}
 }
@@ -63,7 +65,7 @@ func TestR15_NextApprovalHasItsOwnGuard(t *testing.T) {
 	d.pump(func(m *model) bool { return len(m.approvals) == 2 })
 	d.pass(time.Hour) // the second dialog waited all this time behind the first
 	d.key("a")
-	if dec := <-first; dec != harness.DecisionOnce {
+	if dec := <-first; dec != event.DecisionOnce {
 		t.Fatalf("first = %q", dec)
 	}
 	d.key("a") // pressed on the heels of the first answer
@@ -72,7 +74,7 @@ func TestR15_NextApprovalHasItsOwnGuard(t *testing.T) {
 	}
 	d.pass(approvalGuard)
 	d.key("s")
-	if dec := <-second; dec != harness.DecisionAll {
+	if dec := <-second; dec != event.DecisionAll {
 		t.Fatalf("second = %q", dec)
 	}
 }
@@ -229,7 +231,7 @@ type snapshotSignal struct {
 	started chan struct{}
 }
 
-func (s *snapshotSignal) Snapshot() *harness.Snapshot {
+func (s *snapshotSignal) Snapshot() *view.Snapshot {
 	s.once.Do(func() { close(s.started) })
 	return s.Session.Snapshot()
 }
@@ -323,7 +325,7 @@ func TestInterruptMsgBecomesAQuit(t *testing.T) {
 			t.Fatal("the program did not quit")
 		}
 	}
-	if dec := <-got; dec != harness.DecisionDeny {
+	if dec := <-got; dec != event.DecisionDeny {
 		t.Fatalf("the open approval got %q, want deny", dec)
 	}
 }

@@ -11,7 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/view"
 )
 
 // sender is where the sink delivers: a running *tea.Program (or a test
@@ -25,8 +26,8 @@ type eventsMsg []any
 // approvalMsg asks the program to open the approval dialog for one call.
 type approvalMsg struct {
 	id    uint64
-	req   harness.ApprovalRequest
-	reply chan<- harness.Decision
+	req   view.ApprovalRequest
+	reply chan<- event.Decision
 }
 
 // approvalGoneMsg closes the dialog of a request whose turn was cancelled.
@@ -40,14 +41,14 @@ type delta struct {
 	text       strings.Builder
 }
 
-func (d *delta) event() harness.Event {
-	h := harness.Header{Turn: d.turn}
+func (d *delta) event() event.Event {
+	h := event.Header{Turn: d.turn}
 	if d.reasoning {
-		h.Type = harness.TypeReasoningDelta
-		return &harness.ReasoningDelta{Header: h, Call: d.call, Text: d.text.String()}
+		h.Type = event.TypeReasoningDelta
+		return &event.ReasoningDelta{Header: h, Call: d.call, Text: d.text.String()}
 	}
-	h.Type = harness.TypeTextDelta
-	return &harness.TextDelta{Header: h, Call: d.call, Text: d.text.String()}
+	h.Type = event.TypeTextDelta
+	return &event.TextDelta{Header: h, Call: d.call, Text: d.text.String()}
 }
 
 // frame is the shortest time between two deliveries: the program draws the
@@ -79,7 +80,7 @@ func NewEventSink() *Sink {
 }
 
 // OnEvent queues one engine event for the program. It never blocks.
-func (s *Sink) OnEvent(e harness.Event) {
+func (s *Sink) OnEvent(e event.Event) {
 	if e == nil {
 		return
 	}
@@ -89,10 +90,10 @@ func (s *Sink) OnEvent(e harness.Event) {
 		return
 	}
 	switch d := e.(type) {
-	case *harness.TextDelta:
-		s.appendDelta(false, harness.TurnOf(e), d.Call, d.Text)
-	case *harness.ReasoningDelta:
-		s.appendDelta(true, harness.TurnOf(e), d.Call, d.Text)
+	case *event.TextDelta:
+		s.appendDelta(false, event.TurnOf(e), d.Call, d.Text)
+	case *event.ReasoningDelta:
+		s.appendDelta(true, event.TurnOf(e), d.Call, d.Text)
 	default:
 		s.pending = append(s.pending, e)
 	}
@@ -196,11 +197,11 @@ var errUIClosed = errors.New("the terminal interface has closed")
 // Approve asks the user, through the program's approval dialog, whether one
 // `ask` tool call may run (R15). It blocks until the user answers, ctx is
 // cancelled (the dialog closes) or the program ends (denied).
-func (s *Sink) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
+func (s *Sink) Approve(ctx context.Context, req view.ApprovalRequest) (event.Decision, error) {
 	if s.isClosed() {
-		return harness.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, errUIClosed)
+		return event.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, errUIClosed)
 	}
-	reply := make(chan harness.Decision, 1)
+	reply := make(chan event.Decision, 1)
 	id := s.nextID.Add(1)
 	s.push(approvalMsg{id: id, req: req, reply: reply})
 	select {
@@ -208,16 +209,16 @@ func (s *Sink) Approve(ctx context.Context, req harness.ApprovalRequest) (harnes
 		return d, nil
 	case <-ctx.Done():
 		s.push(approvalGoneMsg{id: id})
-		return harness.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, ctx.Err())
+		return event.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, ctx.Err())
 	case <-s.closed:
-		return harness.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, errUIClosed)
+		return event.DecisionDeny, fmt.Errorf("approve %s: %w", req.Name, errUIClosed)
 	}
 }
 
 // NewApprover returns the approver to give the engine: it opens the approval
 // dialog (approve once, approve for the session, deny) and returns the
 // user's decision.
-func NewApprover(s *Sink) harness.Approver { return s.Approve }
+func NewApprover(s *Sink) view.Approver { return s.Approve }
 
 // queued is how many deliveries wait, for tests that wait for quiet.
 func (s *Sink) queued() int {

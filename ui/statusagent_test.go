@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"skillet/harness"
 	"skillet/harness/profile"
+	"skillet/harness/view"
 )
 
 // The status bar names the agent version a reopened journal recorded,
@@ -14,18 +14,18 @@ import (
 func TestStatusBarNamesTheRecordedAgentVersion(t *testing.T) {
 	m := newModel(context.Background(), nil, Options{Style: "dark"})
 	p, _ := profile.Get("claude-code")
-	text := func(s *harness.Snapshot, short bool) string {
+	text := func(s *view.Snapshot, short bool) string {
 		var all []string
 		for _, part := range m.statusParts(s, short) {
 			all = append(all, part.text)
 		}
 		return strings.Join(all, " ")
 	}
-	live := &harness.Snapshot{Profile: "claude-code", ProfileAgent: p.Agent()}
+	live := &view.Snapshot{Profile: "claude-code", ProfileAgent: p.Agent()}
 	if got := text(live, false); !strings.Contains(got, "("+p.Agent()+")") {
 		t.Errorf("live: %q lacks %q", got, p.Agent())
 	}
-	old := &harness.Snapshot{Profile: "claude-code", ProfileAgent: "Claude Code 2.0.1"}
+	old := &view.Snapshot{Profile: "claude-code", ProfileAgent: "Claude Code 2.0.1"}
 	if got := text(old, false); !strings.Contains(got, "(Claude Code 2.0.1)") {
 		t.Errorf("recorded: %q lacks the recorded version", got)
 	}

@@ -8,23 +8,25 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // wideEntries is a transcript full of wide text: CJK, emoji, long words.
-func wideEntries() []harness.Entry {
-	es := []harness.Entry{
-		{Kind: harness.EntryUser, Text: "日本語のテキストを表示します。中文也可以。한국어도 됩니다 🚀✨ and a verylongwordthatdoesnotfitanywhereatallinanarrowpane"},
-		{Kind: harness.EntryAssistant, Reasoning: "考える 🤔", Text: "## 見出し 🎉\n\n- 項目一つ目 ✅\n- 二つ目は `コード` です\n\n| 列 | 値 |\n|---|---|\n| 名前 | 🍣 寿司 |",
-			ToolCalls: []harness.ToolCallRecord{{ID: "c1", Name: "get_account_activity", Arguments: `{"account_id":"顧客-42","note":"🚀 ロケット"}`}}},
-		{Kind: harness.EntryTool, ToolCallID: "c1", ToolName: "get_account_activity", Text: `{"名前":"山田太郎","絵文字":"👍🏽👨‍👩‍👧","items":["一","二","三","四","五","六","七","八"]}`},
-		{Kind: harness.EntryNote, NoteKind: harness.NoteContextChanged, Text: "contextChanged: loaded 日本語スキル v1 (x-1) — # 日本語のスキル 🚀"},
-		{Kind: harness.EntryTool, ToolCallID: "c2", ToolName: "tab\ttool", Text: "raw \x1b[31mred\x1b[0m and a\ttab and a \r carriage return \x07 bell", Refused: true, IsError: true},
+func wideEntries() []rulebook.Entry {
+	es := []rulebook.Entry{
+		{Kind: rulebook.EntryUser, Text: "日本語のテキストを表示します。中文也可以。한국어도 됩니다 🚀✨ and a verylongwordthatdoesnotfitanywhereatallinanarrowpane"},
+		{Kind: rulebook.EntryAssistant, Reasoning: "考える 🤔", Text: "## 見出し 🎉\n\n- 項目一つ目 ✅\n- 二つ目は `コード` です\n\n| 列 | 値 |\n|---|---|\n| 名前 | 🍣 寿司 |",
+			ToolCalls: []event.ToolCallRecord{{ID: "c1", Name: "get_account_activity", Arguments: `{"account_id":"顧客-42","note":"🚀 ロケット"}`}}},
+		{Kind: rulebook.EntryTool, ToolCallID: "c1", ToolName: "get_account_activity", Text: `{"名前":"山田太郎","絵文字":"👍🏽👨‍👩‍👧","items":["一","二","三","四","五","六","七","八"]}`},
+		{Kind: rulebook.EntryNote, NoteKind: rulebook.NoteContextChanged, Text: "contextChanged: loaded 日本語スキル v1 (x-1) — # 日本語のスキル 🚀"},
+		{Kind: rulebook.EntryTool, ToolCallID: "c2", ToolName: "tab\ttool", Text: "raw \x1b[31mred\x1b[0m and a\ttab and a \r carriage return \x07 bell", Refused: true, IsError: true},
 	}
 	for i := range es {
 		es[i].Index, es[i].Turn = i, 1
 		es[i].Message = i
-		if es[i].Kind == harness.EntryNote {
+		if es[i].Kind == rulebook.EntryNote {
 			es[i].Message = -1
 		}
 	}
@@ -33,10 +35,10 @@ func wideEntries() []harness.Entry {
 
 func wideStatic(tb testing.TB) *staticEngine {
 	st := newStatic(tb, wideEntries())
-	st.snap.Loaded = []harness.LoadedSkill{{Name: "日本語スキル", Version: "1", ExecutionID: "x-1", Active: true, Tokens: 99,
+	st.snap.Loaded = []view.LoadedSkill{{Name: "日本語スキル", Version: "1", ExecutionID: "x-1", Active: true, Tokens: 99,
 		Tools: []string{"ツール@1"}, State: []byte(`{"状態":"🚀"}`)}}
 	st.snap.Instructions += "\n<current_context>\n<skill name=\"日本語スキル\">\n全角の文字と絵文字 🎉🎉🎉 が並ぶ行はここです。\n</skill>\n</current_context>"
-	st.snap.Tools = append(st.snap.Tools, harness.ToolInfo{Name: "ツール", Source: "skill", Skill: "日本語スキル", Version: 1, Approval: "ask"})
+	st.snap.Tools = append(st.snap.Tools, event.ToolInfo{Name: "ツール", Source: "skill", Skill: "日本語スキル", Version: 1, Approval: "ask"})
 	st.snap.Model = "モデル-🚀"
 	return st
 }
@@ -127,7 +129,7 @@ func TestResizeWithOverlaysOpen(t *testing.T) {
 		d.key("esc")
 	}
 	// the approval dialog over everything
-	d.update(eventsMsg{approvalMsg{id: 9, req: harness.ApprovalRequest{Name: "ツール", Arguments: `{"x":"日本語 🚀"}`}, reply: make(chan harness.Decision, 1)}})
+	d.update(eventsMsg{approvalMsg{id: 9, req: view.ApprovalRequest{Name: "ツール", Arguments: `{"x":"日本語 🚀"}`}, reply: make(chan event.Decision, 1)}})
 	for _, sz := range [][2]int{{40, 12}, {80, 24}, {160, 48}} {
 		d.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		checkScreen(t, d.m, sz[0], sz[1])
@@ -144,7 +146,7 @@ func TestWideTextKeepsColumnsAligned(t *testing.T) {
 			checkScreen(t, m, w, 40)
 		}
 	}
-	s := view(m)
+	s := screenOf(m)
 	for _, want := range []string{"日本語のテキスト", "🚀", "山田太郎"} {
 		if !strings.Contains(strings.Join(paneText(m, paneTranscript), ""), want) && !strings.Contains(s, want) {
 			t.Errorf("wide text %q lost", want)
@@ -172,8 +174,8 @@ func bigResult() string {
 
 func bigStatic(tb testing.TB) *staticEngine {
 	es := fakeEntries(2)
-	es = append(es, harness.Entry{Index: 2, Message: 2, Turn: 1, Kind: harness.EntryTool, ToolCallID: "c0", ToolName: "dump", Text: bigResult()})
-	es = append(es, harness.Entry{Index: 3, Message: 3, Turn: 1, Kind: harness.EntryAssistant, Text: "That was big."})
+	es = append(es, rulebook.Entry{Index: 2, Message: 2, Turn: 1, Kind: rulebook.EntryTool, ToolCallID: "c0", ToolName: "dump", Text: bigResult()})
+	es = append(es, rulebook.Entry{Index: 3, Message: 3, Turn: 1, Kind: rulebook.EntryAssistant, Text: "That was big."})
 	return newStatic(tb, es)
 }
 
@@ -200,7 +202,7 @@ func TestLargeResultFoldedAndViewable(t *testing.T) {
 	m.overlay = o
 	m.View()
 	o.p.end(o.h)
-	s := view(m)
+	s := screenOf(m)
 	if !strings.Contains(s, `"ok": true`) || !strings.Contains(s, "100%") {
 		t.Fatalf("viewer end:\n%s", s)
 	}
@@ -220,7 +222,7 @@ func TestTranscriptCacheBounded(t *testing.T) {
 	if n := len(m.tr.cache); n > maxCached {
 		t.Fatalf("%d rendered items kept", n)
 	}
-	if s := view(m); !strings.Contains(s, "Question") && !strings.Contains(s, "Turn") {
+	if s := screenOf(m); !strings.Contains(s, "Question") && !strings.Contains(s, "Turn") {
 		t.Fatalf("paging lost the transcript:\n%s", s)
 	}
 }

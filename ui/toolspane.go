@@ -7,7 +7,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // toolsPane lists the tools of the next request: where each comes from,
@@ -15,19 +17,19 @@ import (
 // stays, struck through, until the next turn ends.
 type toolsPane struct {
 	th   *theme
-	snap *harness.Snapshot
+	snap *view.Snapshot
 
 	// lastSeen is the snapshot turn in which each tool was last offered,
 	// with the tool as it was then, so leavers can be shown.
 	lastSeen map[string]seenTool
-	shown    []harness.ToolInfo
+	shown    []event.ToolInfo
 
 	builtPane
 }
 
 type seenTool struct {
 	turn int
-	info harness.ToolInfo
+	info event.ToolInfo
 }
 
 func newToolsPane(th *theme) *toolsPane {
@@ -40,14 +42,14 @@ func (p *toolsPane) reset() { clear(p.lastSeen) }
 // tool seen in this turn (or between it and the next) that is no longer
 // offered shows as gone until the next turn ends. Tools the engine itself
 // marks Gone show too.
-func (p *toolsPane) setSnapshot(s *harness.Snapshot) {
+func (p *toolsPane) setSnapshot(s *view.Snapshot) {
 	p.snap, p.dirty = s, true
 	if s == nil {
 		p.shown = nil
 		return
 	}
 	now := map[string]bool{}
-	var shown []harness.ToolInfo
+	var shown []event.ToolInfo
 	for _, t := range s.Tools {
 		if t.Gone {
 			continue
@@ -62,7 +64,7 @@ func (p *toolsPane) setSnapshot(s *harness.Snapshot) {
 			shown = append(shown, t)
 		}
 	}
-	var gone []harness.ToolInfo
+	var gone []event.ToolInfo
 	for name, st := range p.lastSeen {
 		if now[name] {
 			continue
@@ -79,7 +81,7 @@ func (p *toolsPane) setSnapshot(s *harness.Snapshot) {
 	p.shown = append(shown, gone...)
 }
 
-func sortTools(ts []harness.ToolInfo) {
+func sortTools(ts []event.ToolInfo) {
 	for i := 1; i < len(ts); i++ {
 		for j := i; j > 0 && ts[j].Name < ts[j-1].Name; j-- {
 			ts[j], ts[j-1] = ts[j-1], ts[j]
@@ -87,9 +89,9 @@ func sortTools(ts []harness.ToolInfo) {
 	}
 }
 
-func (p *toolsPane) selected() (harness.ToolInfo, bool) {
+func (p *toolsPane) selected() (event.ToolInfo, bool) {
 	if p.sel < 0 || p.sel >= len(p.shown) {
-		return harness.ToolInfo{}, false
+		return event.ToolInfo{}, false
 	}
 	return p.shown[p.sel], true
 }
@@ -115,7 +117,7 @@ func (p *toolsPane) key(k keyMap, msg tea.KeyPressMsg, h int) tea.Cmd {
 	return nil
 }
 
-func toolDetail(t harness.ToolInfo) string {
+func toolDetail(t event.ToolInfo) string {
 	return fmt.Sprintf("%s\n\n%s\n\nparameters:\n%s", toolSummary(t), t.Description, prettyRaw(t.Parameters))
 }
 
@@ -124,7 +126,7 @@ func (p *toolsPane) view(w, h int, focused bool) []string {
 }
 
 // toolSummary is where a tool comes from, its version and its policy.
-func toolSummary(t harness.ToolInfo) string {
+func toolSummary(t event.ToolInfo) string {
 	src := string(t.Source)
 	if t.Source == "skill" && t.Skill != "" {
 		src = "skill " + t.Skill
@@ -169,9 +171,9 @@ func (p *toolsPane) build(w int) {
 		if !t.Gone {
 			live++
 			switch {
-			case t.Approval == harness.ApproveAsk && t.SessionApproved:
+			case t.Approval == rulebook.ApproveAsk && t.SessionApproved:
 				approved++
-			case t.Approval == harness.ApproveAsk:
+			case t.Approval == rulebook.ApproveAsk:
 				ask++
 			}
 		}
@@ -206,9 +208,9 @@ func (p *toolsPane) build(w int) {
 		}
 		pol := th.faint
 		switch t.Approval {
-		case harness.ApproveAsk:
+		case rulebook.ApproveAsk:
 			pol = th.warn
-		case harness.ApproveDeny:
+		case rulebook.ApproveDeny:
 			pol = th.bad
 		}
 		src := string(t.Source)

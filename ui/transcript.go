@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"skillet/harness"
+	"skillet/harness/rulebook"
+	"skillet/harness/view"
 )
 
 // itemKind is what one transcript item shows.
@@ -41,7 +42,7 @@ type transcriptPane struct {
 	th *theme
 	md *markdown
 
-	entries harness.Transcript
+	entries view.Transcript
 	marks   []mark
 	// firstInWindow is Snapshot.Window.FirstEntry: entries before it no
 	// longer reach the model and are dimmed.
@@ -95,7 +96,7 @@ func newTranscriptPane(th *theme, md *markdown) *transcriptPane {
 
 // reset forgets everything, for /clear and a new session.
 func (t *transcriptPane) reset() {
-	t.entries, t.marks, t.pending, t.live = harness.Transcript{}, nil, "", nil
+	t.entries, t.marks, t.pending, t.live = view.Transcript{}, nil, "", nil
 	t.firstInWindow = 0
 	t.cache = map[item]*rendered{}
 	t.gutters = map[item]*prefixMemo{}
@@ -115,7 +116,7 @@ func (t *transcriptPane) invalidate() {
 
 // setEntries takes a new transcript from the engine. Entries only ever
 // grow within a session, so appended ones extend the index.
-func (t *transcriptPane) setEntries(es harness.Transcript, firstInWindow int) {
+func (t *transcriptPane) setEntries(es view.Transcript, firstInWindow int) {
 	if es.Len() < t.entries.Len() { // a new session
 		t.reset()
 	}
@@ -657,7 +658,7 @@ func (t *transcriptPane) selectedText() (title, text string, ok bool) {
 			b.WriteString(e.Reasoning)
 			b.WriteString("\n\n")
 		}
-		if e.Kind == harness.EntryTool {
+		if e.Kind == rulebook.EntryTool {
 			b.WriteString(strings.Join(t.prettyContent(t.sel.idx), "\n"))
 		} else {
 			b.WriteString(e.Text)
@@ -688,7 +689,7 @@ func (t *transcriptPane) filesText() string {
 	var b strings.Builder
 	for i := 0; i < t.entries.Len(); i++ {
 		e := t.entries.At(i)
-		if e.Kind != harness.EntryTool || e.Diff == "" {
+		if e.Kind != rulebook.EntryTool || e.Diff == "" {
 			continue
 		}
 		fmt.Fprintf(&b, "turn %d · %s (call %s)", e.Turn, e.ToolName, e.ToolCallID)
@@ -708,11 +709,11 @@ func (t *transcriptPane) selectedTurn() int {
 	return 0
 }
 
-func entryTitle(e harness.Entry) string {
+func entryTitle(e rulebook.Entry) string {
 	switch e.Kind {
-	case harness.EntryTool:
+	case rulebook.EntryTool:
 		return fmt.Sprintf("result of %s (entry %d)", e.ToolName, e.Index)
-	case harness.EntryNote:
+	case rulebook.EntryNote:
 		return fmt.Sprintf("%s (entry %d)", e.NoteKind, e.Index)
 	default:
 		return fmt.Sprintf("%s message (entry %d)", e.Kind, e.Index)

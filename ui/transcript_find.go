@@ -8,7 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/rulebook"
 )
 
 // The transcript's search, turn jumps and the "new output below" cue: they
@@ -125,7 +125,7 @@ func (t *transcriptPane) revealEntry(i int) {
 func (t *transcriptPane) jumpTurnFrom(p, dir int) int {
 	for i := p + dir; i >= 0 && i < len(t.items); i += dir {
 		it := t.items[i]
-		if it.kind == itemPending || (it.kind == itemEntry && t.entries.At(it.idx).Kind == harness.EntryUser) {
+		if it.kind == itemPending || (it.kind == itemEntry && t.entries.At(it.idx).Kind == rulebook.EntryUser) {
 			return i
 		}
 	}

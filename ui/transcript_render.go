@@ -8,7 +8,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 )
 
 const (
@@ -45,22 +46,22 @@ func (t *transcriptPane) render(it item, w int, open bool) []string {
 	return nil
 }
 
-func (t *transcriptPane) renderEntry(e *harness.Entry, w int, open bool) []string {
+func (t *transcriptPane) renderEntry(e *rulebook.Entry, w int, open bool) []string {
 	th := t.th
 	switch e.Kind {
-	case harness.EntryUser:
+	case rulebook.EntryUser:
 		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(fmt.Sprintf(" · turn %d", e.Turn))}
 		return append(out, userLines(th, e.Text, w, open)...)
-	case harness.EntryAssistant:
+	case rulebook.EntryAssistant:
 		return t.renderAssistant(e, w, open)
-	case harness.EntryTool:
+	case rulebook.EntryTool:
 		return t.renderTool(e, w, open)
 	default:
 		return t.renderNote(e, w)
 	}
 }
 
-func (t *transcriptPane) renderAssistant(e *harness.Entry, w int, open bool) []string {
+func (t *transcriptPane) renderAssistant(e *rulebook.Entry, w int, open bool) []string {
 	th := t.th
 	head := th.assistant.Render(iconAssistant+" Assistant") + th.faint.Render(fmt.Sprintf(" · turn %d", e.Turn))
 	if e.Manual {
@@ -114,7 +115,7 @@ func toolCallLines(th *theme, name, args string, w int, open bool) []string {
 	return append(out, foldBlock(th, body, w, 4, open, th.faint)...)
 }
 
-func (t *transcriptPane) renderTool(e *harness.Entry, w int, open bool) []string {
+func (t *transcriptPane) renderTool(e *rulebook.Entry, w int, open bool) []string {
 	th := t.th
 	st, icon, what := th.result, iconResult, "result"
 	switch {
@@ -161,7 +162,7 @@ func (t *transcriptPane) renderTool(e *harness.Entry, w int, open bool) []string
 }
 
 // shellStatus is how a shell call ended, for its head line.
-func shellStatus(sh *harness.ShellRun) string {
+func shellStatus(sh *event.ShellRun) string {
 	status := fmt.Sprintf("exit %d", sh.ExitCode)
 	if sh.Signal != "" {
 		status = "killed by " + sh.Signal
@@ -199,16 +200,16 @@ func (t *transcriptPane) prettyContent(idx int) []string {
 	return ls
 }
 
-func (t *transcriptPane) renderNote(e *harness.Entry, w int) []string {
+func (t *transcriptPane) renderNote(e *rulebook.Entry, w int) []string {
 	th := t.th
 	text := sanitize(e.Text)
 	switch e.NoteKind {
-	case harness.NoteContextChanged:
+	case rulebook.NoteContextChanged:
 		return indentStyled(th.context, iconContext+" ", text, w)
-	case harness.NoteHarnessLog:
+	case rulebook.NoteHarnessLog:
 		// the engine's note carries the prefix the model reads; say it once
 		return indentStyled(th.log, iconLog+" harness.log: ", strings.TrimPrefix(text, "harness.log: "), w)
-	case harness.NoteSkillPreload:
+	case rulebook.NoteSkillPreload:
 		// the engine's words: presenter mode leaves out the execution id
 		return indentStyled(th.preload, iconPreload+" ", th.clean(text), w)
 	default:

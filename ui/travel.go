@@ -7,7 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/view"
 )
 
 // Time travel steps the side panes back through the session's model
@@ -19,10 +20,10 @@ import (
 // lists them, light is the state of the one viewed, whole the few read
 // back with their request (at most wholeKept, most recent last in order).
 type travel struct {
-	hist  *harness.History
+	hist  *view.History
 	idx   int
-	light *harness.Snapshot
-	whole map[int]*harness.Snapshot
+	light *view.Snapshot
+	whole map[int]*view.Snapshot
 	order []int
 	// reading marks the calls being read back.
 	reading map[int]bool
@@ -35,12 +36,12 @@ const wholeKept = 8
 type wholeMsg struct {
 	t    *travel
 	idx  int
-	snap *harness.Snapshot
+	snap *view.Snapshot
 	err  error
 }
 
 type historyMsg struct {
-	hist *harness.History
+	hist *view.History
 	err  error
 	// dir is the step asked for; turn, when set, the turn to jump to.
 	dir, turn int
@@ -158,7 +159,7 @@ func (m *model) onWhole(msg wholeMsg) tea.Cmd {
 		return nil
 	}
 	if t.whole == nil {
-		t.whole = map[int]*harness.Snapshot{}
+		t.whole = map[int]*view.Snapshot{}
 	}
 	t.whole[msg.idx] = msg.snap
 	t.order = append(t.order, msg.idx)
@@ -177,16 +178,16 @@ func (m *model) onWhole(msg wholeMsg) tea.Cmd {
 // livePolicies gives the tools of a past call, which its request names
 // without their approval policy, the policy the session has for them now
 // (a tool the session no longer has keeps none, shown as such).
-func (m *model) livePolicies(s *harness.Snapshot) *harness.Snapshot {
+func (m *model) livePolicies(s *view.Snapshot) *view.Snapshot {
 	if s == nil || m.snap == nil {
 		return s
 	}
-	now := map[string]harness.ToolInfo{}
+	now := map[string]event.ToolInfo{}
 	for _, t := range m.snap.Tools {
 		now[t.Name] = t
 	}
 	c := *s
-	c.Tools = make([]harness.ToolInfo, len(s.Tools))
+	c.Tools = make([]event.ToolInfo, len(s.Tools))
 	for i, t := range s.Tools {
 		if live, ok := now[t.Name]; ok && t.Approval == "" {
 			t.Approval = live.Approval

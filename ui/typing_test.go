@@ -11,9 +11,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/harness"
 	"skillet/harness/chat"
 	"skillet/harness/harnesstest"
+	"skillet/harness/rulebook"
 )
 
 // The words a user types in a pane must reach the input, whatever the
@@ -198,7 +198,7 @@ func TestCommandMenuSuggestsCommandsAndArguments(t *testing.T) {
 
 func TestFindAndTurnJumps(t *testing.T) {
 	m := loadStatic(t, newStatic(t, fakeEntries(80)), 120, 40)
-	at := func() harness.Entry {
+	at := func() rulebook.Entry {
 		t.Helper()
 		if !m.tr.hasSel || m.tr.sel.kind != itemEntry {
 			t.Fatalf("no entry selected")
@@ -210,16 +210,16 @@ func TestFindAndTurnJumps(t *testing.T) {
 		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	m.View()
-	if e := at(); e.Turn != 7 || e.Kind != harness.EntryUser {
+	if e := at(); e.Turn != 7 || e.Kind != rulebook.EntryUser {
 		t.Fatalf("find went to %+v", e)
 	}
-	if s := view(m); !strings.Contains(s, "Question 7: what does the account show?") || !strings.Contains(s, "find ›") {
+	if s := screenOf(m); !strings.Contains(s, "Question 7: what does the account show?") || !strings.Contains(s, "find ›") {
 		t.Fatalf("the match is not on screen:\n%s", s)
 	}
 	m.Update(keyMsg("esc"))
 	m.Update(keyMsg("ctrl+up"))
 	m.View()
-	if e := at(); e.Turn != 6 || e.Kind != harness.EntryUser {
+	if e := at(); e.Turn != 6 || e.Kind != rulebook.EntryUser {
 		t.Fatalf("ctrl+up went to %+v", e)
 	}
 	m.Update(keyMsg("ctrl+down"))
@@ -236,16 +236,16 @@ func TestNewOutputBelowCue(t *testing.T) {
 	m := loadStatic(t, st, 120, 40)
 	m.tr.pageUp()
 	m.View()
-	if strings.Contains(view(m), "new output below") {
+	if strings.Contains(screenOf(m), "new output below") {
 		t.Fatal("cue shown before anything new arrived")
 	}
 	st.entries = fakeEntries(44)
 	m.Update(refreshMsg{snap: st.snap, entries: st.Transcript()})
-	if !strings.Contains(view(m), "↓ new output below") {
-		t.Fatalf("no cue:\n%s", view(m))
+	if !strings.Contains(screenOf(m), "↓ new output below") {
+		t.Fatalf("no cue:\n%s", screenOf(m))
 	}
 	m.tr.end()
-	if strings.Contains(view(m), "new output below") {
+	if strings.Contains(screenOf(m), "new output below") {
 		t.Fatal("cue kept at the bottom")
 	}
 }
@@ -385,16 +385,16 @@ func TestFindCountsMatchesAsTheTranscriptGrows(t *testing.T) {
 	for _, r := range "refund" {
 		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
-	if s := view(m); !strings.Contains(s, "10 match(es)") {
+	if s := screenOf(m); !strings.Contains(s, "10 match(es)") {
 		t.Fatalf("10 answers mention a refund; the bar says:\n%s", s)
 	}
 	st.entries = fakeEntries(44)
 	m.Update(refreshMsg{snap: st.snap, entries: st.Transcript()})
-	if s := view(m); !strings.Contains(s, "11 match(es)") {
+	if s := screenOf(m); !strings.Contains(s, "11 match(es)") {
 		t.Fatalf("after one more turn the bar says:\n%s", s)
 	}
 	m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
-	if s := view(m); strings.Contains(s, "match(es)") || !strings.Contains(s, "no more matches") {
+	if s := screenOf(m); strings.Contains(s, "match(es)") || !strings.Contains(s, "no more matches") {
 		t.Fatalf("a query nothing holds still counts:\n%s", s)
 	}
 }

@@ -1,57 +1,23 @@
-package harness
+package view
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"skillet/harness/journal"
 	"strings"
 
+	"skillet/harness/event"
+	"skillet/harness/journal"
+	"skillet/harness/rulebook"
 	"skillet/harness/share"
 )
 
-// ExportCast writes the session as an asciicast v2 recording (see
-// share.WriteCast), read from its journal as written so far.
-func (s *Session) ExportCast(w io.Writer) error {
-	sh, err := s.shared()
-	if err != nil {
-		return err
-	}
-	return share.WriteCast(w, sh)
-}
-
-// ExportHTML writes the session as a self-contained HTML replay with the
-// panes at every model call (see share.WriteHTML).
-func (s *Session) ExportHTML(w io.Writer) error {
-	sh, err := s.shared()
-	if err != nil {
-		return err
-	}
-	return share.WriteHTML(w, sh)
-}
-
-// shared folds the session's own journal for sharing: the journal, not the
-// live state, holds every event's time.
-func (s *Session) shared() (*share.Session, error) {
-	path := s.journalPath()
-	if path == "" {
-		return nil, errors.New("this session keeps no journal to export from")
-	}
-	return ShareJournal(path)
-}
-
-// ShareJournal reads the journal at path (a journal file or a session
-// folder) and folds it for sharing. Lines that do not decode are skipped
+// ShareJournal reads the journal file at path and folds it for sharing
+// (share.WriteCast, share.WriteHTML). Lines that do not decode are skipped
 // and named in the result's Problems, with what a crash left open.
 func ShareJournal(path string) (*share.Session, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, JournalFile)
-	}
 	f, err := journal.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
@@ -75,32 +41,43 @@ func ShareJournal(path string) (*share.Session, error) {
 	return sh, nil
 }
 
-// ExportMarkdown writes the session's transcript as Markdown (/export):
-// every message, tool call and result, and the notes of the rule book, with
-// each turn's Offered / Delivered / Loaded. It holds no secrets: the API key
-// is never part of a session.
-func (s *Session) ExportMarkdown(w io.Writer) error {
-	type exportCopy struct {
-		entries         Transcript
-		id, model, base string
-		demo            bool
-		endsAfter       map[int][]*TurnEnd
-		approvals       map[string]Decision
+// Markdown is what the Markdown export reads of a session: its
+// transcript, each turn's record, how its tool calls were approved, and
+// what it ran on.
+type Markdown struct {
+	Entries          Transcript
+	SessionID, Model string
+	BaseURL          string
+	Demo             bool
+	// EndsAfter are the turns' records by the number of entries recorded
+	// before each ended: where the fold placed it.
+	EndsAfter map[int][]*event.TurnEnd
+	// Approvals are the user's and the policy's answers, by tool call id.
+	Approvals map[string]event.Decision
+}
+
+// MarkdownOf is what the Markdown export reads of st, copied; Entries is
+// a view, read after the caller releases what guards st.
+func MarkdownOf(st *rulebook.State, baseURL string, demo bool) *Markdown {
+	x := &Markdown{Entries: st.Entries.View(), SessionID: st.ID, Model: st.Model, BaseURL: baseURL, Demo: demo,
+		EndsAfter: map[int][]*event.TurnEnd{}, Approvals: make(map[string]event.Decision, len(st.Approvals))}
+	// a turn's end goes after the last entry it recorded: where the fold
+	// placed it
+	for _, e := range st.Ends.All() {
+		x.EndsAfter[e.Entry] = append(x.EndsAfter[e.Entry], e)
 	}
-	x := read(s, func(f *frame) exportCopy {
-		x := exportCopy{entries: f.st.Entries.View(), id: f.st.ID, model: f.st.Model, base: f.opts.BaseURL, demo: f.opts.Demo,
-			endsAfter: map[int][]*TurnEnd{}, approvals: make(map[string]Decision, len(f.st.Approvals))}
-		// a turn's end goes after the last entry it recorded: where the
-		// fold placed it
-		for _, e := range f.st.Ends.All() {
-			x.endsAfter[e.Entry] = append(x.endsAfter[e.Entry], e)
-		}
-		for k, v := range f.st.Approvals {
-			x.approvals[k] = v
-		}
-		return x
-	})
-	entries, id, model, base, demo, endsAfter, approvals := x.entries, x.id, x.model, x.base, x.demo, x.endsAfter, x.approvals
+	for k, v := range st.Approvals {
+		x.Approvals[k] = v
+	}
+	return x
+}
+
+// WriteMarkdown writes the transcript as Markdown (/export): every
+// message, tool call and result, and the notes of the rule book, with each
+// turn's Offered / Delivered / Loaded. It holds no secrets: the API key is
+// never part of a session.
+func WriteMarkdown(w io.Writer, x *Markdown) error {
+	entries, id, model, base, demo, endsAfter, approvals := x.Entries, x.SessionID, x.Model, x.BaseURL, x.Demo, x.EndsAfter, x.Approvals
 
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Skillet session %s\n\n", id)
@@ -114,14 +91,14 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 	}
 	turn := 0
 	for i, e := range entries.All() {
-		if e.Turn != turn && e.Kind == EntryUser {
+		if e.Turn != turn && e.Kind == rulebook.EntryUser {
 			turn = e.Turn
 			fmt.Fprintf(bw, "\n## Turn %d\n", turn)
 		}
 		switch e.Kind {
-		case EntryUser:
+		case rulebook.EntryUser:
 			fmt.Fprintf(bw, "\n**User:**\n\n%s\n", e.Text)
-		case EntryAssistant:
+		case rulebook.EntryAssistant:
 			who := "Assistant"
 			if e.Manual {
 				who = "Manual call"
@@ -138,7 +115,7 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 			for _, tc := range e.ToolCalls {
 				fmt.Fprintf(bw, "\n**%s → `%s`** (`%s`)\n\n```json\n%s\n```\n", who, tc.Name, tc.ID, prettyJSON(tc.Arguments))
 			}
-		case EntryTool:
+		case rulebook.EntryTool:
 			mark := ""
 			if d, ok := approvals[e.ToolCallID]; ok {
 				mark = " (" + approvalText[d] + ")"
@@ -156,7 +133,7 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 			if e.Diff != "" {
 				fmt.Fprintf(bw, "\nChanged files:\n\n%s\n", fence(strings.TrimRight(e.Diff, "\n")))
 			}
-		case EntryNote:
+		case rulebook.EntryNote:
 			fmt.Fprintf(bw, "\n> %s\n", strings.ReplaceAll(e.Text, "\n", "\n> "))
 		}
 		for _, end := range endsAfter[i+1] {
@@ -166,11 +143,11 @@ func (s *Session) ExportMarkdown(w io.Writer) error {
 	return bw.Flush()
 }
 
-var approvalText = map[Decision]string{
-	DecisionOnce:       "approved once by the user",
-	DecisionAll:        "approved for the session by the user",
-	DecisionDeny:       "denied",
-	DecisionPolicyDeny: "denied by policy",
+var approvalText = map[event.Decision]string{
+	event.DecisionOnce:       "approved once by the user",
+	event.DecisionAll:        "approved for the session by the user",
+	event.DecisionDeny:       "denied",
+	event.DecisionPolicyDeny: "denied by policy",
 }
 
 // limitNote says which limit stopped a command, if one did.
@@ -181,7 +158,7 @@ func limitNote(limit string) string {
 	return ", stopped by the " + limit + " limit"
 }
 
-func writeTurnEnd(w io.Writer, e *TurnEnd) {
+func writeTurnEnd(w io.Writer, e *event.TurnEnd) {
 	if e == nil {
 		return
 	}

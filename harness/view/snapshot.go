@@ -1,10 +1,16 @@
-package harness
+// Package view holds the read models of a session — what the terminal,
+// `skillet show` and the exports read of it — and the pure functions that
+// build them from the rule book's state, the composed next request and a
+// journal. It knows the fold and the journal, never the shell that runs a
+// session: no process, network or tool server is reached from here.
+package view
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/skills"
@@ -23,19 +29,15 @@ type LoadedSkill struct {
 	Changed bool `json:"changed"`
 	// OutOfWindow is set in tool-result delivery when the result that
 	// delivered the text has left the window (R11).
-	OutOfWindow bool     `json:"out_of_window"`
-	By          LoadedBy `json:"by"`
-	LoadedTurn  int      `json:"loaded_turn"`
+	OutOfWindow bool           `json:"out_of_window"`
+	By          event.LoadedBy `json:"by"`
+	LoadedTurn  int            `json:"loaded_turn"`
 	// Tools are the tools this load made available, as name@version.
 	Tools []string `json:"tools"`
 	// State is the per-load state and Store the session store (R26).
 	State json.RawMessage `json:"state"`
 	Store json.RawMessage `json:"store"`
 }
-
-// ContextPart is one part of a request's instructions, or under a
-// profile, of the messages around them (see rulebook.Part).
-type ContextPart = rulebook.Part
 
 // WindowInfo describes the window of the next request (R9).
 type WindowInfo struct {
@@ -82,13 +84,13 @@ type Snapshot struct {
 	// in a snapshot of History, the files tool calls had changed by then,
 	// by path, without content (a live snapshot leaves it out: the
 	// transcript carries each call's changes).
-	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
-	Files     []FileChange   `json:"files,omitempty"`
+	Workspace *event.WorkspaceInfo `json:"workspace,omitempty"`
+	Files     []event.FileChange   `json:"files,omitempty"`
 	// Call is, in a snapshot of History, the model call it shows; 0 for
 	// the live session.
-	Call    int      `json:"call,omitempty"`
-	Running bool     `json:"running"`
-	Limits  Settings `json:"limits"`
+	Call    int            `json:"call,omitempty"`
+	Running bool           `json:"running"`
+	Limits  event.Settings `json:"limits"`
 	// Profile is how skills reach the model; ContextWindow the window its
 	// listing budget derives from (0 when it has none); Lifecycle whether
 	// Skillet's LRU, load limits and window apply.
@@ -110,8 +112,10 @@ type Snapshot struct {
 	// Instructions is the exact system message of the next request.
 	Instructions string `json:"instructions"`
 	// Context is the <current_context> block alone ("" when empty).
-	Context string        `json:"context"`
-	Parts   []ContextPart `json:"parts"`
+	Context string `json:"context"`
+	// Parts are the instructions part by part, or under a profile, the
+	// messages around them.
+	Parts []rulebook.Part `json:"parts"`
 	// InstructionTokens counts the system message; RequestTokens the whole
 	// next request (instructions, rulebook.Window and tool definitions).
 	InstructionTokens int `json:"instruction_tokens"`
@@ -123,12 +127,12 @@ type Snapshot struct {
 	// estimates, and a later snapshot has the exact ones.
 	Estimated bool `json:"estimated,omitempty"`
 
-	Tools  []ToolInfo `json:"tools"`
-	Window WindowInfo `json:"window"`
+	Tools  []event.ToolInfo `json:"tools"`
+	Window WindowInfo       `json:"window"`
 	// Usage is what the running or last turn used.
-	Usage TurnUsage `json:"usage"`
+	Usage rulebook.Usage `json:"usage"`
 	// LastTurn is the last finished turn's record, nil before any.
-	LastTurn *TurnEnd `json:"last_turn,omitempty"`
+	LastTurn *event.TurnEnd `json:"last_turn,omitempty"`
 	// LeftOff names enabled skills the list leaves out (R10).
 	LeftOff []string `json:"left_off,omitempty"`
 

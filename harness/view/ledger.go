@@ -1,11 +1,11 @@
-package harness
+package view
 
 import (
 	"encoding/json"
-	"skillet/harness/rulebook"
 	"strings"
 
 	"skillet/harness/chat"
+	"skillet/harness/rulebook"
 )
 
 // Ledger is the token count of the next request, part by part. The parts
@@ -36,10 +36,11 @@ type LedgerPart struct {
 	Tokens int    `json:"tokens"`
 }
 
-// ledger counts the parts of a composed request, with the notes waiting
-// for the next user message (pending) and the last call whose usage the
-// endpoint reported.
-func ledger(c *composition, count func(string) int, tokenizer, unsent string, reported *rulebook.CallRecord) Ledger {
+// NewLedger counts the parts of a composed request with count, with the
+// notes waiting for the next user message (unsent) and the last call whose
+// usage the endpoint reported (nil for none); tokenizer names the
+// encoding count uses.
+func NewLedger(c *rulebook.Next, count func(string) int, tokenizer, unsent string, reported *rulebook.CallRecord) Ledger {
 	l := Ledger{Tokenizer: tokenizer}
 	add := func(kind, skill string, n int) {
 		l.Parts = append(l.Parts, LedgerPart{Kind: kind, Skill: skill, Tokens: n})
@@ -115,7 +116,7 @@ func skillCopies(m chat.Message) string {
 
 // inMessages reports whether a part of a profile's request is inside the
 // window's messages or the tools rather than beside them.
-func inMessages(p ContextPart) bool {
+func inMessages(p rulebook.Part) bool {
 	switch p.Placement {
 	case "reminder-message", "tool-description", "tool-result", "user-message":
 		return true
