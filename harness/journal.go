@@ -237,7 +237,7 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 		if n := len(rf.recent); n > 0 && !e.Manual && rf.recent[n-1].i == len(rf.st.Calls)-1 {
 			rf.recent[n-1].reply = e
 			if raw, ok := rf.codec.PendingRaw(e); ok {
-				rf.recent[n-1].raw = raw
+				rf.recent[n-1].raw = bytes.Clone(raw) // the reader's buffer
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"io"
+	"iter"
 
 	"skillet/harness"
 )
@@ -25,8 +26,8 @@ type Engine interface {
 	Snapshot() *harness.Snapshot
 	// Transcript is the whole transcript; entries never change once recorded.
 	Transcript() harness.Transcript
-	// Marks are the session's mark events so far (see harness.IsMark).
-	Marks() []harness.Event
+	// Marks yields the session's mark events so far, in order.
+	Marks() iter.Seq[harness.Event]
 	// Turn runs one turn for the user's text; cancelling ctx stops it (R25).
 	Turn(ctx context.Context, text string) (*harness.TurnEnd, error)
 	// LoadSkill loads a skill by hand between turns.

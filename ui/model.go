@@ -124,7 +124,7 @@ type (
 		snap    *harness.Snapshot
 		entries harness.Transcript
 		// marks are the engine's marks, fetched at the first refresh
-		marks []harness.Event
+		marks *mergedMarks
 	}
 	turnDoneMsg struct {
 		end *harness.TurnEnd
@@ -367,7 +367,7 @@ func (m *model) requestRefresh() tea.Cmd {
 	return func() tea.Msg {
 		msg := refreshMsg{seq: seq, snap: eng.Snapshot(), entries: eng.Transcript()}
 		if !calibrated {
-			msg.marks = eng.Marks()
+			msg.marks = collectMarks(eng.Marks())
 		}
 		return msg
 	}
@@ -393,10 +393,13 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		var marks []mark
 		seen := m.marked
 		m.marked = map[harness.Event]bool{}
-		for _, ev := range msg.marks {
-			if mk, ok := markOf(ev); ok && !seen[ev] {
-				marks = append(marks, mk)
-				m.marked[ev] = true
+		if mm := msg.marks; mm != nil {
+			marks = mm.older
+			for _, ev := range mm.recent {
+				if mk, ok := markOf(ev); ok && !seen[ev] {
+					marks = append(marks, mk)
+					m.marked[ev] = true
+				}
 			}
 		}
 		m.tr.addMarks(marks) // a resumed session's, laid out once

@@ -105,7 +105,8 @@ type Codec struct {
 }
 
 // pendingRaw is an assistant event's raw reply as its line holds it: the
-// field's name and its JSON string.
+// field's name and its JSON string, a view of the line valid until the
+// next line is read.
 type pendingRaw struct {
 	of     event.Event
 	quoted []byte
@@ -114,7 +115,9 @@ type pendingRaw struct {
 // cutRaw takes the raw reply off an assistant line as event.Marshal lays it
 // out — the last field, "raw" or "raw_gzip" — returning the line without
 // it and the field (name and value). A line laid out otherwise comes back
-// whole, with raw nil.
+// whole, with raw nil. Both are views of line, which it changes: the
+// reply is most of an assistant line's bytes, and a copy of it for every
+// line of a long journal is garbage by the ten megabytes.
 func cutRaw(line []byte) (rest, raw []byte) {
 	if len(line) < 2 || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
 		return line, nil
@@ -141,8 +144,8 @@ func cutRaw(line []byte) (rest, raw []byte) {
 		if end != len(v)-2 {
 			return line, nil
 		}
-		rest = append(bytes.Clone(line[:i]), '}')
-		return rest, bytes.Clone(line[i+1 : len(line)-1])
+		line[i] = '}' // the comma before the field: the field starts after it
+		return line[:i+1], line[i+1 : len(line)-1]
 	}
 	return line, nil
 }
@@ -360,8 +363,11 @@ func (c *Codec) Encode(e event.Event) ([][]byte, error) {
 }
 
 // Decode reads one journal line: a blob (event nil) or an event with
-// everything it references put back.
+// everything it references put back. A lazy codec may change line's bytes
+// (the reader's buffer, read once) and keeps none of them past the next
+// call.
 func (c *Codec) Decode(line []byte) (event.Event, error) {
+	c.pending = pendingRaw{} // a view of the line before this one
 	typ, ok := event.TypeOf(line)
 	if !ok {
 		var head struct {
@@ -764,7 +770,9 @@ func (c *Codec) ForHistory(leftOff []string, inline bool) {
 }
 
 // PendingRaw is the raw reply, as its line quotes it, of e when e is the
-// last assistant event a lazy decode left undecoded.
+// last assistant event a lazy decode left undecoded. The bytes are the
+// reader's buffer: valid until the next line is read, so a caller that
+// keeps them copies them.
 func (c *Codec) PendingRaw(e event.Event) ([]byte, bool) {
 	if c.pending.of != e {
 		return nil, false
