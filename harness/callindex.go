@@ -78,16 +78,11 @@ func (s *Session) ModelCall(i int) (CallRecord, error) {
 // size found: where each call's lines start, where each blob line starts
 // (by hash), the message blobs of every frameEvery-th call and of the
 // last, so the first call read back costs one call, not the journal.
-func (ix *callIndex) seed(path string, size int64, calls []callPos, blobs map[string]int64, frames [][]journal.BlobKey, last []string) {
+// The index takes blobs as it is: the caller must not change it after.
+func (ix *callIndex) seed(path string, size int64, calls []callPos, blobs map[journal.BlobKey]int64, frames [][]journal.BlobKey, last []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.path, ix.size, ix.calls, ix.frames, ix.last = path, size, calls, frames, blobKeys(last)
-	ix.blobs = make(map[journal.BlobKey]int64, len(blobs))
-	for h, at := range blobs {
-		if k, ok := journal.KeyOf(h); ok {
-			ix.blobs[k] = at
-		}
-	}
+	ix.path, ix.size, ix.calls, ix.blobs, ix.frames, ix.last = path, size, calls, blobs, frames, blobKeys(last)
 }
 
 // blobKeys are the keys of blob hashes; a hash that is not one is left

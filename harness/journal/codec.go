@@ -92,9 +92,12 @@ type Codec struct {
 	raw map[string][]byte
 	// torn is where a last line that did not read starts, for a writer to
 	// cut it off; 0 when there is none (line 1 is never cut).
-	torn  int64
-	src   io.ReaderAt
-	rawAt map[string]int64
+	torn int64
+	src  io.ReaderAt
+	// rawAt is keyed by BlobKey: a long journal has tens of thousands of
+	// blob lines, and a map without pointers is one the collector need
+	// not scan, at each collection of the fold that reads them.
+	rawAt map[BlobKey]int64
 	at    int64
 	// texts are the skill texts read, by blob: a preload's text comes
 	// back at every turn of a long journal, and each event keeps it.
@@ -183,7 +186,7 @@ func (c *Codec) get(h string) ([]byte, bool) {
 	line, ok := c.raw[h]
 	if ok {
 		delete(c.raw, h)
-	} else if at, found := c.rawAt[h]; found && c.src != nil {
+	} else if at, found := c.rawAtHash(h); found && c.src != nil {
 		l, err := LineAt(c.src, at)
 		if err != nil {
 			return nil, false
@@ -232,7 +235,7 @@ func BlobHashOf(line []byte) (string, bool) {
 }
 
 func NewCodec() *Codec {
-	return &Codec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[string]int64{}, written: map[BlobKey]struct{}{}}
+	return &Codec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[BlobKey]int64{}, written: map[BlobKey]struct{}{}}
 }
 
 // Encode returns the lines an event is written as: blob lines first, then
@@ -384,8 +387,8 @@ func (c *Codec) Decode(line []byte) (event.Event, error) {
 	if typ == typeBlob && c.lazy {
 		// kept undecoded: most blobs of a long journal are never needed
 		if h, ok := BlobHashOf(line); ok {
-			if c.src != nil {
-				c.rawAt[h] = c.at
+			if k, ok := KeyOf(h); ok && c.src != nil {
+				c.rawAt[k] = c.at
 			} else {
 				c.raw[h] = bytes.Clone(line) // line is the reader's buffer
 			}
@@ -753,7 +756,16 @@ func (c *Codec) Torn() int64 { return c.torn }
 
 // RawAt is where each blob line a lazy read left undecoded starts, by
 // hash, for a reader that can read the journal again at an offset.
-func (c *Codec) RawAt() map[string]int64 { return c.rawAt }
+func (c *Codec) RawAt() map[BlobKey]int64 { return c.rawAt }
+
+func (c *Codec) rawAtHash(h string) (int64, bool) {
+	k, ok := KeyOf(h)
+	if !ok {
+		return 0, false
+	}
+	at, found := c.rawAt[k]
+	return at, found
+}
 
 // LastMsgs are the blob refs of the last request's messages.
 func (c *Codec) LastMsgs() []string { return c.lastMsgs }
