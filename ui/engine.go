@@ -19,7 +19,7 @@ import (
 //
 // Marks such as "skill loaded" stand between transcript entries where the
 // engine says: each event's Header.Entry is how many entries the transcript
-// held when it happened, and Marks returns the mark events of the session
+// held when it happened, and Marks yields the mark events of the session
 // so far, so a resumed session shows the same items as the live one.
 type Engine interface {
 	// Snapshot describes the next request and the loaded set.

@@ -211,8 +211,10 @@ func thousands(n int) string {
 // the events only the latest are kept, those that may also be on their way
 // live and must show once (see model.marked).
 type mergedMarks struct {
-	older  []mark
+	older []mark
+	// recent are the latest events with a mark, and marks theirs
 	recent []harness.Event
+	marks  []mark
 }
 
 // markEnRoute is how many of the latest merged mark events are told apart
@@ -226,18 +228,17 @@ const markEnRoute = 1024
 func collectMarks(evs iter.Seq[harness.Event]) *mergedMarks {
 	mm := &mergedMarks{}
 	for ev := range evs {
-		if _, ok := markFor(ev); !ok {
+		mk, ok := markOf(ev)
+		if !ok {
 			continue
 		}
 		if len(mm.recent) == 2*markEnRoute {
-			for _, old := range mm.recent[:markEnRoute] {
-				mk, _ := markOf(old)
-				mm.older = append(mm.older, mk)
-			}
+			mm.older = append(mm.older, mm.marks[:markEnRoute]...)
+			mm.marks = append(mm.marks[:0], mm.marks[markEnRoute:]...)
 			mm.recent = append(mm.recent[:0], mm.recent[markEnRoute:]...)
 			clear(mm.recent[markEnRoute:cap(mm.recent)]) // the events go with their page
 		}
-		mm.recent = append(mm.recent, ev)
+		mm.recent, mm.marks = append(mm.recent, ev), append(mm.marks, mk)
 	}
 	return mm
 }

@@ -26,10 +26,14 @@ func TestCollectMarksKeepsEveryMarkAndOnlyTheLatestEvents(t *testing.T) {
 			want = append(want, mk)
 		}
 		mm := collectMarks(slices.Values(evs))
-		got := slices.Clone(mm.older)
-		for _, ev := range mm.recent {
-			mk, _ := markOf(ev)
-			got = append(got, mk)
+		got := append(slices.Clone(mm.older), mm.marks...)
+		if len(mm.marks) != len(mm.recent) {
+			t.Fatalf("%d marks: %d latest events held with %d marks", n, len(mm.recent), len(mm.marks))
+		}
+		for i, ev := range mm.recent {
+			if mk, _ := markOf(ev); mk != mm.marks[i] {
+				t.Fatalf("%d marks: latest event %d held with another's mark", n, i)
+			}
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("%d marks: got %d, not the same in the same order", n, len(got))

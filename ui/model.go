@@ -395,9 +395,9 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		m.marked = map[harness.Event]bool{}
 		if mm := msg.marks; mm != nil {
 			marks = mm.older
-			for _, ev := range mm.recent {
-				if mk, ok := markOf(ev); ok && !seen[ev] {
-					marks = append(marks, mk)
+			for i, ev := range mm.recent {
+				if !seen[ev] {
+					marks = append(marks, mm.marks[i])
 					m.marked[ev] = true
 				}
 			}
