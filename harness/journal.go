@@ -75,7 +75,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	s.mu.Lock()
 	s.reset(start.SessionID)
 	s.dir, s.readOnly = dir, readOnly
-	fold := &reopenFold{st: s.st, codec: jr.Codec()}
+	fold := &reopenFold{st: s.st, codec: jr.Codec(), src: f}
 	var rep rulebook.Repairer
 	var buf []Event
 	for e := first; ; {
@@ -165,6 +165,8 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 type reopenFold struct {
 	st    *rulebook.State
 	codec *journal.Codec
+	// src is the journal, for reading back what the fold left off
+	src io.ReaderAt
 	// recent are the latest calls, by their index in st.Calls, with the
 	// compressed reply of each, to put together once the fold ends.
 	recent   []recentCall
@@ -183,9 +185,11 @@ type recentCall struct {
 	i     int
 	mc    *ModelCall
 	reply *Assistant
-	// raw is the reply's raw field as the line held it, when the decode
-	// left it off
-	raw []byte
+	// cut says the decode left the reply's raw field off its line, which
+	// starts at rawAt: read back at the end for the few calls kept, rather
+	// than copied for every call on the way
+	cut   bool
+	rawAt int64
 }
 
 func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
@@ -237,8 +241,8 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 		}
 		if n := len(rf.recent); n > 0 && !e.Manual && rf.recent[n-1].i == len(rf.st.Calls)-1 {
 			rf.recent[n-1].reply = e
-			if raw, ok := rf.codec.PendingRaw(e); ok {
-				rf.recent[n-1].raw = raw
+			if _, ok := rf.codec.PendingRaw(e); ok {
+				rf.recent[n-1].cut, rf.recent[n-1].rawAt = true, jr.Start()
 			}
 		}
 	}
@@ -256,10 +260,10 @@ func (rf *reopenFold) finish() []string {
 				cr.Request = rc.mc.Request
 			}
 		}
-		if a := rc.reply; a != nil && (rc.raw != nil || a.RawGzip != "") {
+		if a := rc.reply; a != nil && (rc.cut || a.RawGzip != "") {
 			var err error
-			if rc.raw != nil {
-				err = journal.RestoreRaw(a, rc.raw)
+			if rc.cut {
+				err = rf.readRaw(a, rc.rawAt)
 			}
 			if err == nil {
 				err = journal.Unzip(a)
@@ -273,6 +277,25 @@ func (rf *reopenFold) finish() []string {
 	}
 	rf.recent = nil
 	return rf.problems
+}
+
+// readRaw puts back the raw reply the decode left off a's line, which
+// starts at at.
+func (rf *reopenFold) readRaw(a *Assistant, at int64) error {
+	line, err := journal.LineAt(rf.src, at)
+	if err != nil {
+		return fmt.Errorf("assistant reply of call %d: %w", a.Call, err)
+	}
+	e, err := UnmarshalEvent(line)
+	if err != nil {
+		return fmt.Errorf("assistant reply of call %d: %w", a.Call, err)
+	}
+	full, ok := e.(*Assistant)
+	if !ok || full.Call != a.Call {
+		return fmt.Errorf("assistant reply of call %d: the journal changed while it was read", a.Call)
+	}
+	a.Raw, a.RawGzip = full.Raw, full.RawGzip
+	return nil
 }
 
 // progressReader tells how much of a file has been read as it is read.

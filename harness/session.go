@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"skillet/harness/journal"
@@ -388,11 +389,20 @@ func (s *Session) Transcript() view.Transcript {
 	return read(s, func(f *frame) view.Transcript { return f.st.Entries.View() })
 }
 
-// Marks returns the events that stand between transcript entries, in
-// order, each with its Header.Entry; a reopened session has them all.
-func (s *Session) Marks() []Event {
+// Marks yields the events that stand between transcript entries, in
+// order, each with its Header.Entry; a reopened session has them all. The
+// older ones are decoded from their pages a page at a time as they are
+// yielded, after the lock: a reader that keeps only what it makes of each
+// holds one page of a long session's marks, not all of them.
+func (s *Session) Marks() iter.Seq[Event] {
 	marks := read(s, func(f *frame) paged.List[Event] { return f.st.Marks.View() })
-	return marks.Items() // read after the lock: the older ones are decoded from their pages
+	return func(yield func(Event) bool) {
+		for _, e := range marks.All() {
+			if !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // ModelCalls returns every model call of the session, for the inspector:

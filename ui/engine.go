@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"io"
+	"iter"
 
 	"skillet/harness/event"
 	"skillet/harness/rulebook"
@@ -21,15 +22,15 @@ import (
 //
 // Marks such as "skill loaded" stand between transcript entries where the
 // engine says: each event's Header.Entry is how many entries the transcript
-// held when it happened, and Marks returns the mark events of the session
+// held when it happened, and Marks yields the mark events of the session
 // so far, so a resumed session shows the same items as the live one.
 type Engine interface {
 	// Snapshot describes the next request and the loaded set.
 	Snapshot() *view.Snapshot
 	// Transcript is the whole transcript; entries never change once recorded.
 	Transcript() view.Transcript
-	// Marks are the session's mark events so far (see rulebook.IsMark).
-	Marks() []event.Event
+	// Marks yields the session's mark events so far, in order.
+	Marks() iter.Seq[event.Event]
 	// Turn runs one turn for the user's text; cancelling ctx stops it (R25).
 	Turn(ctx context.Context, text string) (*event.TurnEnd, error)
 	// LoadSkill loads a skill by hand between turns.

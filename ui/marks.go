@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -201,4 +202,43 @@ func thousands(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// mergedMarks are the engine's marks as the first refresh fetched them
+// (what happened before the program saw an event: a resumed session's),
+// made into marks by the command that fetched them. A long session has
+// tens of thousands, decoded from the engine's pages a page at a time: of
+// the events only the latest are kept, those that may also be on their way
+// live and must show once (see model.marked).
+type mergedMarks struct {
+	older []mark
+	// recent are the latest events with a mark, and marks theirs
+	recent []event.Event
+	marks  []mark
+}
+
+// markEnRoute is how many of the latest merged mark events are told apart
+// from the same events arriving live. Those on their way are the latest
+// the engine emitted before the fetch, delivered in order; an older event
+// comes back from a sealed page as a copy, which no live event equals.
+const markEnRoute = 1024
+
+// collectMarks makes the marks of evs, keeping the latest markEnRoute
+// events that have one as events.
+func collectMarks(evs iter.Seq[event.Event]) *mergedMarks {
+	mm := &mergedMarks{}
+	for ev := range evs {
+		mk, ok := markOf(ev)
+		if !ok {
+			continue
+		}
+		if len(mm.recent) == 2*markEnRoute {
+			mm.older = append(mm.older, mm.marks[:markEnRoute]...)
+			mm.marks = append(mm.marks[:0], mm.marks[markEnRoute:]...)
+			mm.recent = append(mm.recent[:0], mm.recent[markEnRoute:]...)
+			clear(mm.recent[markEnRoute:cap(mm.recent)]) // the events go with their page
+		}
+		mm.recent, mm.marks = append(mm.recent, ev), append(mm.marks, mk)
+	}
+	return mm
 }

@@ -128,7 +128,7 @@ type (
 		snap    *view.Snapshot
 		entries view.Transcript
 		// marks are the engine's marks, fetched at the first refresh
-		marks []event.Event
+		marks *mergedMarks
 	}
 	turnDoneMsg struct {
 		end *event.TurnEnd
@@ -372,7 +372,7 @@ func (m *model) requestRefresh() tea.Cmd {
 	return func() tea.Msg {
 		msg := refreshMsg{seq: seq, snap: eng.Snapshot(), entries: eng.Transcript()}
 		if !calibrated {
-			msg.marks = eng.Marks()
+			msg.marks = collectMarks(eng.Marks())
 		}
 		return msg
 	}
@@ -398,10 +398,13 @@ func (m *model) onRefresh(msg refreshMsg) tea.Cmd {
 		var marks []mark
 		seen := m.marked
 		m.marked = map[event.Event]bool{}
-		for _, ev := range msg.marks {
-			if mk, ok := markOf(ev); ok && !seen[ev] {
-				marks = append(marks, mk)
-				m.marked[ev] = true
+		if mm := msg.marks; mm != nil {
+			marks = mm.older
+			for i, ev := range mm.recent {
+				if !seen[ev] {
+					marks = append(marks, mm.marks[i])
+					m.marked[ev] = true
+				}
 			}
 		}
 		m.tr.addMarks(marks) // a resumed session's, laid out once

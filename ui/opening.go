@@ -46,8 +46,11 @@ type (
 	openTickMsg struct{}
 )
 
-// openTick is how often the progress line is drawn again.
-const openTick = 50 * time.Millisecond
+// openTick is how often the progress line is drawn again: often enough
+// to be seen moving, and seldom, since each frame draws the whole screen
+// on the cores the fold needs (at 20 a second, a tenth of a loaded
+// machine's reopening went to frames of the progress line).
+const openTick = 250 * time.Millisecond
 
 // startOpening runs Opening.Open and ticks the progress line until it
 // returns.

@@ -44,17 +44,12 @@ type CallPos struct{ At, Reply int64 }
 // Seed gives the index what a fold of the journal at path up to offset
 // size found: where each call's lines start, where each blob line starts
 // (by hash), the message blobs of every FrameEvery-th call and of the
-// last, so the first call read back costs one call, not the
-func (ix *CallIndex) Seed(path string, size int64, calls []CallPos, blobs map[string]int64, frames [][]BlobKey, last []string) {
+// last, so the first call read back costs one call, not the journal.
+// The index takes blobs as it is: the caller must not change it after.
+func (ix *CallIndex) Seed(path string, size int64, calls []CallPos, blobs map[BlobKey]int64, frames [][]BlobKey, last []string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.path, ix.size, ix.calls, ix.frames, ix.last = path, size, calls, frames, BlobKeys(last)
-	ix.blobs = make(map[BlobKey]int64, len(blobs))
-	for h, at := range blobs {
-		if k, ok := KeyOf(h); ok {
-			ix.blobs[k] = at
-		}
-	}
+	ix.path, ix.size, ix.calls, ix.blobs, ix.frames, ix.last = path, size, calls, blobs, frames, BlobKeys(last)
 }
 
 // BlobKeys are the keys of blob hashes; a hash that is not one is left

@@ -92,9 +92,12 @@ type Codec struct {
 	raw map[string][]byte
 	// torn is where a last line that did not read starts, for a writer to
 	// cut it off; 0 when there is none (line 1 is never cut).
-	torn  int64
-	src   io.ReaderAt
-	rawAt map[string]int64
+	torn int64
+	src  io.ReaderAt
+	// rawAt is keyed by BlobKey: a long journal has tens of thousands of
+	// blob lines, and a map without pointers is one the collector need
+	// not scan, at each collection of the fold that reads them.
+	rawAt map[BlobKey]int64
 	at    int64
 	// texts are the skill texts read, by blob: a preload's text comes
 	// back at every turn of a long journal, and each event keeps it.
@@ -105,7 +108,8 @@ type Codec struct {
 }
 
 // pendingRaw is an assistant event's raw reply as its line holds it: the
-// field's name and its JSON string.
+// field's name and its JSON string, a view of the line valid until the
+// next line is read.
 type pendingRaw struct {
 	of     event.Event
 	quoted []byte
@@ -114,7 +118,9 @@ type pendingRaw struct {
 // cutRaw takes the raw reply off an assistant line as event.Marshal lays it
 // out — the last field, "raw" or "raw_gzip" — returning the line without
 // it and the field (name and value). A line laid out otherwise comes back
-// whole, with raw nil.
+// whole, with raw nil. Both are views of line, which it changes: the
+// reply is most of an assistant line's bytes, and a copy of it for every
+// line of a long journal is garbage by the ten megabytes.
 func cutRaw(line []byte) (rest, raw []byte) {
 	if len(line) < 2 || line[len(line)-1] != '}' || line[len(line)-2] != '"' {
 		return line, nil
@@ -141,8 +147,8 @@ func cutRaw(line []byte) (rest, raw []byte) {
 		if end != len(v)-2 {
 			return line, nil
 		}
-		rest = append(bytes.Clone(line[:i]), '}')
-		return rest, bytes.Clone(line[i+1 : len(line)-1])
+		line[i] = '}' // the comma before the field: the field starts after it
+		return line[:i+1], line[i+1 : len(line)-1]
 	}
 	return line, nil
 }
@@ -180,7 +186,7 @@ func (c *Codec) get(h string) ([]byte, bool) {
 	line, ok := c.raw[h]
 	if ok {
 		delete(c.raw, h)
-	} else if at, found := c.rawAt[h]; found && c.src != nil {
+	} else if at, found := c.rawAtHash(h); found && c.src != nil {
 		l, err := LineAt(c.src, at)
 		if err != nil {
 			return nil, false
@@ -229,7 +235,7 @@ func BlobHashOf(line []byte) (string, bool) {
 }
 
 func NewCodec() *Codec {
-	return &Codec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[string]int64{}, written: map[BlobKey]struct{}{}}
+	return &Codec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[BlobKey]int64{}, written: map[BlobKey]struct{}{}}
 }
 
 // Encode returns the lines an event is written as: blob lines first, then
@@ -360,8 +366,11 @@ func (c *Codec) Encode(e event.Event) ([][]byte, error) {
 }
 
 // Decode reads one journal line: a blob (event nil) or an event with
-// everything it references put back.
+// everything it references put back. A lazy codec may change line's bytes
+// (the reader's buffer, read once) and keeps none of them past the next
+// call.
 func (c *Codec) Decode(line []byte) (event.Event, error) {
+	c.pending = pendingRaw{} // a view of the line before this one
 	typ, ok := event.TypeOf(line)
 	if !ok {
 		var head struct {
@@ -378,8 +387,8 @@ func (c *Codec) Decode(line []byte) (event.Event, error) {
 	if typ == typeBlob && c.lazy {
 		// kept undecoded: most blobs of a long journal are never needed
 		if h, ok := BlobHashOf(line); ok {
-			if c.src != nil {
-				c.rawAt[h] = c.at
+			if k, ok := KeyOf(h); ok && c.src != nil {
+				c.rawAt[k] = c.at
 			} else {
 				c.raw[h] = bytes.Clone(line) // line is the reader's buffer
 			}
@@ -747,7 +756,16 @@ func (c *Codec) Torn() int64 { return c.torn }
 
 // RawAt is where each blob line a lazy read left undecoded starts, by
 // hash, for a reader that can read the journal again at an offset.
-func (c *Codec) RawAt() map[string]int64 { return c.rawAt }
+func (c *Codec) RawAt() map[BlobKey]int64 { return c.rawAt }
+
+func (c *Codec) rawAtHash(h string) (int64, bool) {
+	k, ok := KeyOf(h)
+	if !ok {
+		return 0, false
+	}
+	at, found := c.rawAt[k]
+	return at, found
+}
 
 // LastMsgs are the blob refs of the last request's messages.
 func (c *Codec) LastMsgs() []string { return c.lastMsgs }
@@ -764,7 +782,9 @@ func (c *Codec) ForHistory(leftOff []string, inline bool) {
 }
 
 // PendingRaw is the raw reply, as its line quotes it, of e when e is the
-// last assistant event a lazy decode left undecoded.
+// last assistant event a lazy decode left undecoded. The bytes are the
+// reader's buffer: valid until the next line is read, so a caller that
+// keeps them copies them.
 func (c *Codec) PendingRaw(e event.Event) ([]byte, bool) {
 	if c.pending.of != e {
 		return nil, false

@@ -40,12 +40,15 @@ func OpenWriter(path string, codec *Codec) (*Writer, error) {
 		codec = NewCodec()
 	}
 	// what reading learned: only which blobs exist
-	for _, hashes := range []iter.Seq[string]{maps.Keys(codec.blobs), maps.Keys(codec.raw), maps.Keys(codec.rawAt)} {
+	for _, hashes := range []iter.Seq[string]{maps.Keys(codec.blobs), maps.Keys(codec.raw)} {
 		for h := range hashes {
 			if k, ok := KeyOf(h); ok {
 				codec.written[k] = struct{}{}
 			}
 		}
+	}
+	for k := range codec.rawAt {
+		codec.written[k] = struct{}{}
 	}
 	codec.blobs, codec.raw, codec.rawAt, codec.src, codec.texts = map[string][]byte{}, nil, nil, nil, nil
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
