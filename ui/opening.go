@@ -33,6 +33,8 @@ type opening struct {
 	// did; they are taken in order once it is open, as the deliveries
 	// queued before a program starts are.
 	held eventsMsg
+	// ticks counts the progress line's frames, which set its pace.
+	ticks int
 }
 
 // Internal messages of the opening.
@@ -46,11 +48,17 @@ type (
 	openTickMsg struct{}
 )
 
-// openTick is how often the progress line is drawn again: often enough
-// to be seen moving, and seldom, since each frame draws the whole screen
-// on the cores the fold needs (at 20 a second, a tenth of a loaded
-// machine's reopening went to frames of the progress line).
-const openTick = 250 * time.Millisecond
+// openTick is how often the progress line is drawn again: quickly at
+// first, so even a short reopening shows how far it is, then seldom,
+// since each frame draws the whole screen on the cores the fold needs (at
+// 20 a second throughout, a tenth of a loaded machine's long reopening
+// went to frames of the progress line).
+func openTick(frames int) time.Duration {
+	if frames < 10 {
+		return 50 * time.Millisecond
+	}
+	return 250 * time.Millisecond
+}
 
 // startOpening runs Opening.Open and ticks the progress line until it
 // returns.
@@ -65,11 +73,11 @@ func (m *model) startOpening(o *Opening) tea.Cmd {
 		eng, err := o.Wait()
 		return openedMsg{eng: eng, err: err}
 	}
-	return tea.Batch(open, openTickCmd())
+	return tea.Batch(open, openTickCmd(0))
 }
 
-func openTickCmd() tea.Cmd {
-	return tea.Tick(openTick, func(time.Time) tea.Msg { return openTickMsg{} })
+func openTickCmd(frames int) tea.Cmd {
+	return tea.Tick(openTick(frames), func(time.Time) tea.Msg { return openTickMsg{} })
 }
 
 // onOpenTick keeps the progress line moving while the engine opens.
@@ -78,7 +86,8 @@ func (m *model) onOpenTick() tea.Cmd {
 		return nil
 	}
 	m.activity = m.opening.short()
-	return openTickCmd()
+	m.opening.ticks++
+	return openTickCmd(m.opening.ticks)
 }
 
 // onOpened takes the engine: the deliveries held so far, the first
