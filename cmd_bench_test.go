@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"skillet/harness"
 	"skillet/harness/bench"
 	"skillet/harness/bench/benchtest"
+	"skillet/harness/rulebook"
 )
 
 const benchSkillMD = "---\nname: report-style\ndescription: Write reports in the house style.\n---\n\n%s\n"
@@ -55,7 +55,7 @@ func reportAgent(in benchtest.Request) benchtest.Reply {
 	if strings.Contains(in.User, "eval one") {
 		switch {
 		case offered && !loaded:
-			return benchtest.Reply{Calls: []benchtest.Call{{Name: harness.ToolLoadSkill, Args: `{"name":"report-style"}`}}}
+			return benchtest.Reply{Calls: []benchtest.Call{{Name: rulebook.ToolLoadSkill, Args: `{"name":"report-style"}`}}}
 		case !strings.Contains(in.Body, `report.md`):
 			content := "plain report"
 			if strings.Contains(in.Body, "Mark every report with GOOD") {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"slices"
 	"strings"
@@ -17,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"skillet/harness"
 	"skillet/harness/eval"
 	"skillet/harness/eval/evaltest"
 	"skillet/harness/eval/report"
@@ -550,7 +550,7 @@ func TestEvalRoutingOnlyOffersTheLoadToolAlone(t *testing.T) {
 		}
 		calls := 0
 		for _, e := range events {
-			mc, ok := e.(*harness.ModelCall)
+			mc, ok := e.(*event.ModelCall)
 			if !ok {
 				continue
 			}
@@ -828,7 +828,7 @@ func TestEvalHonoursRetryAfterUpToMaxRetryWait(t *testing.T) {
 	events, _, _ := journal.Read(f)
 	waits := 0
 	for _, e := range events {
-		if r, ok := e.(*harness.Retry); ok {
+		if r, ok := e.(*event.Retry); ok {
 			waits++
 			if r.WaitMS != 1000 {
 				t.Errorf("retry waited %d ms, want the 1 s cap", r.WaitMS)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/harness/tools"
@@ -18,11 +19,11 @@ type activation = rulebook.Activation
 // records the activation as the model's load (SkillLoaded, or
 // SkillActivated when the skill is already loaded) and returns what the
 // profile renders, with the user messages it adds.
-func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *binding) *ToolResult {
+func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *binding) *event.ToolResult {
 	tool := tc.Function.Name
 	argsJSON, err := tools.ValidateArgs(b.Info.Parameters, tc.Function.Arguments)
 	if err != nil {
-		return &ToolResult{Content: tool + ": " + err.Error(), IsError: true, Refused: true}
+		return &event.ToolResult{Content: tool + ": " + err.Error(), IsError: true, Refused: true}
 	}
 	d := read(s, func(f *frame) activation { return rulebook.DecideActivation(f.st, f.w.World, tool, argsJSON, tc.ID) })
 	switch {
@@ -31,17 +32,17 @@ func (s *Session) modelActivate(ctx context.Context, tc chat.ToolCall, b *bindin
 	case d.Resource != "":
 		text, err := tools.ReadResource(d.Skill.Dir, d.Resource, maxResourceBytes)
 		if err != nil {
-			return &ToolResult{Content: tool + ": " + err.Error(), IsError: true}
+			return &event.ToolResult{Content: tool + ": " + err.Error(), IsError: true}
 		}
-		return &ToolResult{Content: text}
+		return &event.ToolResult{Content: text}
 	case d.Plan != nil:
 		s.insert(ctx, *d.Plan)
 	default:
-		s.emit(&SkillActivated{Skill: d.Skill.Name, ExecutionID: d.Exec, By: ByModel})
+		s.emit(&event.SkillActivated{Skill: d.Skill.Name, ExecutionID: d.Exec, By: event.ByModel})
 	}
 	resident := d.Plan == nil
 	act := d.Profile.Activate(withFiles(profileSkill(d.Skill)), profile.Request{Args: d.Args, Repeat: resident})
-	res := &ToolResult{Content: act.ToolResult, Activated: d.Skill.Name, Delivers: !(resident && profile.HarnessOf(d.Profile).RepeatSilent)}
+	res := &event.ToolResult{Content: act.ToolResult, Activated: d.Skill.Name, Delivers: !(resident && profile.HarnessOf(d.Profile).RepeatSilent)}
 	if res.Content == "" {
 		res.Content = "activated " + d.Skill.Name
 	}

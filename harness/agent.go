@@ -330,8 +330,8 @@ func elapsedMS(d time.Duration) int64 { return max(d.Milliseconds(), 0) }
 type AgentReplay struct {
 	Content string
 	IsError bool
-	Shell   *ShellRun
-	Changes []FileChange
+	Shell   *event.ShellRun
+	Changes []event.FileChange
 }
 
 // replay serves a recorded call: its file changes are made again in the
@@ -344,7 +344,7 @@ func (a *agentTools) replay(rec AgentReplay) (agenttools.Result, []event.FileCha
 		res.Shell = &agenttools.ShellRun{Command: sh.Command, Dir: filepath.Join(a.ws.Root(), sh.Dir), ExitCode: sh.ExitCode, Signal: sh.Signal,
 			Duration: time.Duration(sh.DurationMS) * time.Millisecond, Output: sh.Output, Limit: sh.Limit}
 	}
-	byPath := map[string]FileChange{}
+	byPath := map[string]event.FileChange{}
 	for _, c := range rec.Changes {
 		byPath[c.Path] = c
 	}

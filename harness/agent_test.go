@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"skillet/harness/event"
 	"skillet/harness/sandbox"
 	wspace "skillet/harness/workspace"
 )
@@ -30,7 +31,7 @@ func jsonArgs(v map[string]any) string {
 // agentRoot is the session's workspace folder.
 func agentRoot(t *testing.T, s *Session) string {
 	t.Helper()
-	ws := read(s, func(f *frame) *WorkspaceInfo { return f.st.Workspace })
+	ws := read(s, func(f *frame) *event.WorkspaceInfo { return f.st.Workspace })
 	if ws == nil || ws.Root == "" {
 		t.Fatal("the session has no workspace")
 	}
@@ -67,13 +68,13 @@ func TestAgentToolsWorkInTheWorkspaceAndAreJournaled(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(root, "deep/er/b.txt")); err != nil || string(b) != "one\nthree\n" {
 		t.Fatalf("b.txt: %q %v", b, err)
 	}
-	changed := f.rec.ofType(TypeWorkspaceChanged)
+	changed := f.rec.ofType(event.TypeWorkspaceChanged)
 	if len(changed) != 4 {
 		t.Fatalf("%d workspace_changed events, want 4", len(changed))
 	}
 	// the fold keeps what changed, live and reopened alike
-	files := read(f.s, func(f *frame) map[string]FileChange { return f.st.Files })
-	if files["out/a.txt"].Op != FileDelete || files["deep/er/b.txt"].Op == "" {
+	files := read(f.s, func(f *frame) map[string]event.FileChange { return f.st.Files })
+	if files["out/a.txt"].Op != event.FileDelete || files["deep/er/b.txt"].Op == "" {
 		t.Fatalf("files: %+v", files)
 	}
 	journal := filepath.Join(f.s.Dir(), JournalFile)
@@ -112,7 +113,7 @@ func TestAgentToolsWorkInTheWorkspaceAndAreJournaled(t *testing.T) {
 	if got := agentRoot(t, s2); got != root {
 		t.Fatalf("reopened workspace %s, want %s", got, root)
 	}
-	if len(read(s2, func(f *frame) map[string]FileChange { return f.st.Files })) != len(files) {
+	if len(read(s2, func(f *frame) map[string]event.FileChange { return f.st.Files })) != len(files) {
 		t.Fatal("the reopened fold lost the changed files")
 	}
 }
@@ -213,7 +214,7 @@ func TestAgentToolsOffLeaveTheProfileAlone(t *testing.T) {
 			t.Fatalf("agent tool %s offered with agent_tools = false", n)
 		}
 	}
-	if read(f.s, func(f *frame) *WorkspaceInfo { return f.st.Workspace }) != nil {
+	if read(f.s, func(f *frame) *event.WorkspaceInfo { return f.st.Workspace }) != nil {
 		t.Fatal("a workspace without agent tools")
 	}
 }

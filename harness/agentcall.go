@@ -20,11 +20,11 @@ func parseRules(spec string) ([]agenttools.Rule, error) { return agenttools.Pars
 // runAgentTool carries out a call of one of the profile's own tools: its
 // arguments checked, the permission rules and policy applied (R15), the
 // tool run in the workspace, and what it changed there recorded.
-func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
+func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *event.ToolResult {
 	name := tc.Function.Name
 	args, err := tools.ValidateArgs(b.Info.Parameters, tc.Function.Arguments)
 	if err != nil {
-		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
+		return &event.ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
 	}
 	var a *agentTools
 	g := read(s, func(f *frame) rulebook.Grant {
@@ -32,31 +32,31 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 		return rulebook.AgentGrant(f.st, f.w.World, b.ATool, args)
 	})
 	if a == nil {
-		return &ToolResult{Content: name + ": the session's workspace is not available, so its tools cannot run", IsError: true, Refused: true}
+		return &event.ToolResult{Content: name + ": the session's workspace is not available, so its tools cannot run", IsError: true, Refused: true}
 	}
 	if g.Denied != "" {
-		s.emit(&Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
-		return &ToolResult{Content: g.Denied, IsError: true, Refused: true}
+		s.emit(&event.Approval{ToolCallID: tc.ID, Name: name, Decision: event.DecisionPolicyDeny})
+		return &event.ToolResult{Content: g.Denied, IsError: true, Refused: true}
 	}
 	approvedBy := ""
-	if g.By == "" && b.ATool.Kind == agenttools.KindShell && b.Info.Approval == ApproveAsk {
+	if g.By == "" && b.ATool.Kind == agenttools.KindShell && b.Info.Approval == rulebook.ApproveAsk {
 		g.By = read(s, func(f *frame) string {
 			return rulebook.KnownSafe(f.st, agenttools.TargetOf(*b.ATool, args).Command)
 		})
 	}
-	if g.By != "" && b.Info.Approval == ApproveAsk {
+	if g.By != "" && b.Info.Approval == rulebook.ApproveAsk {
 		approvedBy = g.By
 	} else if denied := s.authorize(ctx, tc, b, manual); denied != "" {
-		return &ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.Would}
+		return &event.ToolResult{Content: denied, IsError: true, Refused: true, WouldApprove: g.Would}
 	}
-	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
+	s.emit(&event.ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
 	var out agenttools.Result
-	var changes []FileChange
+	var changes []event.FileChange
 	var diff string
 	if s.opts.ReplayAgent != nil {
 		rec, ok := s.opts.ReplayAgent(ctx, tc.ID)
 		if !ok {
-			return &ToolResult{Content: fmt.Sprintf("replay: the recording holds no result for tool call %s", tc.ID), IsError: true}
+			return &event.ToolResult{Content: fmt.Sprintf("replay: the recording holds no result for tool call %s", tc.ID), IsError: true}
 		}
 		var warned []string
 		out, changes, diff, warned = a.replay(rec)
@@ -66,7 +66,7 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 	} else {
 		out, changes, diff = a.call(ctx, *b.ATool, args)
 	}
-	res := &ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.Would, ExecutionID: tc.ID}
+	res := &event.ToolResult{Content: out.Content, IsError: out.IsError, Diff: diff, ApprovedBy: approvedBy, WouldApprove: g.Would, ExecutionID: tc.ID}
 	if sh := out.Shell; sh != nil {
 		dir, err := filepath.Rel(a.ws.Root(), sh.Dir)
 		if err != nil || strings.HasPrefix(dir, "..") {
@@ -76,7 +76,7 @@ func (s *Session) runAgentTool(ctx context.Context, tc chat.ToolCall, b *binding
 			Output: sh.Output, OutputBytes: int64(len(sh.Output)), Limit: sh.Limit, Sandbox: sandboxName(a)}
 	}
 	if len(changes) > 0 {
-		s.emit(&WorkspaceChanged{ToolCallID: tc.ID, Tool: name, Changes: changes})
+		s.emit(&event.WorkspaceChanged{ToolCallID: tc.ID, Tool: name, Changes: changes})
 	}
 	if ctx.Err() != nil {
 		res.Content, res.IsError = cancelledResult+" while "+name+" ran", true
@@ -101,7 +101,7 @@ func sandboxName(a *agentTools) string {
 // are activated so (Codex, Crush): the model's load, with the limits of
 // the lifecycle rules when they are on (R12–R14). The result stays what
 // the tool returned.
-func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *binding, args json.RawMessage, res *ToolResult) {
+func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *binding, args json.RawMessage, res *event.ToolResult) {
 	if b.ATool.Kind != agenttools.KindRead && b.ATool.Kind != agenttools.KindShell {
 		return
 	}
@@ -132,7 +132,7 @@ func (s *Session) activateByPath(ctx context.Context, tc chat.ToolCall, b *bindi
 	case d.Plan != nil:
 		s.insert(ctx, *d.Plan)
 	default:
-		s.emit(&SkillActivated{Skill: d.Skill.Name, ExecutionID: d.Exec, By: ByModel})
+		s.emit(&event.SkillActivated{Skill: d.Skill.Name, ExecutionID: d.Exec, By: event.ByModel})
 	}
 	res.Activated, res.Delivers = d.Skill.Name, true
 }

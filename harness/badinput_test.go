@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 	"strings"
 	"testing"
 )
@@ -21,7 +23,7 @@ func TestBadInput_ArgumentsAndNamesGetErrorsTheModelReads(t *testing.T) {
 		call("typed", `{}`),
 		call("typed", `{"n":7}`),
 		load("alhpa"),
-		call(ToolLoadSkill, `{"nom":"alpha"}`),
+		call(rulebook.ToolLoadSkill, `{"nom":"alpha"}`),
 		say("ok"))
 	res := f.results()
 	checks := []struct {
@@ -69,10 +71,10 @@ func TestBadInput_ModelErrorEndsTheTurnButKeepsTheRecord(t *testing.T) {
 	f.turn("one", say("fine"))
 	f.model.add(func(*chatRequest) (*chatReply, error) { return nil, errBoom })
 	end, err := f.s.Turn(ctxBG(), "two")
-	if err == nil || end == nil || end.StopReason != StopError {
+	if err == nil || end == nil || end.StopReason != event.StopError {
 		t.Fatalf("end %+v err %v", end, err)
 	}
-	if len(f.rec.ofType(TypeError)) != 1 {
+	if len(f.rec.ofType(event.TypeError)) != 1 {
 		t.Fatal("no error event")
 	}
 	f.turn("three", say("recovered"))

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"runtime"
+	"skillet/harness/event"
 	"skillet/harness/rank"
 	"skillet/harness/rulebook"
 	"strings"
@@ -37,11 +38,11 @@ func benchSessionUnder(b *testing.B, prof string, n, msgs int) *Session {
 	s.mu.Lock()
 	for i := 0; s.st.Msgs.Len() < msgs; i++ {
 		turn := i + 1
-		s.st.Apply(&TurnStart{Header: Header{Turn: turn}, Text: fmt.Sprintf("please review the %s for account %d", words[i%len(words)], i)})
+		s.st.Apply(&event.TurnStart{Header: event.Header{Turn: turn}, Text: fmt.Sprintf("please review the %s for account %d", words[i%len(words)], i)})
 		id := fmt.Sprintf("t%d", i)
-		s.st.Apply(&Assistant{Header: Header{Turn: turn}, Call: 1, ToolCalls: []ToolCallRecord{{ID: id, Name: "lookup", Arguments: `{"q":"x"}`}}})
-		s.st.Apply(&ToolResult{Header: Header{Turn: turn}, ToolCallID: id, Name: "lookup", Content: strings.Repeat("result data ", 20)})
-		s.st.Apply(&Assistant{Header: Header{Turn: turn}, Call: 2, Text: "Here is what I found."})
+		s.st.Apply(&event.Assistant{Header: event.Header{Turn: turn}, Call: 1, ToolCalls: []event.ToolCallRecord{{ID: id, Name: "lookup", Arguments: `{"q":"x"}`}}})
+		s.st.Apply(&event.ToolResult{Header: event.Header{Turn: turn}, ToolCallID: id, Name: "lookup", Content: strings.Repeat("result data ", 20)})
+		s.st.Apply(&event.Assistant{Header: event.Header{Turn: turn}, Call: 2, Text: "Here is what I found."})
 	}
 	s.mu.Unlock()
 	return s
@@ -118,7 +119,7 @@ func BenchmarkStep(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.step(func(st *rulebook.State, _ *rulebook.World) []Event {
+		s.step(func(st *rulebook.State, _ *rulebook.World) []event.Event {
 			return rulebook.SetLimit(st, "max_tool_calls", st.Settings, rulebook.Lifecycle(st))
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 )
 
 // bodyModel is a chat.BodyModel: it keeps the bodies it was handed.
@@ -42,12 +43,12 @@ func TestBodyModelIsSentTheRecordedBody(t *testing.T) {
 	f := w.open("", func(o *Options) { o.Model = m })
 	f.model = &m.scripted
 	f.turn("use alpha", load("alpha"), say("done"))
-	calls := f.rec.ofType(TypeModelCall)
+	calls := f.rec.ofType(event.TypeModelCall)
 	if len(calls) != 2 || len(m.bodies) != 2 || m.plain != 0 {
 		t.Fatalf("%d model calls, %d bodies, %d plain calls", len(calls), len(m.bodies), m.plain)
 	}
 	for i, e := range calls {
-		if got := e.(*ModelCall).Request; !bytes.Equal(got, m.bodies[i]) {
+		if got := e.(*event.ModelCall).Request; !bytes.Equal(got, m.bodies[i]) {
 			t.Fatalf("call %d recorded\n%s\nsent\n%s", i+1, got, m.bodies[i])
 		}
 		// the model keeps a decoded copy of each request: the body sent

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/journal"
+	"skillet/harness/rulebook"
 	"skillet/harness/view"
 	"slices"
 	"strings"
@@ -37,12 +39,12 @@ func TestR25_CancelDuringModelStreamKeepsPartialReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end.StopReason != StopCancelled {
+	if end.StopReason != event.StopCancelled {
 		t.Fatalf("stop = %s", end.StopReason)
 	}
 	tr := f.s.Transcript().Items()
 	last := tr[len(tr)-1]
-	if last.Kind != EntryAssistant || last.Text != "partial ans" || !last.Interrupted || len(last.ToolCalls) != 0 {
+	if last.Kind != rulebook.EntryAssistant || last.Text != "partial ans" || !last.Interrupted || len(last.ToolCalls) != 0 {
 		t.Fatalf("last entry %+v", last)
 	}
 }
@@ -54,9 +56,9 @@ func TestR25_CancelDuringToolRunAnswersEveryCall(t *testing.T) {
 	started := make(chan struct{}, 1)
 	f := w.open("[approval]\nslow = \"never\"\n", func(o *Options) {
 		prev := o.OnEvent
-		o.OnEvent = func(e Event) {
+		o.OnEvent = func(e event.Event) {
 			prev(e)
-			if e.EventType() == TypeToolStarted {
+			if e.EventType() == event.TypeToolStarted {
 				started <- struct{}{}
 			}
 		}
@@ -72,7 +74,7 @@ func TestR25_CancelDuringToolRunAnswersEveryCall(t *testing.T) {
 	if time.Since(begin) > 20*time.Second {
 		t.Fatal("cancel did not stop the tool in flight")
 	}
-	if end.StopReason != StopCancelled {
+	if end.StopReason != event.StopCancelled {
 		t.Fatalf("stop = %s", end.StopReason)
 	}
 	res := f.results()
@@ -81,8 +83,8 @@ func TestR25_CancelDuringToolRunAnswersEveryCall(t *testing.T) {
 	}
 	// the results the cancel gave say so by their mark
 	var cancelled []bool
-	for _, e := range f.rec.ofType(TypeToolResult) {
-		cancelled = append(cancelled, e.(*ToolResult).Cancelled)
+	for _, e := range f.rec.ofType(event.TypeToolResult) {
+		cancelled = append(cancelled, e.(*event.ToolResult).Cancelled)
 	}
 	if !slices.Equal(cancelled, []bool{false, true, true}) {
 		t.Fatalf("cancelled marks %v, want the two slow calls'", cancelled)
@@ -176,20 +178,20 @@ func TestJournalReopenRepairsATurnCutShort(t *testing.T) {
 	defer s2.Close()
 	tr := s2.Transcript().Items()
 	last := tr[len(tr)-1]
-	if last.Kind != EntryTool || last.ToolCallID != "z1" {
+	if last.Kind != rulebook.EntryTool || last.ToolCallID != "z1" {
 		t.Fatalf("the unanswered call should get a result: %+v", last)
 	}
 	if !strings.Contains(rec.warnings(), "decode event") || !strings.Contains(rec.warnings(), "skipped") {
 		t.Fatalf("the torn line should be named: %q", rec.warnings())
 	}
-	if s2.Snapshot().LastTurn.StopReason != StopInterrupted {
+	if s2.Snapshot().LastTurn.StopReason != event.StopInterrupted {
 		t.Fatal("the cut turn should be closed as interrupted")
 	}
 	// the torn line is cut off: everything after it reads, and the next
 	// reopening warns of nothing
 	raw, _ := os.ReadFile(filepath.Join(dir, JournalFile))
 	events, problems, _ := journal.Read(bytes.NewReader(raw))
-	if len(problems) != 0 || events[len(events)-1].EventType() != TypeTurnEnd {
+	if len(problems) != 0 || events[len(events)-1].EventType() != event.TypeTurnEnd {
 		t.Fatalf("after repair: %d problems %v, last event %s", len(problems), problems, events[len(events)-1].EventType())
 	}
 	s2.Close()
@@ -234,7 +236,7 @@ func TestExportMarkdownHoldsTheSessionInOrder(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
 	f := w.open("[approval]\nalpha_tool = \"ask\"\n", func(o *Options) {
-		o.Approver = func(context.Context, view.ApprovalRequest) (Decision, error) { return DecisionOnce, nil }
+		o.Approver = func(context.Context, view.ApprovalRequest) (event.Decision, error) { return event.DecisionOnce, nil }
 	})
 	f.turn("review", load("alpha"), call("alpha_tool", `{"q":"x"}`), say("all **good**"))
 	if err := f.s.LoadSkill("beta"); err != nil {

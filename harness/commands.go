@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/skills"
@@ -20,7 +21,7 @@ func (s *Session) Set(key, value string) error {
 	defer s.release()
 	key = strings.TrimSpace(key)
 	var err error
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		probe := st.Settings
 		if err = probe.Set(key, value); err != nil {
 			err = fmt.Errorf("set %w", err)
@@ -39,7 +40,7 @@ func (s *Session) Set(key, value string) error {
 }
 
 // Settings returns the session's current limits and modes.
-func (s *Session) Settings() Settings {
+func (s *Session) Settings() event.Settings {
 	return s.settingsNow()
 }
 
@@ -54,7 +55,7 @@ func (s *Session) SetModel(name string) error {
 		return err
 	}
 	defer s.release()
-	s.emit(&SettingChanged{Key: "model", Value: name})
+	s.emit(&event.SettingChanged{Key: "model", Value: name})
 	return s.syncJournal()
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 )
 
@@ -28,21 +29,21 @@ func (s *Session) composeCall(ctx context.Context, call int) *callPlan {
 		return rulebook.MCPRefs(f.w.World, need)
 	})
 	logs := s.prefetchMCP(ctx, refs)
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
-		var out []Event
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
+		var out []event.Event
 		for _, l := range rulebook.Unwarned(st.Cur, append(logs, rulebook.BuildTools(st, w).Dropped...)) {
-			out = append(out, &Warning{Message: l, Log: true})
+			out = append(out, &event.Warning{Message: l, Log: true})
 		}
 		return out
 	})
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		if st.Settings.FreezePrompt && st.Frozen == nil {
-			return []Event{rulebook.Freeze(st, w, rulebook.ComposeNext(st, w))}
+			return []event.Event{rulebook.Freeze(st, w, rulebook.ComposeNext(st, w))}
 		}
 		return nil
 	})
 	var p *callPlan
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		p = rulebook.PlanCall(st, w, call)
 		return p.Events
 	})

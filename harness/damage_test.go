@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/rulebook"
 )
 
 // Every way of losing one journal line — dropping it, halving it,
@@ -121,7 +122,7 @@ func TestJournalToolRunningAtACrashIsInterrupted(t *testing.T) {
 	defer s.Close()
 	got := map[string]string{}
 	for _, e := range s.Transcript().Items() {
-		if e.Kind == EntryTool {
+		if e.Kind == rulebook.EntryTool {
 			got[e.ToolCallID] = e.Text
 		}
 	}

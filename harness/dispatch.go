@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ const maxResourceBytes = 32 << 10
 
 // dispatch carries out one tool call and records its result. manual marks a
 // call the user made by hand. It returns the result event.
-func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset, manual bool) *ToolResult {
+func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset, manual bool) *event.ToolResult {
 	name := tc.Function.Name
 	b := live.ByName[name]
 	if res := rulebook.UnknownTool(live, name); res != nil {
@@ -33,22 +34,22 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 		return res
 	}
 	start := time.Now()
-	var res *ToolResult
+	var res *event.ToolResult
 	switch {
 	case b.Activation:
 		if manual {
-			res = &ToolResult{Content: name + " is the model's; use /load NAME", IsError: true, Refused: true}
+			res = &event.ToolResult{Content: name + " is the model's; use /load NAME", IsError: true, Refused: true}
 			break
 		}
 		res = s.modelActivate(ctx, tc, b)
-	case name == ToolLoadSkill:
+	case name == rulebook.ToolLoadSkill:
 		if manual {
-			res = &ToolResult{Content: "load_skill is the model's; use /load NAME", IsError: true, Refused: true}
+			res = &event.ToolResult{Content: "load_skill is the model's; use /load NAME", IsError: true, Refused: true}
 			break
 		}
 		out := s.modelLoad(ctx, tc)
-		res = &ToolResult{Content: out.Content, IsError: out.IsError, Refused: out.Refused}
-	case name == ToolReadResource:
+		res = &event.ToolResult{Content: out.Content, IsError: out.IsError, Refused: out.Refused}
+	case name == rulebook.ToolReadResource:
 		res = s.readResource(tc)
 	case b.ATool != nil:
 		res = s.runAgentTool(ctx, tc, b, manual)
@@ -65,10 +66,10 @@ func (s *Session) dispatch(ctx context.Context, tc chat.ToolCall, live *toolset,
 }
 
 // readResource serves read_skill_resource for a loaded or preloaded skill.
-func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
+func (s *Session) readResource(tc chat.ToolCall) *event.ToolResult {
 	argsJSON, err := tools.ValidateArgs(rulebook.ReadResourceSchema, tc.Function.Arguments)
 	if err != nil {
-		return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true, Refused: true}
+		return &event.ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true, Refused: true}
 	}
 	var args struct{ Skill, Path string }
 	_ = json.Unmarshal(argsJSON, &args)
@@ -79,40 +80,40 @@ func (s *Session) readResource(tc chat.ToolCall) *ToolResult {
 		return f.st.FindPreload(args.Skill)
 	})
 	if ls == nil {
-		return &ToolResult{Content: fmt.Sprintf("read_skill_resource: skill %q is not loaded; load it first", args.Skill), IsError: true, Refused: true}
+		return &event.ToolResult{Content: fmt.Sprintf("read_skill_resource: skill %q is not loaded; load it first", args.Skill), IsError: true, Refused: true}
 	}
 	p := strings.TrimSpace(args.Path)
 	if p == "" || p == "." || p == "/" {
 		files, err := tools.ListResources(ls.Body.Dir)
 		if err != nil {
-			return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
+			return &event.ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
 		}
-		return &ToolResult{Content: fmt.Sprintf("Files of skill %s:\n%s", ls.Name, strings.Join(files, "\n"))}
+		return &event.ToolResult{Content: fmt.Sprintf("Files of skill %s:\n%s", ls.Name, strings.Join(files, "\n"))}
 	}
 	text, err := tools.ReadResource(ls.Body.Dir, p, maxResourceBytes)
 	if err != nil {
-		return &ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
+		return &event.ToolResult{Content: "read_skill_resource: " + err.Error(), IsError: true}
 	}
-	return &ToolResult{Content: text}
+	return &event.ToolResult{Content: text}
 }
 
 // runTool runs an agent or skill tool: arguments checked against its
 // schema, the agent's policy asked (R15), then the runner.
-func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *ToolResult {
+func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) *event.ToolResult {
 	name := tc.Function.Name
 	if b.Owner != nil && !s.stillLoaded(b.Owner) {
 		// an earlier call of the same reply unloaded its skill (R4, R6)
-		return &ToolResult{Content: "Unknown tool: " + name, IsError: true, Refused: true}
+		return &event.ToolResult{Content: "Unknown tool: " + name, IsError: true, Refused: true}
 	}
 	args, err := tools.ValidateArgs(b.Info.Parameters, tc.Function.Arguments)
 	if err != nil {
-		return &ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
+		return &event.ToolResult{Content: fmt.Sprintf("%s: bad arguments: %v", name, err), IsError: true, Refused: true}
 	}
 	if b.Agent != nil && len(b.Agent.Input) > 0 {
 		args = mergeInput(args, b.Agent.Input)
 	}
 	if denied := s.authorize(ctx, tc, b, manual); denied != "" {
-		return &ToolResult{Content: denied, IsError: true, Refused: true, Cancelled: denied == cancelledResult}
+		return &event.ToolResult{Content: denied, IsError: true, Refused: true, Cancelled: denied == cancelledResult}
 	}
 	call := tools.Call{ID: tc.ID, Def: b.Def, Args: args, Dir: filepath.Dir(b.Def.File)}
 	skill := ""
@@ -125,7 +126,7 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 			call.StateFile, err = stateFile(dir, b.Owner.Name, b.Owner.LoadExec)
 		}
 		if err != nil {
-			return &ToolResult{Content: fmt.Sprintf("%s: %v", name, err), IsError: true, Refused: true}
+			return &event.ToolResult{Content: fmt.Sprintf("%s: %v", name, err), IsError: true, Refused: true}
 		}
 		call.StoreFile = store
 		ensureJSONFile(call.StoreFile)
@@ -133,13 +134,13 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 			ensureJSONFile(call.StateFile)
 		}
 	}
-	s.emit(&ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
+	s.emit(&event.ToolStarted{ToolCallID: tc.ID, Name: name, Arguments: string(args)})
 	run := s.opts.Runner.Run
 	if s.opts.RunTool != nil {
 		run = s.opts.RunTool
 	}
 	out := run(ctx, call)
-	res := &ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.Def.Version, Skill: skill, ExecutionID: tc.ID}
+	res := &event.ToolResult{Content: out.Content, IsError: out.IsError, Stderr: out.Stderr, Version: b.Def.Version, Skill: skill, ExecutionID: tc.ID}
 	if ctx.Err() != nil {
 		res.Content, res.IsError, res.Cancelled = cancelledResult+" while "+name+" ran", true, true
 	}
@@ -154,7 +155,7 @@ func (s *Session) runTool(ctx context.Context, tc chat.ToolCall, b *binding, man
 // "" when the call may run, else the refusal.
 func (s *Session) authorize(ctx context.Context, tc chat.ToolCall, b *binding, manual bool) string {
 	var auth rulebook.Authorization
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		auth = rulebook.Authorize(st, b, tc, manual, s.opts.Approver != nil, s.opts.ApproveAll || containsString(s.opts.Approve, tc.Function.Name))
 		return auth.Events
 	})
@@ -225,7 +226,7 @@ func (s *Session) noteState(ls *rulebook.Loaded, stateFile, storeFile string) {
 		state, _ = os.ReadFile(stateFile)
 	}
 	prev := read(s, func(f *frame) [2]json.RawMessage { return [2]json.RawMessage{f.st.Stores[ls.Name], ls.State} })
-	ev := &StateChanged{Skill: ls.Name}
+	ev := &event.StateChanged{Skill: ls.Name}
 	if len(store) > 0 && !bytes.Equal(store, prev[0]) && json.Valid(store) {
 		ev.Store = json.RawMessage(store)
 	}
@@ -239,7 +240,7 @@ func (s *Session) noteState(ls *rulebook.Loaded, stateFile, storeFile string) {
 
 // CallTool runs a tool of the next request by hand (/call), between turns.
 // The call and its result are recorded like the model's own.
-func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult, error) {
+func (s *Session) CallTool(ctx context.Context, name, args string) (*event.ToolResult, error) {
 	if err := s.acquire(); err != nil {
 		return nil, err
 	}
@@ -258,13 +259,13 @@ func (s *Session) CallTool(ctx context.Context, name, args string) (*ToolResult,
 	if live.ByName[name] == nil {
 		return nil, fmt.Errorf("call %s: not a tool of the next request (tools: %s)", name, strings.Join(toolNames(live), ", "))
 	}
-	if name == ToolLoadSkill || live.ByName[name].Activation {
+	if name == rulebook.ToolLoadSkill || live.ByName[name].Activation {
 		return nil, fmt.Errorf("call %s: use /load NAME to load a skill by hand", name)
 	}
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	s.emit(&Assistant{Manual: true, FinishReason: "tool_calls", ToolCalls: []ToolCallRecord{{ID: id, Name: name, Arguments: args}}})
+	s.emit(&event.Assistant{Manual: true, FinishReason: "tool_calls", ToolCalls: []event.ToolCallRecord{{ID: id, Name: name, Arguments: args}}})
 	res := s.dispatch(ctx, chat.ToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}, live, true)
 	return res, s.syncJournal()
 }

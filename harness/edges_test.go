@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 	"skillet/harness/view"
 	"strings"
 	"testing"
@@ -110,9 +112,9 @@ func TestR14_TwoLoadsInOneReplyDoNotBothClaimAPinnedTool(t *testing.T) {
 	w.skill("aaa", "Pins one.", "A", "tools:\n  - name: t\n    version: 1\n")
 	w.skill("bbb", "Pins one too.", "B", "tools:\n  - name: t\n    version: 1\n")
 	f := w.open("", nil)
-	f.turn("go", call(ToolLoadSkill, `{"name":"aaa"}`, ToolLoadSkill, `{"name":"bbb"}`), say("ok"))
-	loads := f.rec.ofType(TypeSkillLoaded)
-	if a, b := loads[0].(*SkillLoaded).Tools, loads[1].(*SkillLoaded).Tools; len(a) != 1 || len(b) != 0 {
+	f.turn("go", call(rulebook.ToolLoadSkill, `{"name":"aaa"}`, rulebook.ToolLoadSkill, `{"name":"bbb"}`), say("ok"))
+	loads := f.rec.ofType(event.TypeSkillLoaded)
+	if a, b := loads[0].(*event.SkillLoaded).Tools, loads[1].(*event.SkillLoaded).Tools; len(a) != 1 || len(b) != 0 {
 		t.Fatalf("aaa made t@1 available, so bbb's load must not list it: %v / %v", a, b)
 	}
 }
@@ -140,7 +142,7 @@ func TestR4_AToolWhoseSkillAnEarlierCallUnloadedIsRefused(t *testing.T) {
 	basicSkills(w)
 	f := w.open("[session]\nmax_loaded_skills = 1\n", nil)
 	f.turn("one", load("alpha"), say("ok"))
-	f.turn("two", call(ToolLoadSkill, `{"name":"beta"}`, "alpha_tool", `{"q":"late"}`), say("ok"))
+	f.turn("two", call(rulebook.ToolLoadSkill, `{"name":"beta"}`, "alpha_tool", `{"q":"late"}`), say("ok"))
 	if r := f.lastResult(); r.Text != "Unknown tool: alpha_tool" {
 		t.Fatalf("alpha unloaded earlier in the reply: %+v", r)
 	}
@@ -173,7 +175,7 @@ func TestR15_AnApproverAnswerThatIsNotAYesDenies(t *testing.T) {
 	w := newWorkspace(t)
 	basicSkills(w)
 	f := w.open("[approval]\nalpha_tool = \"ask\"\n", func(o *Options) {
-		o.Approver = func(context.Context, view.ApprovalRequest) (Decision, error) { return "", nil }
+		o.Approver = func(context.Context, view.ApprovalRequest) (event.Decision, error) { return "", nil }
 	})
 	f.turn("go", load("alpha"), call("alpha_tool", `{"q":"x"}`), say("ok"))
 	if r := f.lastResult(); !r.IsError || !strings.Contains(r.Text, "denied") {

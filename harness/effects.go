@@ -23,7 +23,7 @@ type effects struct {
 // effectsOf works out an event's file effects from the state before it is
 // applied. A path that would leave the session's folder is never written:
 // it is named in refused instead.
-func (f *frame) effectsOf(e Event) effects {
+func (f *frame) effectsOf(e event.Event) effects {
 	var fx effects
 	state := func(skill, exec string) (string, bool) {
 		p, err := stateFile(f.dir, skill, exec)
@@ -49,16 +49,16 @@ func (f *frame) effectsOf(e Event) effects {
 		}
 	}
 	switch e := e.(type) {
-	case *TurnStart:
+	case *event.TurnStart:
 		for _, ls := range f.st.Preloads {
 			gone(ls.Name, ls.LoadExec) // last turn's preloads end with it
 		}
-	case *SkillPreload:
+	case *event.SkillPreload:
 		fresh(e.Skill, e.ExecutionID)
-	case *SkillLoaded:
+	case *event.SkillLoaded:
 		// each load starts from a fresh, empty state (R26)
 		fresh(e.Skill, e.ExecutionID)
-	case *SkillUnloaded:
+	case *event.SkillUnloaded:
 		if ls := f.st.FindLoaded(e.Skill); ls != nil {
 			gone(ls.Name, ls.LoadExec)
 		}

@@ -11,7 +11,9 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/config"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -61,12 +63,12 @@ func call(pairs ...string) step {
 	return func(*chat.Request) (*chat.Reply, error) { return harnesstest.Calls(pairs...), nil }
 }
 
-func load(name string) step { return call(ToolLoadSkill, harnesstest.LoadArgs(name)) }
+func load(name string) step { return call(rulebook.ToolLoadSkill, harnesstest.LoadArgs(name)) }
 
 // The fixtures name the engine's tool and config file without importing it.
 func TestHarnesstestNamesAreTheEngines(t *testing.T) {
-	if harnesstest.LoadSkillTool != ToolLoadSkill || harnesstest.ConfigFile != config.File {
-		t.Fatalf("harnesstest says %q and %q, the engine %q and %q", harnesstest.LoadSkillTool, harnesstest.ConfigFile, ToolLoadSkill, config.File)
+	if harnesstest.LoadSkillTool != rulebook.ToolLoadSkill || harnesstest.ConfigFile != config.File {
+		t.Fatalf("harnesstest says %q and %q, the engine %q and %q", harnesstest.LoadSkillTool, harnesstest.ConfigFile, rulebook.ToolLoadSkill, config.File)
 	}
 }
 
@@ -110,19 +112,19 @@ func (w *workspace) catalog() *skills.Catalog {
 // recorder keeps every event a session emits.
 type recorder struct {
 	mu     sync.Mutex
-	events []Event
+	events []event.Event
 }
 
-func (r *recorder) on(e Event) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
+func (r *recorder) on(e event.Event) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
 
-func (r *recorder) all() []Event {
+func (r *recorder) all() []event.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
+	return append([]event.Event(nil), r.events...)
 }
 
-func (r *recorder) ofType(typ string) []Event {
-	var out []Event
+func (r *recorder) ofType(typ string) []event.Event {
+	var out []event.Event
 	for _, e := range r.all() {
 		if e.EventType() == typ {
 			out = append(out, e)
@@ -133,8 +135,8 @@ func (r *recorder) ofType(typ string) []Event {
 
 func (r *recorder) warnings() string {
 	var b strings.Builder
-	for _, e := range r.ofType(TypeWarning) {
-		b.WriteString(e.(*Warning).Message + "\n")
+	for _, e := range r.ofType(event.TypeWarning) {
+		b.WriteString(e.(*event.Warning).Message + "\n")
 	}
 	return b.String()
 }
@@ -177,7 +179,7 @@ func (w *workspace) open(cfgText string, mod func(*Options)) *fixture {
 }
 
 // turn runs a turn with a script and fails the test on a model error.
-func (f *fixture) turn(text string, steps ...step) *TurnEnd {
+func (f *fixture) turn(text string, steps ...step) *event.TurnEnd {
 	f.t.Helper()
 	f.model.add(steps...)
 	end, err := f.s.Turn(context.Background(), text)
@@ -188,17 +190,17 @@ func (f *fixture) turn(text string, steps ...step) *TurnEnd {
 }
 
 // results returns the tool result contents of the transcript by call order.
-func (f *fixture) results() []Entry {
-	var out []Entry
+func (f *fixture) results() []rulebook.Entry {
+	var out []rulebook.Entry
 	for _, e := range f.s.Transcript().Items() {
-		if e.Kind == EntryTool {
+		if e.Kind == rulebook.EntryTool {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func (f *fixture) lastResult() Entry {
+func (f *fixture) lastResult() rulebook.Entry {
 	r := f.results()
 	if len(r) == 0 {
 		f.t.Fatal("no tool results")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"testing"
 
@@ -28,11 +29,11 @@ func historyByFullFold(t *testing.T, path string) []*view.Snapshot {
 		t.Fatal(err)
 	}
 	fold, _, _ := rulebook.Repair(events)
-	st := rulebook.New("", "", DefaultSettings())
+	st := rulebook.New("", "", event.DefaultSettings())
 	var out []*view.Snapshot
 	for _, e := range fold {
 		st.Apply(e)
-		if mc, ok := e.(*ModelCall); ok {
+		if mc, ok := e.(*event.ModelCall); ok {
 			out = append(out, view.AtCall(st, mc))
 		}
 	}
@@ -145,7 +146,7 @@ func TestHistoryAtGivesEachCallsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := f.rec.ofType(TypeModelCall)
+	live := f.rec.ofType(event.TypeModelCall)
 	if hist.Len() != len(live) {
 		t.Fatalf("%d snapshots, %d model calls", hist.Len(), len(live))
 	}
@@ -162,7 +163,7 @@ func TestHistoryAtGivesEachCallsRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		var req chat.Request
-		if err := json.Unmarshal(live[i].(*ModelCall).Request, &req); err != nil {
+		if err := json.Unmarshal(live[i].(*event.ModelCall).Request, &req); err != nil {
 			t.Fatal(err)
 		}
 		if whole.Instructions != req.Messages[0].Content || len(whole.Tools) != len(req.Tools) || whole.Window.InWindow != len(req.Messages)-1 {

@@ -14,7 +14,9 @@ import (
 
 	"skillet/harness"
 	"skillet/harness/config"
+	"skillet/harness/event"
 	"skillet/harness/llm"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -83,8 +85,8 @@ func TestR25_CancelMidStreamOverHTTPLeavesAValidTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := harness.New(harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: "m", OnEvent: func(e harness.Event) {
-		if d, ok := e.(*harness.TextDelta); ok && strings.Contains(d.Text, "start") {
+	s, err := harness.New(harness.Options{Config: cfg, Catalog: cat, Model: client, ModelName: "m", OnEvent: func(e event.Event) {
+		if d, ok := e.(*event.TextDelta); ok && strings.Contains(d.Text, "start") {
 			cancel()
 		}
 	}})
@@ -92,23 +94,23 @@ func TestR25_CancelMidStreamOverHTTPLeavesAValidTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	done := make(chan *harness.TurnEnd)
+	done := make(chan *event.TurnEnd)
 	go func() {
 		end, _ := s.Turn(ctx, "write an incident report")
 		done <- end
 	}()
-	var end *harness.TurnEnd
+	var end *event.TurnEnd
 	select {
 	case end = <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("cancel did not stop the stream")
 	}
-	if end.StopReason != harness.StopCancelled {
+	if end.StopReason != event.StopCancelled {
 		t.Fatalf("stop %s", end.StopReason)
 	}
 	tr := s.Transcript().Items()
 	last := tr[len(tr)-1]
-	if last.Kind != harness.EntryAssistant || !last.Interrupted || last.Text != "Here is the start of" {
+	if last.Kind != rulebook.EntryAssistant || !last.Interrupted || last.Text != "Here is the start of" {
 		t.Fatalf("last entry %+v", last)
 	}
 	// the next request over HTTP carries a valid transcript

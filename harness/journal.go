@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"skillet/harness/rulebook"
 	"skillet/harness/view"
@@ -57,7 +58,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	case err != nil:
 		return nil, jr.Problems(), fmt.Errorf("reopen session %s: %w", path, err)
 	}
-	start, ok := first.(*SessionStart)
+	start, ok := first.(*event.SessionStart)
 	if !ok {
 		return nil, jr.Problems(), fmt.Errorf("reopen session %s: the journal does not begin with session_start", path)
 	}
@@ -77,7 +78,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	s.dir, s.readOnly = dir, readOnly
 	fold := &reopenFold{st: s.st, codec: jr.Codec(), src: f}
 	var rep rulebook.Repairer
-	var buf []Event
+	var buf []event.Event
 	for e := first; ; {
 		buf = rep.Add(buf[:0], e)
 		for _, x := range buf {
@@ -147,13 +148,13 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		s.emit(r)
 	}
 	if unfinished {
-		s.finishTurn(StopInterrupted)
+		s.finishTurn(event.StopInterrupted)
 	}
 	// fold, then reconcile with today's disk: what changed is named
 	s.syncSkills()
 	if switchModel {
 		// the model this skillet talks to, recorded so a replay agrees
-		s.emit(&SettingChanged{Key: "model", Value: s.opts.ModelName})
+		s.emit(&event.SettingChanged{Key: "model", Value: s.opts.ModelName})
 	}
 	return s, problems, s.syncJournal()
 }
@@ -183,8 +184,8 @@ type reopenFold struct {
 
 type recentCall struct {
 	i     int
-	mc    *ModelCall
-	reply *Assistant
+	mc    *event.ModelCall
+	reply *event.Assistant
 	// cut says the decode left the reply's raw field off its line, which
 	// starts at rawAt: read back at the end for the few calls kept, rather
 	// than copied for every call on the way
@@ -192,9 +193,9 @@ type recentCall struct {
 	rawAt int64
 }
 
-func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
+func (rf *reopenFold) apply(e event.Event, jr *journal.Reader) {
 	switch e := e.(type) {
-	case *TurnStart:
+	case *event.TurnStart:
 		if len(rf.checks) == 0 || rf.since >= view.CheckEvery {
 			// before the turn_start line: the fold from here needs what
 			// the codec knows of the left-off list
@@ -203,7 +204,7 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 				LeftOff: leftOff, InlineLeftOff: inline})
 			rf.since = 0
 		}
-	case *ModelCall:
+	case *event.ModelCall:
 		if len(rf.st.Calls) == 0 {
 			// the first request: a journal from before prompt_frozen
 			// freezes it
@@ -213,7 +214,7 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 		}
 		rf.calls = append(rf.calls, view.CallMark{Turn: int32(e.Turn), Call: int32(e.Call)})
 		rf.since++
-	case *Assistant:
+	case *event.Assistant:
 		if e.Manual {
 			err := rf.codec.TakeRaw(e)
 			if err == nil {
@@ -226,7 +227,7 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 	}
 	rf.st.Apply(e)
 	switch e := e.(type) {
-	case *ModelCall:
+	case *event.ModelCall:
 		if len(rf.positions)%journal.FrameEvery == 0 {
 			rf.frames = append(rf.frames, journal.BlobKeys(rf.codec.LastMsgs()))
 		}
@@ -235,7 +236,7 @@ func (rf *reopenFold) apply(e Event, jr *journal.Reader) {
 			rf.recent = append(rf.recent[:0], rf.recent[1:]...)
 		}
 		rf.recent = append(rf.recent, recentCall{i: len(rf.st.Calls) - 1, mc: e})
-	case *Assistant:
+	case *event.Assistant:
 		if n := len(rf.positions); n > 0 && !e.Manual && rf.positions[n-1].Reply < 0 {
 			rf.positions[n-1].Reply = jr.Start()
 		}
@@ -281,16 +282,16 @@ func (rf *reopenFold) finish() []string {
 
 // readRaw puts back the raw reply the decode left off a's line, which
 // starts at at.
-func (rf *reopenFold) readRaw(a *Assistant, at int64) error {
+func (rf *reopenFold) readRaw(a *event.Assistant, at int64) error {
 	line, err := journal.LineAt(rf.src, at)
 	if err != nil {
 		return fmt.Errorf("assistant reply of call %d: %w", a.Call, err)
 	}
-	e, err := UnmarshalEvent(line)
+	e, err := event.Unmarshal(line)
 	if err != nil {
 		return fmt.Errorf("assistant reply of call %d: %w", a.Call, err)
 	}
-	full, ok := e.(*Assistant)
+	full, ok := e.(*event.Assistant)
 	if !ok || full.Call != a.Call {
 		return fmt.Errorf("assistant reply of call %d: the journal changed while it was read", a.Call)
 	}
@@ -326,7 +327,7 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // PeekSession reads the session_start event of a journal (a journal.jsonl
 // file or a session's folder), to learn where its skills came from before
 // reopening it.
-func PeekSession(path string) (*SessionStart, error) {
+func PeekSession(path string) (*event.SessionStart, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, JournalFile)
 	}
@@ -343,11 +344,11 @@ func PeekSession(path string) (*SessionStart, error) {
 	if len(bytes.TrimSpace(first)) == 0 {
 		return nil, fmt.Errorf("read session %s: the journal is empty", path)
 	}
-	e, err := UnmarshalEvent(bytes.TrimSpace(first))
+	e, err := event.Unmarshal(bytes.TrimSpace(first))
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: line 1: %w", path, err)
 	}
-	start, ok := e.(*SessionStart)
+	start, ok := e.(*event.SessionStart)
 	if !ok {
 		return nil, fmt.Errorf("read session %s: the journal does not begin with session_start", path)
 	}
@@ -357,18 +358,18 @@ func PeekSession(path string) (*SessionStart, error) {
 // ModelCall returns model call i (0 is the session's first) with its exact
 // request and raw reply, reading them from the journal when memory no
 // longer holds them.
-func (s *Session) ModelCall(i int) (CallRecord, error) {
+func (s *Session) ModelCall(i int) (rulebook.CallRecord, error) {
 	var n int
-	rec := read(s, func(f *frame) CallRecord {
+	rec := read(s, func(f *frame) rulebook.CallRecord {
 		n = len(f.st.Calls)
 		if i >= 0 && i < n {
 			return f.st.Calls[i]
 		}
-		return CallRecord{}
+		return rulebook.CallRecord{}
 	})
 	switch {
 	case i < 0 || i >= n:
-		return CallRecord{}, fmt.Errorf("model call %d: the session has made %d", i+1, n)
+		return rulebook.CallRecord{}, fmt.Errorf("model call %d: the session has made %d", i+1, n)
 	case rec.Request != nil:
 		return rec, nil
 	}

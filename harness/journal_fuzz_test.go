@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func FuzzReadJournal(f *testing.F) {
 			return
 		}
 		fold, _, tail := rulebook.Repair(events)
-		st := rulebook.New("fuzz", "m", DefaultSettings())
+		st := rulebook.New("fuzz", "m", event.DefaultSettings())
 		for _, e := range fold {
 			st.Apply(e)
 		}
@@ -75,7 +76,7 @@ func FuzzReadJournal(f *testing.F) {
 		// reuses ids, may give them) get a result each too.
 		results, calls := map[string]int{}, map[string]int{}
 		for _, en := range st.Entries.All() {
-			if en.Kind == EntryTool {
+			if en.Kind == rulebook.EntryTool {
 				results[en.ToolCallID]++
 			}
 			for _, tc := range en.ToolCalls {
@@ -120,7 +121,7 @@ func TestJournalReadsAHugeLine(t *testing.T) {
 	if err != nil || len(problems) > 0 || len(events) != 4 {
 		t.Fatalf("read: %v %v, %d events", err, problems, len(events))
 	}
-	if a := events[2].(*Assistant); len(a.Text) != len(huge) {
+	if a := events[2].(*event.Assistant); len(a.Text) != len(huge) {
 		t.Fatalf("the reply came back %d bytes long", len(a.Text))
 	}
 }

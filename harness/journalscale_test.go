@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"strings"
 	"testing"
@@ -104,8 +105,8 @@ func TestJournalGrowsByWhatChanged(t *testing.T) {
 	s.Close()
 	var changed, calls int
 	var prev []byte
-	for _, e := range rec.ofType(TypeModelCall) {
-		mc := e.(*ModelCall)
+	for _, e := range rec.ofType(event.TypeModelCall) {
+		mc := e.(*event.ModelCall)
 		changed += changedBytes(prev, mc.Request)
 		prev = mc.Request
 		calls++
@@ -113,7 +114,7 @@ func TestJournalGrowsByWhatChanged(t *testing.T) {
 	// what the replies and results add, which the next request carries
 	for _, e := range rec.all() {
 		switch e := e.(type) {
-		case *Assistant:
+		case *event.Assistant:
 			changed += len(e.Raw)
 		}
 	}
@@ -144,11 +145,11 @@ func TestJournalGrowsByWhatChanged(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("read back: %v %v", err, problems)
 	}
-	live := rec.ofType(TypeModelCall)
+	live := rec.ofType(event.TypeModelCall)
 	k := 0
 	for _, e := range events {
-		if mc, ok := e.(*ModelCall); ok {
-			if !bytes.Equal(mc.Request, live[k].(*ModelCall).Request) {
+		if mc, ok := e.(*event.ModelCall); ok {
+			if !bytes.Equal(mc.Request, live[k].(*event.ModelCall).Request) {
 				t.Fatalf("request %d does not read back byte for byte", k+1)
 			}
 			k++
@@ -208,8 +209,8 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 		t.Fatal("the first call's body is still held in memory")
 	}
 	calls := f.s.ModelCalls()
-	live := f.rec.ofType(TypeModelCall)
-	replies := f.rec.ofType(TypeAssistant)
+	live := f.rec.ofType(event.TypeModelCall)
+	replies := f.rec.ofType(event.TypeAssistant)
 	if len(calls) != len(live) || calls[0].Request != nil {
 		t.Fatalf("%d calls, %d model_call events; the first listed with %d bytes", len(calls), len(live), len(calls[0].Request))
 	}
@@ -219,11 +220,11 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(c.Request, live[i].(*ModelCall).Request) {
+		if !bytes.Equal(c.Request, live[i].(*event.ModelCall).Request) {
 			t.Fatalf("call %d does not come back whole (request %d bytes)", i+1, len(c.Request))
 		}
-		if c.Reply != replies[i].(*Assistant).Raw {
-			t.Fatalf("call %d: reply %q, want %q", i+1, c.Reply, replies[i].(*Assistant).Raw)
+		if c.Reply != replies[i].(*event.Assistant).Raw {
+			t.Fatalf("call %d: reply %q, want %q", i+1, c.Reply, replies[i].(*event.Assistant).Raw)
 		}
 	}
 	// the latest first, so the index is built before later calls' replies
@@ -237,8 +238,8 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	for i := 0; i < journal.FrameEvery+3; i++ {
 		f.turn(fmt.Sprintf("more %d", i), say(fmt.Sprintf("answer %d", i)))
 	}
-	live = f.rec.ofType(TypeModelCall)
-	replies = f.rec.ofType(TypeAssistant)
+	live = f.rec.ofType(event.TypeModelCall)
+	replies = f.rec.ofType(event.TypeAssistant)
 	for i := range live {
 		check(i)
 	}
@@ -261,8 +262,8 @@ func TestOlderCallBodiesComeFromTheJournal(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		f.turn(fmt.Sprintf("after reopening %d", i), say(fmt.Sprintf("answer %d", i)))
 	}
-	live = f.rec.ofType(TypeModelCall)
-	replies = f.rec.ofType(TypeAssistant)
+	live = f.rec.ofType(event.TypeModelCall)
+	replies = f.rec.ofType(event.TypeAssistant)
 	for _, i := range []int{len(live) - 1, len(live) - 3, 0, journal.FrameEvery} {
 		check(i)
 	}
@@ -318,7 +319,7 @@ func TestACallIndexedWhileItRanKeepsItsReply(t *testing.T) {
 	for i := 0; i < rulebookKeep()+2; i++ {
 		f.turn(fmt.Sprintf("message %d", i), say(fmt.Sprintf("answer %d", i)))
 	}
-	running := len(f.rec.ofType(TypeModelCall)) // the index of the next call
+	running := len(f.rec.ofType(event.TypeModelCall)) // the index of the next call
 	var peek error
 	f.turn("peek while the model answers", func(req *chat.Request) (*chat.Reply, error) {
 		_, peek = f.s.ModelCall(0) // builds the index: this call's reply is not written yet
@@ -334,7 +335,7 @@ func TestACallIndexedWhileItRanKeepsItsReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := f.rec.ofType(TypeAssistant)[running].(*Assistant).Raw; c.Reply != want || want == "" {
+	if want := f.rec.ofType(event.TypeAssistant)[running].(*event.Assistant).Raw; c.Reply != want || want == "" {
 		t.Fatalf("call %d: reply %q, want %q", running+1, c.Reply, want)
 	}
 }
@@ -342,11 +343,11 @@ func TestACallIndexedWhileItRanKeepsItsReply(t *testing.T) {
 // A skill text the journal holds once comes back as one string however
 // many events name it: a long session's preloads repeat it every turn.
 func TestReadSkillTextsAreShared(t *testing.T) {
-	body := SkillBody{Text: strings.Repeat("Follow the house style. ", 40)}
+	body := event.SkillBody{Text: strings.Repeat("Follow the house style. ", 40)}
 	c := journal.NewCodec()
 	var lines [][]byte
 	for turn := 1; turn <= 3; turn++ {
-		ls, err := c.Encode(&SkillPreload{Header: Header{Type: TypeSkillPreload, Turn: turn}, Skill: "house", Version: "1", ExecutionID: fmt.Sprintf("x-%d", turn), Body: body})
+		ls, err := c.Encode(&event.SkillPreload{Header: event.Header{Type: event.TypeSkillPreload, Turn: turn}, Skill: "house", Version: "1", ExecutionID: fmt.Sprintf("x-%d", turn), Body: body})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +363,7 @@ func TestReadSkillTextsAreShared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p, ok := e.(*SkillPreload); ok {
+		if p, ok := e.(*event.SkillPreload); ok {
 			texts = append(texts, p.Body.Text)
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"strings"
 
@@ -30,7 +31,7 @@ func (s *Session) modelLoad(ctx context.Context, tc chat.ToolCall) loadOutcome {
 	_ = json.Unmarshal(argsJSON, &args)
 	name := strings.TrimSpace(args.Name)
 	var d rulebook.ModelLoad
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		d = rulebook.DecideModelLoad(st, w, name, tc.ID)
 		return d.Events
 	})
@@ -52,7 +53,7 @@ func (s *Session) insert(ctx context.Context, p insertPlan) []string {
 	refs := read(s, func(f *frame) []string { return rulebook.MCPRefs(f.w.World, []*skills.Skill{p.Skill}) })
 	failures := mcpWarnings(s.prefetchMCP(ctx, refs))
 	var lines []string
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		events, l := rulebook.Place(st, w, p)
 		lines = l
 		return append(failures, events...)
@@ -62,10 +63,10 @@ func (s *Session) insert(ctx context.Context, p insertPlan) []string {
 
 // mcpWarnings are the harness.log warnings of MCP servers that could not
 // be asked for their tools.
-func mcpWarnings(failures []string) []Event {
-	out := make([]Event, 0, len(failures))
+func mcpWarnings(failures []string) []event.Event {
+	out := make([]event.Event, 0, len(failures))
 	for _, msg := range failures {
-		out = append(out, &Warning{Message: msg, Log: true})
+		out = append(out, &event.Warning{Message: msg, Log: true})
 	}
 	return out
 }
@@ -87,8 +88,8 @@ func (s *Session) LoadSkill(name string) error {
 	s.syncSkills() // read from disk, as a turn would (R17)
 	var err error
 	var plan *insertPlan
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
-		var events []Event
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
+		var events []event.Event
 		events, plan, err = rulebook.DecideUserLoad(st, w, name)
 		return events
 	})
@@ -108,8 +109,8 @@ func (s *Session) UnloadSkill(name string) error {
 	}
 	defer s.release()
 	var err error
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
-		var events []Event
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
+		var events []event.Event
 		events, err = rulebook.UnloadByUser(st, name)
 		return events
 	})
@@ -121,7 +122,7 @@ func (s *Session) UnloadSkill(name string) error {
 
 // preloadSkills loads the preloaded skills at the start of a turn (R16).
 func (s *Session) preloadSkills() {
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event { return rulebook.Preloads(st, w) })
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event { return rulebook.Preloads(st, w) })
 }
 
 // pasteSkills puts the top-ranked skills that fit the load limits into the
@@ -129,8 +130,8 @@ func (s *Session) preloadSkills() {
 // not Loaded.
 func (s *Session) pasteSkills(text string) {
 	var chosen []*skills.Skill
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
-		var events []Event
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
+		var events []event.Event
 		chosen, events = rulebook.Paste(st, w, text)
 		return events
 	})
@@ -138,8 +139,8 @@ func (s *Session) pasteSkills(text string) {
 	for i := len(chosen) - 1; i >= 0; i-- {
 		sk := chosen[i]
 		var plan *insertPlan
-		s.step(func(st *rulebook.State, w *rulebook.World) []Event {
-			var events []Event
+		s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
+			var events []event.Event
 			events, plan = rulebook.PasteOne(st, w, sk)
 			return events
 		})

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +124,7 @@ func TestMCPServerThatFailsGivesAClearErrorAndTheSessionGoesOn(t *testing.T) {
 	}
 	logged := ""
 	for _, e := range f.s.Transcript().Items() {
-		if e.NoteKind == NoteHarnessLog {
+		if e.NoteKind == rulebook.NoteHarnessLog {
 			logged += e.Text
 		}
 	}
@@ -148,7 +150,7 @@ func TestMCPURLCredentialsNeverReachTheJournal(t *testing.T) {
 			t.Fatalf("%s reached the journal", secret)
 		}
 		for _, e := range f.rec.all() {
-			if b, _ := MarshalEvent(e); strings.Contains(string(b), secret) {
+			if b, _ := event.Marshal(e); strings.Contains(string(b), secret) {
 				t.Fatalf("%s reached a %s event", secret, e.EventType())
 			}
 		}

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 
+	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
 	"skillet/harness/tools"
@@ -19,7 +20,7 @@ func (f *frame) lifecycle() bool { return rulebook.Lifecycle(f.st) }
 
 // CheckProfileSettings refuses settings that mean nothing under a profile
 // (see rulebook.CheckProfileSettings).
-func CheckProfileSettings(prof string, set Settings) error {
+func CheckProfileSettings(prof string, set event.Settings) error {
 	return rulebook.CheckProfileSettings(prof, set)
 }
 
@@ -44,15 +45,15 @@ func withFiles(ps profile.Skill) profile.Skill {
 
 // activate reads the mentioned skills' files and returns their uses and
 // the messages the profile adds for them.
-func activateMentioned(m rulebook.Mentioned) ([]Use, []string) {
-	var uses []Use
+func activateMentioned(m rulebook.Mentioned) ([]event.Use, []string) {
+	var uses []event.Use
 	var msgs []string
 	for _, sk := range m.Skills {
 		act := m.Profile.Activate(withFiles(profileSkill(sk)), profile.Request{Mention: true})
 		for _, msg := range act.Messages {
 			msgs = append(msgs, msg.Text)
 		}
-		uses = append(uses, Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", m.Turn)})
+		uses = append(uses, event.Use{Role: "SKILL", Name: sk.Name, Version: sk.Version, ExecutionID: fmt.Sprintf("mention-%d", m.Turn)})
 	}
 	return uses, msgs
 }

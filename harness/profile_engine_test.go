@@ -13,6 +13,7 @@ import (
 
 	"skillet/harness/chat"
 	"skillet/harness/config"
+	"skillet/harness/event"
 	"skillet/harness/harnesstest"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
@@ -25,7 +26,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden request bodies
 // depend on which tests ran before.
 func activateStep(prof, root, skill string) step {
 	path := filepath.Join(root, skill, "SKILL.md")
-	name, args := ToolLoadSkill, fmt.Sprintf(`{"name":%q}`, skill)
+	name, args := rulebook.ToolLoadSkill, fmt.Sprintf(`{"name":%q}`, skill)
 	switch prof {
 	case "claude-code":
 		name, args = "Skill", fmt.Sprintf(`{"skill":%q}`, skill)
@@ -120,15 +121,15 @@ func TestProfileActivationIsTheModelsLoad(t *testing.T) {
 					t.Errorf("offered %v lacks %s", end.Offered, n)
 				}
 			}
-			loads := f.rec.ofType(TypeSkillLoaded)
-			if len(loads) != 1 || loads[0].(*SkillLoaded).By != ByModel {
+			loads := f.rec.ofType(event.TypeSkillLoaded)
+			if len(loads) != 1 || loads[0].(*event.SkillLoaded).By != event.ByModel {
 				t.Fatalf("skill_loaded events %v, want one by the model", loads)
 			}
 			res := f.lastResult()
 			if res.Activated != "alpha" || res.IsError {
 				t.Fatalf("activation result %+v", res)
 			}
-			if names := toolNamesOf(f.model.last()); has(names, ToolLoadSkill) {
+			if names := toolNamesOf(f.model.last()); has(names, rulebook.ToolLoadSkill) {
 				t.Errorf("tools %v: load_skill is skillet's", names)
 			}
 			// the body reaches the model in the second request
@@ -178,7 +179,7 @@ func TestClaudeCodeReminderAndBodyMessage(t *testing.T) {
 	}
 	// load_skill does not exist under claude-code: refused as unknown
 	for _, e := range f.results() {
-		if e.ToolName == ToolLoadSkill && !e.Refused {
+		if e.ToolName == rulebook.ToolLoadSkill && !e.Refused {
 			t.Errorf("load_skill ran under claude-code: %+v", e)
 		}
 	}
@@ -273,8 +274,8 @@ func TestProfileRecordedAndReopened(t *testing.T) {
 	basicSkills(w)
 	f := w.open("", func(o *Options) { o.Profile, o.ContextWindow = "claude-code", 5000 })
 	f.turn("review account ACC-1042", activateStep("claude-code", w.root, "alpha"), say("done"))
-	starts := f.rec.ofType(TypeSessionStart)
-	if st := starts[0].(*SessionStart); st.Profile != "claude-code" || st.ContextWindow != 5000 || st.ProfileAgent != "Claude Code 2.1.332" {
+	starts := f.rec.ofType(event.TypeSessionStart)
+	if st := starts[0].(*event.SessionStart); st.Profile != "claude-code" || st.ContextWindow != 5000 || st.ProfileAgent != "Claude Code 2.1.332" {
 		t.Fatalf("session_start profile %q window %d agent %q", st.Profile, st.ContextWindow, st.ProfileAgent)
 	}
 	live, _ := rulebook.ComposeNext(f.s.st, f.s.w.World).Request.Body()
@@ -375,7 +376,7 @@ func TestProfileFileToolStaysInsideSkills(t *testing.T) {
 			t.Errorf("read outside the skills and the workspace: %+v", r)
 		}
 	}
-	if len(f.rec.ofType(TypeSkillLoaded)) != 0 {
+	if len(f.rec.ofType(event.TypeSkillLoaded)) != 0 {
 		t.Error("reading a resource is not an activation")
 	}
 	// with the agent tools off, Codex's activation tool only reads skills

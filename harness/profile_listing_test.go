@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 )
 
@@ -87,8 +88,8 @@ func TestClaudeCodeListsEachSkillOnce(t *testing.T) {
 	// the journal records each listing once, and a reopened session
 	// composes the same request
 	var recorded []string
-	for _, e := range f.rec.ofType(TypeModelCall) {
-		if l := e.(*ModelCall).Listing; l != nil {
+	for _, e := range f.rec.ofType(event.TypeModelCall) {
+		if l := e.(*event.ModelCall).Listing; l != nil {
 			recorded = append(recorded, l.Text)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/profile"
 )
 
@@ -95,7 +96,7 @@ func TestRandomProfileSessions(t *testing.T) {
 			}
 			s.mu.Unlock()
 		}
-		loads += len(f.rec.ofType(TypeSkillLoaded))
+		loads += len(f.rec.ofType(event.TypeSkillLoaded))
 		if checkReplay(t, w, f, false) {
 			replayed++
 		}

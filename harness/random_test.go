@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"skillet/harness/agenttools"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"skillet/harness/view"
 	"strconv"
@@ -43,8 +44,8 @@ func TestRandomSequencesKeepTheInvariants(t *testing.T) {
 		}
 	}
 	// the sequences must have exercised what they claim to
-	for _, what := range []string{TypeSkillLoaded, "unload:lru", "unload:user", "unload:invalid", TypeSkillActivated, "unknown-tool", "bad-args", "cancelled", TypeSkillChanged, TypeStateChanged, "refused-load",
-		TypeSkillPreload, TypePromptFrozen, TypeApproval, TypeSettingChanged, "manual", "replayed", "left-off"} {
+	for _, what := range []string{event.TypeSkillLoaded, "unload:lru", "unload:user", "unload:invalid", event.TypeSkillActivated, "unknown-tool", "bad-args", "cancelled", event.TypeSkillChanged, event.TypeStateChanged, "refused-load",
+		event.TypeSkillPreload, event.TypePromptFrozen, event.TypeApproval, event.TypeSettingChanged, "manual", "replayed", "left-off"} {
 		if seen[what] == 0 {
 			t.Errorf("no sequence produced %s", what)
 		}
@@ -163,7 +164,7 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 		case r < 10 && rng.Intn(2) == 0:
 			name := randomSkills[rng.Intn(len(randomSkills))] + "_tool"
 			if _, err := s.CallTool(context.Background(), name, fmt.Sprintf(`{"q":"m%d"}`, op)); err == nil {
-				f.rec.on(&Warning{Message: "manual"})
+				f.rec.on(&event.Warning{Message: "manual"})
 			}
 		default:
 			_ = s.Set("max_loaded_skills", fmt.Sprint(1+rng.Intn(3)))
@@ -171,19 +172,19 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 		checkSession(t, s)
 	}
 	if checkReplay(t, w, f, approveAll) {
-		f.rec.on(&Warning{Message: "replayed"})
+		f.rec.on(&event.Warning{Message: "replayed"})
 	}
 	seen := map[string]int{}
 	for _, e := range f.rec.all() {
 		seen[e.EventType()]++
 		switch e := e.(type) {
-		case *Warning:
+		case *event.Warning:
 			if e.Message == "manual" || e.Message == "replayed" {
 				seen[e.Message]++
 			}
-		case *SkillUnloaded:
+		case *event.SkillUnloaded:
 			seen["unload:"+string(e.Reason)]++
-		case *ToolResult:
+		case *event.ToolResult:
 			switch {
 			case strings.HasPrefix(e.Content, "Unknown tool"):
 				seen["unknown-tool"]++
@@ -192,8 +193,8 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 			case strings.HasPrefix(e.Content, "load refused"):
 				seen["refused-load"]++
 			}
-		case *TurnEnd:
-			if e.StopReason == StopCancelled {
+		case *event.TurnEnd:
+			if e.StopReason == event.StopCancelled {
 				seen["cancelled"]++
 			}
 			if len(e.LeftOff) > 0 {
@@ -234,7 +235,7 @@ func checkRequest(t *testing.T, s *Session, req *chat.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	allowed := map[string]bool{ToolLoadSkill: true, ToolReadResource: true}
+	allowed := map[string]bool{rulebook.ToolLoadSkill: true, rulebook.ToolReadResource: true}
 	if defs, err := agenttools.For(s.st.Profile); err == nil && s.st.Settings.AgentTools {
 		for _, d := range defs {
 			allowed[d.Name] = true
@@ -266,7 +267,7 @@ func checkSession(t *testing.T, s *Session) {
 		for _, tc := range e.ToolCalls {
 			callIDs = append(callIDs, tc.ID)
 		}
-		if e.Kind == EntryTool {
+		if e.Kind == rulebook.EntryTool {
 			results[e.ToolCallID]++
 		}
 	}

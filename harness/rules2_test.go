@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 	"skillet/harness/view"
 	"strings"
 	"testing"
@@ -111,18 +113,18 @@ func TestR13_LoadsInOneTurnShareOneExecution(t *testing.T) {
 	basicSkills(w)
 	f := w.open("[session]\nmax_loads_per_turn = 2\n", nil)
 	f.turn("one", load("alpha"), load("alpha"), load("beta"), say("ok"))
-	loads := f.rec.ofType(TypeSkillLoaded)
+	loads := f.rec.ofType(event.TypeSkillLoaded)
 	if len(loads) != 2 {
 		t.Fatalf("%d loads, want 2 (alpha once, beta)", len(loads))
 	}
 	res := f.results()
-	if !strings.Contains(res[1].Text, "already read this turn as execution "+loads[0].(*SkillLoaded).ExecutionID) {
+	if !strings.Contains(res[1].Text, "already read this turn as execution "+loads[0].(*event.SkillLoaded).ExecutionID) {
 		t.Fatalf("second load of alpha should return the same execution: %q", res[1].Text)
 	}
 	if res[2].IsError {
 		t.Fatalf("beta refused: the repeated alpha load must not count: %q", res[2].Text)
 	}
-	first := loads[0].(*SkillLoaded).ExecutionID
+	first := loads[0].(*event.SkillLoaded).ExecutionID
 	f.turn("two", load("alpha"), say("ok"))
 	snap := f.s.Snapshot()
 	if snap.Loaded[0].Name != "alpha" || snap.Loaded[0].ExecutionID == first {
@@ -202,12 +204,12 @@ func TestR15_ApprovalPolicy(t *testing.T) {
 
 	asked := 0
 	f3 := w.open(cfg, func(o *Options) {
-		o.Approver = func(_ ctxT, req view.ApprovalRequest) (Decision, error) {
+		o.Approver = func(_ ctxT, req view.ApprovalRequest) (event.Decision, error) {
 			asked++
 			if req.Name != "alpha_tool" || req.Skill != "alpha" {
 				t.Errorf("approval request %+v", req)
 			}
-			return DecisionAll, nil
+			return event.DecisionAll, nil
 		}
 	})
 	f3.turn("ask", load("alpha"), call("alpha_tool", `{"q":"1"}`), call("alpha_tool", `{"q":"2"}`), say("ok"))
@@ -228,12 +230,12 @@ func TestR15_CommandToolsDefaultToAsk(t *testing.T) {
 	if r := f.lastResult(); !r.IsError || !strings.Contains(r.Text, "needs approval") {
 		t.Fatalf("a command tool should default to ask: %+v", r)
 	}
-	if ti := findTool(f.s.Snapshot().Tools, "run"); ti == nil || ti.Approval != ApproveAsk {
+	if ti := findTool(f.s.Snapshot().Tools, "run"); ti == nil || ti.Approval != rulebook.ApproveAsk {
 		t.Fatalf("snapshot approval for run = %+v", ti)
 	}
 }
 
-func findTool(list []ToolInfo, name string) *ToolInfo {
+func findTool(list []event.ToolInfo, name string) *event.ToolInfo {
 	for i := range list {
 		if list[i].Name == name {
 			return &list[i]
@@ -274,11 +276,11 @@ name = "alpha"
 	// the preload event comes before the first model call
 	var order []string
 	for _, e := range f.rec.all() {
-		if e.EventType() == TypeSkillPreload || e.EventType() == TypeModelCall {
+		if e.EventType() == event.TypeSkillPreload || e.EventType() == event.TypeModelCall {
 			order = append(order, e.EventType())
 		}
 	}
-	if len(order) < 2 || order[0] != TypeSkillPreload {
+	if len(order) < 2 || order[0] != event.TypeSkillPreload {
 		t.Fatalf("event order %v", order)
 	}
 	end := f.s.Snapshot().LastTurn
@@ -289,13 +291,13 @@ name = "alpha"
 		t.Fatalf("preload counted against limits: %+v", u)
 	}
 	f.turn("again", say("ok"))
-	pre := f.rec.ofType(TypeSkillPreload)
-	if len(pre) != 2 || pre[0].(*SkillPreload).ExecutionID == pre[1].(*SkillPreload).ExecutionID {
+	pre := f.rec.ofType(event.TypeSkillPreload)
+	if len(pre) != 2 || pre[0].(*event.SkillPreload).ExecutionID == pre[1].(*event.SkillPreload).ExecutionID {
 		t.Fatalf("each turn preloads with an execution of its own: %+v", pre)
 	}
 	found := false
 	for _, e := range f.s.Transcript().Items() {
-		if e.Kind == EntryNote && e.NoteKind == NoteSkillPreload {
+		if e.Kind == rulebook.EntryNote && e.NoteKind == rulebook.NoteSkillPreload {
 			found = true
 		}
 	}
@@ -328,7 +330,7 @@ func TestR17_EditsOnDiskTakeEffectNextTurn(t *testing.T) {
 	}
 	logged := false
 	for _, e := range f.s.Transcript().Items() {
-		if e.Kind == EntryNote && e.NoteKind == NoteHarnessLog {
+		if e.Kind == rulebook.EntryNote && e.NoteKind == rulebook.NoteHarnessLog {
 			logged = true
 		}
 	}
@@ -457,7 +459,7 @@ func TestR22_PasteMode(t *testing.T) {
 	f := w.open("[session]\nload_skill_tool = false\n", nil)
 	f.turn("write an incident report", say("ok"))
 	req := f.model.last()
-	if has(toolNamesOf(req), ToolLoadSkill) {
+	if has(toolNamesOf(req), rulebook.ToolLoadSkill) {
 		t.Fatal("paste mode offers no load_skill")
 	}
 	if !strings.Contains(system(req), "Gamma instructions.") {
@@ -508,7 +510,7 @@ func TestR24_ToolCallLimitEndsTheTurn(t *testing.T) {
 	basicSkills(w)
 	f := w.open("[session]\nmax_tool_calls = 2\n", nil)
 	end := f.turn("loop", load("alpha"), call("alpha_tool", `{"q":"1"}`, "alpha_tool", `{"q":"2"}`), say("never"))
-	if end.StopReason != StopMaxToolCalls {
+	if end.StopReason != event.StopMaxToolCalls {
 		t.Fatalf("stop = %s", end.StopReason)
 	}
 	res := f.results()
@@ -536,7 +538,7 @@ func TestR26_StateAndStoreThroughCommandTool(t *testing.T) {
 	if string(snap.Loaded[0].Store) != `{"n":1}` || string(snap.Loaded[0].State) != `{"s":2}` {
 		t.Fatalf("state %s store %s", snap.Loaded[0].State, snap.Loaded[0].Store)
 	}
-	if len(f.rec.ofType(TypeStateChanged)) != 1 {
+	if len(f.rec.ofType(event.TypeStateChanged)) != 1 {
 		t.Fatal("no state_changed event")
 	}
 }
@@ -550,8 +552,8 @@ func TestR13_ReloadAfterEvictionInTheSameTurnIsTheSameExecution(t *testing.T) {
 	if res[2].IsError {
 		t.Fatalf("reading alpha again this turn must not count against the limit: %q", res[2].Text)
 	}
-	loads := f.rec.ofType(TypeSkillLoaded)
-	first, again := loads[0].(*SkillLoaded), loads[2].(*SkillLoaded)
+	loads := f.rec.ofType(event.TypeSkillLoaded)
+	first, again := loads[0].(*event.SkillLoaded), loads[2].(*event.SkillLoaded)
 	if first.ExecutionID != again.ExecutionID || !again.Repeat {
 		t.Fatalf("same execution expected: %s vs %s (repeat %v)", first.ExecutionID, again.ExecutionID, again.Repeat)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 )
 
 func TestR1_OneTranscriptSharedBySkills(t *testing.T) {
@@ -32,11 +34,11 @@ func TestR1_OneTranscriptSharedBySkills(t *testing.T) {
 	var users, assistants, toolsN int
 	for _, e := range tr {
 		switch e.Kind {
-		case EntryUser:
+		case rulebook.EntryUser:
 			users++
-		case EntryAssistant:
+		case rulebook.EntryAssistant:
 			assistants++
-		case EntryTool:
+		case rulebook.EntryTool:
 			toolsN++
 		}
 	}
@@ -55,12 +57,12 @@ func TestR2_LRUUnloadsLeastRecentlyUsed(t *testing.T) {
 	if got := loadedNames(f.s); strings.Join(got, ",") != "gamma,beta" {
 		t.Fatalf("loaded = %v, want [gamma beta]", got)
 	}
-	un := f.rec.ofType(TypeSkillUnloaded)
-	if len(un) != 1 || un[0].(*SkillUnloaded).Skill != "alpha" || un[0].(*SkillUnloaded).Reason != "lru" {
+	un := f.rec.ofType(event.TypeSkillUnloaded)
+	if len(un) != 1 || un[0].(*event.SkillUnloaded).Skill != "alpha" || un[0].(*event.SkillUnloaded).Reason != "lru" {
 		t.Fatalf("unloads = %+v, want alpha for lru", un)
 	}
-	loads := f.rec.ofType(TypeSkillLoaded)
-	if ev := loads[len(loads)-1].(*SkillLoaded); strings.Join(ev.Evicted, ",") != "alpha" {
+	loads := f.rec.ofType(event.TypeSkillLoaded)
+	if ev := loads[len(loads)-1].(*event.SkillLoaded); strings.Join(ev.Evicted, ",") != "alpha" {
 		t.Fatalf("skill_loaded evicted = %v, want [alpha]", ev.Evicted)
 	}
 }
@@ -104,10 +106,10 @@ func TestR3_ReadingALoadedSkillAgainMakesItActive(t *testing.T) {
 	if !strings.Contains(sys[ia:ib], `active="true"`) {
 		t.Fatalf("alpha is not marked active: %q", sys[ia:ib])
 	}
-	if n := len(f.rec.ofType(TypeSkillActivated)); n != 1 {
+	if n := len(f.rec.ofType(event.TypeSkillActivated)); n != 1 {
 		t.Fatalf("%d skill_activated events, want 1", n)
 	}
-	if n := len(f.rec.ofType(TypeSkillLoaded)); n != 2 {
+	if n := len(f.rec.ofType(event.TypeSkillLoaded)); n != 2 {
 		t.Fatalf("%d skill_loaded events, want 2 (no second load of alpha)", n)
 	}
 }
@@ -187,7 +189,7 @@ func TestR6_UnknownToolIsRefusedAndTheTurnGoesOn(t *testing.T) {
 	if res[len(res)-2].Text != "Unknown tool: alpha_tool" || res[len(res)-1].Text != "Unknown tool: no_such_tool" {
 		t.Fatalf("results = %q, %q", res[len(res)-2].Text, res[len(res)-1].Text)
 	}
-	if end := f.s.Snapshot().LastTurn; end.StopReason != StopDone || end.Answer != "recovered" {
+	if end := f.s.Snapshot().LastTurn; end.StopReason != event.StopDone || end.Answer != "recovered" {
 		t.Fatalf("turn should go on after the refusal: %+v", end)
 	}
 }
@@ -223,7 +225,7 @@ func TestR7_ContextChangedLinesCarryFirst200CharsOfEachLine(t *testing.T) {
 	if !strings.Contains(joined.String(), "| short line") {
 		t.Fatal("alpha's contextChanged lines left the transcript with alpha")
 	}
-	if n := len(f.rec.ofType(TypeContextChanged)); n < 3 {
+	if n := len(f.rec.ofType(event.TypeContextChanged)); n < 3 {
 		t.Fatalf("%d context_changed events, want at least 3", n)
 	}
 }
@@ -267,7 +269,7 @@ func TestR9_WindowStartsAtUserMessageAndKeepsCallsWithResults(t *testing.T) {
 		}
 		checkCallsHaveResults(t, msgs)
 	}
-	trims := f.rec.ofType(TypeWindowTrimmed)
+	trims := f.rec.ofType(event.TypeWindowTrimmed)
 	if len(trims) == 0 {
 		t.Fatal("no window_trimmed event")
 	}
@@ -286,8 +288,8 @@ func TestR9_CurrentTurnLongerThanCapStartsAtItsUserMessage(t *testing.T) {
 		t.Fatal("snapshot should say the cap was exceeded")
 	}
 	found := false
-	for _, e := range f.rec.ofType(TypeWindowTrimmed) {
-		if e.(*WindowTrimmed).CapExceeded {
+	for _, e := range f.rec.ofType(event.TypeWindowTrimmed) {
+		if e.(*event.WindowTrimmed).CapExceeded {
 			found = true
 		}
 	}

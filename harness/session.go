@@ -13,6 +13,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"skillet/harness/paged"
 	"skillet/harness/rank"
@@ -69,7 +70,7 @@ type Options struct {
 	// and writes no journal.
 	Dir string
 	// OnEvent receives every event, in order, outside the session's lock.
-	OnEvent func(Event)
+	OnEvent func(event.Event)
 	// OnProgress, when set, hears how far Open has read the journal: done
 	// of total bytes, from the reading goroutine, after each read of the file.
 	OnProgress func(done, total int64)
@@ -278,7 +279,7 @@ func (s *Session) start(id, prof string, window int) error {
 	}
 	dir, agentOn := s.dir, s.st.Settings.AgentTools && !s.opts.RoutingOnly
 	s.mu.Unlock()
-	var ws *WorkspaceInfo
+	var ws *event.WorkspaceInfo
 	if agentOn {
 		a, notices, err := s.openAgent(dir, nil)
 		if err != nil {
@@ -291,7 +292,7 @@ func (s *Session) start(id, prof string, window int) error {
 		info := a.info
 		ws = &info
 	}
-	s.emit(&SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
+	s.emit(&event.SessionStart{SessionID: s.st.ID, Model: s.st.Model, BaseURL: s.opts.BaseURL, Demo: s.opts.Demo, Limits: s.st.Settings, Agent: s.opts.Config.Agent.Prompt,
 		Config: s.opts.Config.Path, Roots: s.opts.Roots, Profile: prof, ContextWindow: window, ProfileAgent: p.Agent(), CatalogOnly: s.opts.CatalogOnly, Workspace: ws})
 	return s.syncJournal()
 }
@@ -351,13 +352,13 @@ func newSessionID() string {
 
 // scrub hides secrets in the text an event records. Called with emitMu
 // held, before anyone sees the event.
-func (s *Session) scrub(e Event) {
+func (s *Session) scrub(e event.Event) {
 	switch e := e.(type) {
-	case *Warning:
+	case *event.Warning:
 		e.Message = s.opts.Runner.Redact(e.Message)
-	case *Error:
+	case *event.Error:
 		e.Message = s.opts.Runner.Redact(e.Message)
-	case *ToolResult:
+	case *event.ToolResult:
 		e.Content = s.opts.Runner.Redact(e.Content)
 		e.Stderr = s.opts.Runner.Redact(e.Stderr)
 	}
@@ -394,9 +395,9 @@ func (s *Session) Transcript() view.Transcript {
 // older ones are decoded from their pages a page at a time as they are
 // yielded, after the lock: a reader that keeps only what it makes of each
 // holds one page of a long session's marks, not all of them.
-func (s *Session) Marks() iter.Seq[Event] {
-	marks := read(s, func(f *frame) paged.List[Event] { return f.st.Marks.View() })
-	return func(yield func(Event) bool) {
+func (s *Session) Marks() iter.Seq[event.Event] {
+	marks := read(s, func(f *frame) paged.List[event.Event] { return f.st.Marks.View() })
+	return func(yield func(event.Event) bool) {
 		for _, e := range marks.All() {
 			if !yield(e) {
 				return
@@ -408,8 +409,8 @@ func (s *Session) Marks() iter.Seq[Event] {
 // ModelCalls returns every model call of the session, for the inspector:
 // the latest with their request and raw reply, older ones without (memory
 // does not keep them; ModelCall reads one back from the journal).
-func (s *Session) ModelCalls() []CallRecord {
-	return read(s, func(f *frame) []CallRecord { return append([]CallRecord(nil), f.st.Calls...) })
+func (s *Session) ModelCalls() []rulebook.CallRecord {
+	return read(s, func(f *frame) []rulebook.CallRecord { return append([]rulebook.CallRecord(nil), f.st.Calls...) })
 }
 
 // Models lists the models the endpoint offers, when the model can say.

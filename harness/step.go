@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 	"skillet/harness/tokens"
 )
@@ -40,7 +41,7 @@ func (s *Session) frame() *frame {
 // effects are carried out, and they are journaled and handed to OnEvent.
 // Every state change goes through here, which is what lets a journal
 // reopen a session; I/O happens before or after a step, never inside one.
-func (s *Session) step(rule func(*rulebook.State, *rulebook.World) []Event) []Event {
+func (s *Session) step(rule func(*rulebook.State, *rulebook.World) []event.Event) []event.Event {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.mu.Lock()
@@ -72,13 +73,13 @@ func (s *Session) step(rule func(*rulebook.State, *rulebook.World) []Event) []Ev
 		for _, why := range fxs[i].refused {
 			if s.opts.OnEvent != nil {
 				h := e.Head()
-				s.opts.OnEvent(&Warning{Header: Header{Type: TypeWarning, Turn: h.Turn, Time: h.Time}, Message: why})
+				s.opts.OnEvent(&event.Warning{Header: event.Header{Type: event.TypeWarning, Turn: h.Turn, Time: h.Time}, Message: why})
 			}
 		}
-		if j != nil && Journaled(e) {
+		if j != nil && event.Journaled(e) {
 			if err := j.Write(e); err != nil && s.opts.OnEvent != nil {
 				h := e.Head()
-				s.opts.OnEvent(&Error{Header: Header{Type: TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
+				s.opts.OnEvent(&event.Error{Header: event.Header{Type: event.TypeError, Turn: h.Turn, Time: h.Time}, Message: err.Error()})
 			}
 		}
 		if s.opts.OnEvent != nil {
@@ -90,11 +91,11 @@ func (s *Session) step(rule func(*rulebook.State, *rulebook.World) []Event) []Ev
 
 // emit records events decided outside a rule: step with a rule that
 // returns them.
-func (s *Session) emit(events ...Event) {
-	s.step(func(*rulebook.State, *rulebook.World) []Event { return events })
+func (s *Session) emit(events ...event.Event) {
+	s.step(func(*rulebook.State, *rulebook.World) []event.Event { return events })
 }
 
-func (s *Session) warn(msg string) { s.emit(&Warning{Message: msg}) }
+func (s *Session) warn(msg string) { s.emit(&event.Warning{Message: msg}) }
 
 // with runs f with the session's frame under the lock, like read, for
 // work that only updates what the shell knows of the world.

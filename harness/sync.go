@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 
 	"skillet/skills"
@@ -24,7 +25,7 @@ func refsOf(o *Options) []skills.Ref {
 }
 
 func buildSelection(o *Options, picked *skills.Selection) *rulebook.Selection {
-	toolNames := map[string]string{ToolLoadSkill: "a built-in tool", ToolReadResource: "a built-in tool"}
+	toolNames := map[string]string{rulebook.ToolLoadSkill: "a built-in tool", rulebook.ToolReadResource: "a built-in tool"}
 	for _, t := range o.Config.Agent.Tools {
 		toolNames[t.Name] = "one of the agent's tools"
 	}
@@ -40,7 +41,7 @@ func (s *Session) syncSkills() {
 		s.warn("re-reading skills: " + err.Error())
 	}
 	sel, selErr := selectSkills(&s.opts)
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		w.Sel = sel
 		return rulebook.Synced(st, w, changes, selErr)
 	})

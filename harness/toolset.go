@@ -9,12 +9,6 @@ import (
 	"skillet/harness/rulebook"
 )
 
-// Names of the built-in tools.
-const (
-	ToolLoadSkill    = rulebook.ToolLoadSkill
-	ToolReadResource = rulebook.ToolReadResource
-)
-
 // binding is one tool of a request and what carries it out; toolset the
 // tools of one request (see rulebook.BuildTools).
 type (

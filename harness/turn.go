@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"skillet/harness/chat"
+	"skillet/harness/event"
 	"skillet/harness/rulebook"
 )
 
@@ -22,7 +23,7 @@ const cancelledResult = rulebook.CancelledResult
 // tools until the model answers without tool calls, a limit is hit (R12,
 // R24) or ctx is cancelled (R25). The turn is recorded whatever happens; a
 // model error is also returned.
-func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
+func (s *Session) Turn(ctx context.Context, text string) (*event.TurnEnd, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("turn: the message is empty")
 	}
@@ -33,7 +34,7 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	// the session is ours: the turn number holds until the start is
 	// recorded, and the mentioned skills' files are read outside the lock
 	m := read(s, func(f *frame) rulebook.Mentioned { return rulebook.Mentions(f.st, f.w.World, text) })
-	start := &TurnStart{Header: Header{Turn: m.Turn}, Text: text}
+	start := &event.TurnStart{Header: event.Header{Turn: m.Turn}, Text: text}
 	start.Mentions, start.Messages = activateMentioned(m)
 	s.emit(start)
 	s.syncSkills()
@@ -44,7 +45,7 @@ func (s *Session) Turn(ctx context.Context, text string) (*TurnEnd, error) {
 	stop, err := s.loop(ctx)
 	end := s.finishTurn(stop)
 	if jerr := s.syncJournal(); jerr != nil {
-		s.emit(&Error{Message: "journal: " + jerr.Error()})
+		s.emit(&event.Error{Message: "journal: " + jerr.Error()})
 	}
 	return end, err
 }
@@ -67,34 +68,34 @@ func (s *Session) release() {
 	s.mu.Unlock()
 }
 
-func (s *Session) settingsNow() Settings {
-	return read(s, func(f *frame) Settings { return f.st.Settings })
+func (s *Session) settingsNow() event.Settings {
+	return read(s, func(f *frame) event.Settings { return f.st.Settings })
 }
 
 // loop makes model calls until the turn ends.
-func (s *Session) loop(ctx context.Context) (StopReason, error) {
+func (s *Session) loop(ctx context.Context) (event.StopReason, error) {
 	for call := 1; ; call++ {
 		if ctx.Err() != nil {
-			return StopCancelled, nil
+			return event.StopCancelled, nil
 		}
 		c := s.composeCall(ctx, call)
 		body, err := c.Request.Body()
 		if err != nil {
-			s.emit(&Error{Message: err.Error()})
-			return StopError, err
+			s.emit(&event.Error{Message: err.Error()})
+			return event.StopError, err
 		}
-		s.emit(&ModelCall{Call: call, Request: body, Offered: nonNil(c.Offered), LeftOff: c.LeftOff, Scores: c.Scores, Delivered: nonNilUses(c.DeliveredUses), Reused: c.ReusedUses, Listing: c.Listing})
+		s.emit(&event.ModelCall{Call: call, Request: body, Offered: nonNil(c.Offered), LeftOff: c.LeftOff, Scores: c.Scores, Delivered: nonNilUses(c.DeliveredUses), Reused: c.ReusedUses, Listing: c.Listing})
 		reply, partial, err := s.complete(ctx, call, c.Request, body)
 		if err != nil {
 			if ctx.Err() != nil {
-				s.emit(&Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, FinishReason: "cancelled", ToolCalls: []ToolCallRecord{}})
-				return StopCancelled, nil
+				s.emit(&event.Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, FinishReason: "cancelled", ToolCalls: []event.ToolCallRecord{}})
+				return event.StopCancelled, nil
 			}
-			s.emit(&Error{Message: err.Error()})
+			s.emit(&event.Error{Message: err.Error()})
 			if partial.text.Len() > 0 || partial.reasoning.Len() > 0 {
-				s.emit(&Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, ToolCalls: []ToolCallRecord{}})
+				s.emit(&event.Assistant{Call: call, Text: partial.text.String(), Reasoning: partial.reasoning.String(), Interrupted: true, ToolCalls: []event.ToolCallRecord{}})
 			}
-			return StopError, err
+			return event.StopError, err
 		}
 		calls := reply.Message.ToolCalls
 		if reply.Interrupted {
@@ -105,14 +106,14 @@ func (s *Session) loop(ctx context.Context) (StopReason, error) {
 		calls = rulebook.CallsOf(a)
 		if reply.Interrupted {
 			s.warn("the model's reply ended without a finish reason: it is recorded as interrupted and no tool call ran")
-			return StopInterrupted, nil
+			return event.StopInterrupted, nil
 		}
 		if len(calls) == 0 {
 			if reply.FinishReason == "length" {
 				s.warn("the model stopped at its output limit (finish_reason length)")
-				return StopLength, nil
+				return event.StopLength, nil
 			}
-			return StopDone, nil
+			return event.StopDone, nil
 		}
 		if stop := s.runCalls(ctx, calls, c.Live); stop != "" {
 			return stop, nil
@@ -140,16 +141,16 @@ func (s *Session) complete(ctx context.Context, call int, req *chat.Request, bod
 		switch ev.Kind {
 		case chat.EventText:
 			p.text.WriteString(ev.Text)
-			s.emit(&TextDelta{Call: call, Text: ev.Text})
+			s.emit(&event.TextDelta{Call: call, Text: ev.Text})
 		case chat.EventReasoning:
 			p.reasoning.WriteString(ev.Text)
-			s.emit(&ReasoningDelta{Call: call, Text: ev.Text})
+			s.emit(&event.ReasoningDelta{Call: call, Text: ev.Text})
 		case chat.EventRetry:
 			msg := ""
 			if ev.Err != nil {
 				msg = ev.Err.Error()
 			}
-			s.emit(&Retry{Call: call, Attempt: ev.Attempt, WaitMS: ev.Wait.Milliseconds(), Message: msg})
+			s.emit(&event.Retry{Call: call, Attempt: ev.Attempt, WaitMS: ev.Wait.Milliseconds(), Message: msg})
 		}
 	})
 	if err == nil && reply == nil {
@@ -161,47 +162,47 @@ func (s *Session) complete(ctx context.Context, call int, req *chat.Request, bod
 // assistantEvent records a reply. Every tool call gets an id no other call
 // of the session has: results are matched to calls by id, and some servers
 // send none or restart their numbering.
-func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *Assistant {
-	a := &Assistant{Call: call, Text: r.Message.Content, Reasoning: r.Reasoning, FinishReason: r.FinishReason, Usage: r.Usage, Interrupted: r.Interrupted, Raw: r.Raw, ToolCalls: []ToolCallRecord{}}
-	a.ToolCalls = read(s, func(f *frame) []ToolCallRecord { return rulebook.CallIDs(f.st, call, calls) })
+func (s *Session) assistantEvent(call int, r *chat.Reply, calls []chat.ToolCall) *event.Assistant {
+	a := &event.Assistant{Call: call, Text: r.Message.Content, Reasoning: r.Reasoning, FinishReason: r.FinishReason, Usage: r.Usage, Interrupted: r.Interrupted, Raw: r.Raw, ToolCalls: []event.ToolCallRecord{}}
+	a.ToolCalls = read(s, func(f *frame) []event.ToolCallRecord { return rulebook.CallIDs(f.st, call, calls) })
 	return a
 }
 
-func nonNilUses(u []Use) []Use {
+func nonNilUses(u []event.Use) []event.Use {
 	if u == nil {
-		return []Use{}
+		return []event.Use{}
 	}
 	return u
 }
 
 // runCalls answers every tool call of one assistant message, in order. Each
 // call gets exactly one result, whatever happens (R24, R25).
-func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) StopReason {
-	var stop StopReason
+func (s *Session) runCalls(ctx context.Context, calls []chat.ToolCall, live *toolset) event.StopReason {
+	var stop event.StopReason
 	for _, tc := range calls {
-		var refusal *ToolResult
-		s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+		var refusal *event.ToolResult
+		s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 			refusal, stop = rulebook.GateCall(st, tc, ctx.Err() != nil, stop)
 			if refusal == nil {
 				return nil
 			}
-			return []Event{refusal}
+			return []event.Event{refusal}
 		})
 		if refusal == nil {
 			s.dispatch(ctx, tc, live, false)
 		}
 	}
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event { return rulebook.CallsEnded(st, stop) })
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event { return rulebook.CallsEnded(st, stop) })
 	return stop
 }
 
 // finishTurn records the turn's end with Offered / Delivered / Loaded (R20)
 // and uses (R21).
-func (s *Session) finishTurn(stop StopReason) *TurnEnd {
-	var end *TurnEnd
-	s.step(func(st *rulebook.State, w *rulebook.World) []Event {
+func (s *Session) finishTurn(stop event.StopReason) *event.TurnEnd {
+	var end *event.TurnEnd
+	s.step(func(st *rulebook.State, w *rulebook.World) []event.Event {
 		end = rulebook.TurnEnd(st, stop)
-		return []Event{end}
+		return []event.Event{end}
 	})
 	return end
 }

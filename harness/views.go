@@ -9,6 +9,7 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/paged"
 	"skillet/harness/share"
+	"skillet/harness/tokens"
 	"skillet/harness/view"
 )
 
@@ -52,7 +53,7 @@ func (s *Session) HistoryAt(snap *view.Snapshot, i int) (*view.Snapshot, error) 
 	if rec.Turn != snap.Turn || rec.Call != snap.Call {
 		return nil, fmt.Errorf("history: model call %d is turn %d call %d, not turn %d call %d", i+1, rec.Turn, rec.Call, snap.Turn, snap.Call)
 	}
-	return view.WithRequest(snap, rec.Request, CountEstimate), nil
+	return view.WithRequest(snap, rec.Request, tokens.CountEstimate), nil
 }
 
 // checkAtTurnEnd returns what the journal at path tells of each turn_end
@@ -75,7 +76,7 @@ func (s *Session) checkAtTurnEnd(path string) func(e *event.TurnEnd, end int64, 
 
 // EstimateTokens estimates the tokens of text without the tokenizer's
 // tables, as the inspector counts a recorded request's parts.
-func (s *Session) EstimateTokens(text string) int { return CountEstimate(text) }
+func (s *Session) EstimateTokens(text string) int { return tokens.CountEstimate(text) }
 
 // ExportMarkdown writes the session's transcript as Markdown (/export; see
 // view.WriteMarkdown).

@@ -8,7 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"skillet/harness"
+	"skillet/harness/event"
+	"skillet/harness/rulebook"
 )
 
 // BenchmarkViewLargeTranscript draws a frame of a 10,000-message
@@ -46,7 +47,7 @@ func BenchmarkViewLargeTranscript(b *testing.B) {
 			strings.Repeat("- a finding that explains one more thing about the account in a sentence\n", 14) +
 			"\n> Mark the review incomplete when a page fails.\n"
 		for i := range es {
-			if es[i].Kind == harness.EntryAssistant && es[i].Text != "" {
+			if es[i].Kind == rulebook.EntryAssistant && es[i].Text != "" {
 				es[i].Text = long
 			}
 		}
@@ -97,7 +98,7 @@ func streamingModel(b *testing.B) *model {
 	st := newStatic(b, fakeEntries(2000))
 	m := loadStatic(b, st, 160, 48)
 	para := "The account shows **activity** across several pages; each page lists `items` with amounts and kinds.\n\n"
-	m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: strings.Repeat(para, 200)}})
+	m.Update(eventsMsg{&event.TextDelta{Header: event.Header{Turn: 9}, Call: 1, Text: strings.Repeat(para, 200)}})
 	m.Update(m.tr.onTick(liveTickMsg{gen: m.tr.live.gen})())
 	m.View()
 	return m
@@ -109,7 +110,7 @@ func streamingModel(b *testing.B) *model {
 // command on the throttle, never here.
 func BenchmarkKeyPressWhileStreaming(b *testing.B) {
 	m := streamingModel(b)
-	delta := eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: "word "}}
+	delta := eventsMsg{&event.TextDelta{Header: event.Header{Turn: 9}, Call: 1, Text: "word "}}
 	key := tea.KeyPressMsg{Code: 'a', Text: "a"}
 	b.ReportAllocs()
 	n := 0
@@ -154,10 +155,10 @@ func BenchmarkLargeResultScroll(b *testing.B) {
 func BenchmarkDeltaFrame(b *testing.B) {
 	m := loadStatic(b, newStatic(b, fakeEntries(20)), 160, 48)
 	para := "The account shows **activity** across several pages; each page lists `items` with amounts and kinds.\n\n"
-	m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: strings.Repeat(para, 1000)}})
+	m.Update(eventsMsg{&event.TextDelta{Header: event.Header{Turn: 9}, Call: 1, Text: strings.Repeat(para, 1000)}})
 	m.Update(m.tr.onTick(liveTickMsg{gen: m.tr.live.gen})())
 	first := m.View().Content
-	delta := eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 9}, Call: 1, Text: "word "}}
+	delta := eventsMsg{&event.TextDelta{Header: event.Header{Turn: 9}, Call: 1, Text: "word "}}
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Update(delta)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // A long session's marks, fetched at the first refresh, come out whole and
@@ -13,12 +13,12 @@ import (
 // those also arriving live.
 func TestCollectMarksKeepsEveryMarkAndOnlyTheLatestEvents(t *testing.T) {
 	for _, n := range []int{0, 1, markEnRoute, 2 * markEnRoute, 2*markEnRoute + 1, 5*markEnRoute + 17} {
-		var evs []harness.Event
+		var evs []event.Event
 		var want []mark
 		for i := range n {
-			ev := harness.Event(&harness.SettingChanged{Key: "max_loaded_skills", Value: fmt.Sprint(i)})
+			ev := event.Event(&event.SettingChanged{Key: "max_loaded_skills", Value: fmt.Sprint(i)})
 			ev.Head().Entry = i
-			evs = append(evs, ev, &harness.ToolStarted{}) // the second has no mark
+			evs = append(evs, ev, &event.ToolStarted{}) // the second has no mark
 			mk, ok := markOf(ev)
 			if !ok {
 				t.Fatal("a setting change has no mark")

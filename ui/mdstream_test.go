@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/harness"
+	"skillet/harness/event"
 )
 
 // streamReplies are replies whose block structure is easy to get wrong
@@ -320,7 +320,7 @@ func TestStreamingPaneShowsWholeRender(t *testing.T) {
 	screenOf(m)
 	reply := streamReplies["mixed"] + "\n\n" + streamReplies["lists"] + "\n\n" + streamReplies["fences"]
 	for i, piece := range chunkReply(reply, 4, 40) {
-		m.Update(eventsMsg{&harness.TextDelta{Header: harness.Header{Turn: 2}, Call: 1, Text: piece}})
+		m.Update(eventsMsg{&event.TextDelta{Header: event.Header{Turn: 2}, Call: 1, Text: piece}})
 		if i%3 != 0 {
 			continue
 		}

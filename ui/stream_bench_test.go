@@ -2,7 +2,7 @@ package ui
 
 import (
 	"fmt"
-	"skillet/harness"
+	"skillet/harness/view"
 	"strings"
 	"testing"
 	"time"
@@ -156,8 +156,8 @@ func BenchmarkTranscriptAppend(b *testing.B) {
 	}
 	ps := []*pane{{n: 10000}, {n: 100000}}
 	start := func(p *pane) {
-		p.tr.setEntries(harness.TranscriptOf(es[:1]), 0) // a new session: the pane starts over
-		p.tr.setEntries(harness.TranscriptOf(es[:p.n]), 0)
+		p.tr.setEntries(view.TranscriptOf(es[:1]), 0) // a new session: the pane starts over
+		p.tr.setEntries(view.TranscriptOf(es[:p.n]), 0)
 		p.tr.view(100, 40)
 	}
 	for _, p := range ps {
@@ -177,7 +177,7 @@ func BenchmarkTranscriptAppend(b *testing.B) {
 		}
 		for _, p := range ps {
 			t0 := time.Now()
-			p.tr.setEntries(harness.TranscriptOf(es[:p.n+k]), 0)
+			p.tr.setEntries(view.TranscriptOf(es[:p.n+k]), 0)
 			t1 := time.Now()
 			p.tr.view(100, 40)
 			p.took += time.Since(t0)

@@ -3,7 +3,7 @@ package ui
 import (
 	"fmt"
 	"math/rand/v2"
-	"skillet/harness"
+	"skillet/harness/view"
 	"slices"
 	"testing"
 )
@@ -52,8 +52,8 @@ func TestTranscriptIndexGrowsLikeARebuild(t *testing.T) {
 				op = fmt.Sprintf("window from %d", fiw)
 			}
 			log = append(log, op)
-			grown.setEntries(harness.TranscriptOf(es[:n]), fiw)
-			fresh.setEntries(harness.TranscriptOf(es[:n]), fiw)
+			grown.setEntries(view.TranscriptOf(es[:n]), fiw)
+			fresh.setEntries(view.TranscriptOf(es[:n]), fiw)
 			fresh.reindex()
 			if !slices.Equal(grown.items, fresh.items) {
 				t.Fatalf("seed %d after %v:\n grown %v\n fresh %v", seed, log, grown.items, fresh.items)

@@ -16,7 +16,9 @@ import (
 	"skillet/harness/bench/benchtest"
 	"skillet/harness/config"
 	"skillet/harness/eval"
+	"skillet/harness/event"
 	"skillet/harness/llm"
+	"skillet/harness/rulebook"
 	"skillet/skills"
 )
 
@@ -68,7 +70,7 @@ func sessions(t testing.TB, skillDir, url string) bench.SessionFunc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(spec bench.RunSpec, on func(harness.Event)) (eval.Session, error) {
+	return func(spec bench.RunSpec, on func(event.Event)) (eval.Session, error) {
 		cfg := config.Default()
 		cfg.Workspace = spec.Inputs
 		return harness.New(harness.Options{Config: cfg, Catalog: cats[spec.Configuration], Model: client, ModelName: "scripted",
@@ -109,7 +111,7 @@ func (a *agent) reply(in benchtest.Request) benchtest.Reply {
 	switch {
 	case strings.Contains(in.User, "eval one"):
 		if withSkill && !loaded {
-			return benchtest.Reply{Calls: []benchtest.Call{{Name: harness.ToolLoadSkill, Args: fmt.Sprintf(`{"name":%q}`, skillName)}}}
+			return benchtest.Reply{Calls: []benchtest.Call{{Name: rulebook.ToolLoadSkill, Args: fmt.Sprintf(`{"name":%q}`, skillName)}}}
 		}
 		if !strings.Contains(in.Body, `report.md`) {
 			content := "plain report"
@@ -403,7 +405,7 @@ func TestExecute_RateLimitsLowerTheWorkersAndEveryRunScores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func(spec bench.RunSpec, on func(harness.Event)) (eval.Session, error) {
+	open := func(spec bench.RunSpec, on func(event.Event)) (eval.Session, error) {
 		cat := skills.NewCatalog(nil, nil)
 		return harness.New(harness.Options{Config: config.Default(), Catalog: cat, Model: client, ModelName: "scripted",
 			Dir: spec.Dir, OnEvent: on, NewID: func() string { return bench.SessionID }, ApproveAll: true})

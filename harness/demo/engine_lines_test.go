@@ -10,16 +10,17 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/demo"
 	"skillet/harness/demo/demotest"
+	"skillet/harness/event"
 )
 
 // session runs the real engine over the sample skills with the demo model
 // served on loopback.
-func session(t *testing.T) (*harness.Session, *[]*harness.Assistant) {
+func session(t *testing.T) (*harness.Session, *[]*event.Assistant) {
 	t.Helper()
-	var calls []*harness.Assistant
+	var calls []*event.Assistant
 	p := demotest.Sample(t, "../../sample-skills")
-	o := harness.Options{Config: p.Config, Catalog: p.Catalog, Model: p.Model, ModelName: p.ModelName, Demo: true, OnEvent: func(ev harness.Event) {
-		if a, ok := ev.(*harness.Assistant); ok {
+	o := harness.Options{Config: p.Config, Catalog: p.Catalog, Model: p.Model, ModelName: p.ModelName, Demo: true, OnEvent: func(ev event.Event) {
+		if a, ok := ev.(*event.Assistant); ok {
 			calls = append(calls, a)
 		}
 	}}
@@ -31,7 +32,7 @@ func session(t *testing.T) (*harness.Session, *[]*harness.Assistant) {
 	return s, &calls
 }
 
-func toolCalls(as []*harness.Assistant) []string {
+func toolCalls(as []*event.Assistant) []string {
 	var out []string
 	for _, a := range as {
 		for _, tc := range a.ToolCalls {

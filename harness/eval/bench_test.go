@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"strings"
 	"syscall"
@@ -99,7 +100,7 @@ func floorOf(b *testing.B, dir, url string, n int) time.Duration {
 			b.Fatal(err)
 		}
 		for _, e := range events {
-			if mc, ok := e.(*harness.ModelCall); ok {
+			if mc, ok := e.(*event.ModelCall); ok {
 				var r chat.Request
 				if err := json.Unmarshal(mc.Request, &r); err != nil {
 					b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/config"
 	"skillet/harness/demo"
+	"skillet/harness/event"
 	"skillet/harness/llm"
 	"skillet/skills"
 )
@@ -42,7 +43,7 @@ func TestExecute_RealSkillsWithTheDemoModel(t *testing.T) {
 	if len(names) < 10 {
 		t.Fatalf("only %d valid real skills: %v", len(names), names)
 	}
-	open := func(spec RunSpec, on func(harness.Event)) (Session, error) {
+	open := func(spec RunSpec, on func(event.Event)) (Session, error) {
 		cfg := config.Default()
 		for _, n := range spec.Order {
 			cfg.Skills = append(cfg.Skills, config.SkillRef{Name: n})

@@ -14,6 +14,7 @@ import (
 	"skillet/harness"
 	"skillet/harness/config"
 	"skillet/harness/eval/evaltest"
+	"skillet/harness/event"
 	"skillet/harness/llm"
 	"skillet/skills"
 )
@@ -64,7 +65,7 @@ func harnessWith(t testing.TB, root, url string, maxChars int) (SessionFunc, []s
 			names = append(names, sk.Name)
 		}
 	}
-	return func(spec RunSpec, on func(harness.Event)) (Session, error) {
+	return func(spec RunSpec, on func(event.Event)) (Session, error) {
 		cfg := *base
 		cfg.Skills = make([]config.SkillRef, 0, len(spec.Order))
 		for _, n := range spec.Order {
