@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"skillet/ui/markdown"
 )
 
 // liveInterval is how often the streaming message is rendered again: often
@@ -46,8 +48,8 @@ type liveState struct {
 	text       strings.Builder
 	reasoning  strings.Builder
 
-	stream *mdStream // only the render command in flight touches it
-	lines  []string  // last Markdown render of text
+	stream *markdown.Stream // only the render command in flight touches it
+	lines  []string         // last Markdown render of text
 	linesW int
 	plain  []string // raw text wrapped, until the first render
 	plainN int
@@ -92,7 +94,7 @@ func (t *transcriptPane) onDelta(turn, call int, text string, reasoning bool) te
 		if t.live != nil {
 			gen = t.live.gen + 1
 		}
-		t.live = &liveState{gen: gen, turn: turn, call: call, stream: newMDStream()}
+		t.live = &liveState{gen: gen, turn: turn, call: call, stream: markdown.NewStream()}
 		delete(t.cache, item{itemLive, 0})
 		t.rebuild()
 	}
@@ -127,10 +129,10 @@ func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
 		return nil
 	}
 	l.dirty, l.rendering = false, true
-	st, style, text, w, gen := l.stream, t.md.style, l.text.String(), t.w-1, l.gen
+	st, style, text, w, gen := l.stream, t.md.Style(), l.text.String(), t.w-1, l.gen
 	return func() tea.Msg {
 		t0 := time.Now()
-		lines := st.render(style, text, w)
+		lines := st.Render(style, text, w)
 		return liveRenderedMsg{gen: gen, w: w, lines: lines, took: time.Since(t0)}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness"
+	"skillet/ui/markdown"
 )
 
 // model is the root of the program. It routes each message to the part
@@ -25,7 +26,7 @@ type model struct {
 	keys keyMap
 	help help.Model
 	th   *theme
-	md   *markdown
+	md   *markdown.Renderer
 	spin spinner.Model
 
 	w, h  int
@@ -143,7 +144,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		style = "dark"
 	}
 	th := newTheme(style != "light")
-	md := newMarkdown(style)
+	md := markdown.New(style)
 	m := &model{
 		eng:     readOnlyFor(eng, opts),
 		opts:    opts,
@@ -219,7 +220,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if msg.IsDark() {
 				style = "dark"
 			}
-			m.md.setStyle(style)
+			m.md.SetStyle(style)
 			m.setTheme(newTheme(msg.IsDark()))
 		}
 		return m, nil

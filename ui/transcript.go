@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"skillet/harness"
+	"skillet/ui/markdown"
 )
 
 // itemKind is what one transcript item shows.
@@ -39,7 +40,7 @@ type rendered struct {
 // screen (and those scrolled past) are ever rendered.
 type transcriptPane struct {
 	th *theme
-	md *markdown
+	md *markdown.Renderer
 
 	entries harness.Transcript
 	marks   []mark
@@ -87,7 +88,7 @@ type transcriptPane struct {
 
 type rowRef struct{ pos, line int }
 
-func newTranscriptPane(th *theme, md *markdown) *transcriptPane {
+func newTranscriptPane(th *theme, md *markdown.Renderer) *transcriptPane {
 	t := &transcriptPane{th: th, md: md, follow: true}
 	t.reset()
 	return t
