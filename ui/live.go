@@ -191,6 +191,9 @@ func (t *transcriptPane) finishLive(seq uint64) {
 	if t.live != nil && !t.live.done {
 		t.live.done, t.live.doneSeq = true, seq
 		t.showHeld()
+		// the message that replaces it is drawn by its stream: only
+		// the tail is drawn again, not the whole reply
+		t.md.Continue(t.live.stream)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness"
@@ -94,5 +95,49 @@ func TestStreamingPaneShowsWholeRender(t *testing.T) {
 	}
 	if s := m.tr.live.stream.State(); s.Chunks == 0 || s.Whole {
 		t.Fatalf("the pane's stream kept no chunks (whole=%v: %s)", s.Whole, s.Why)
+	}
+}
+
+// Streamed text alone reaches the program at most once per spinner frame,
+// however fast it comes; an event of another kind comes with the text
+// queued before it, in order.
+func TestSinkPacesTextToTheSpinnerFrame(t *testing.T) {
+	s := NewEventSink()
+	d := &driver{msgs: make(chan tea.Msg, 1000)}
+	stop := s.attach(d)
+	defer stop()
+	h := harness.Header{Turn: 1}
+	start := time.Now()
+	for range 100 {
+		s.OnEvent(&harness.TextDelta{Header: h, Call: 1, Text: "word "})
+		time.Sleep(4 * time.Millisecond)
+	}
+	s.OnEvent(&harness.TextDelta{Header: h, Call: 1, Text: "last"})
+	s.OnEvent(&harness.Assistant{Header: h, Call: 1, Text: "done"})
+	took := time.Since(start)
+	var text strings.Builder
+	deliveries := 0
+	for done := false; !done; {
+		select {
+		case msg := <-d.msgs:
+			deliveries++
+			for _, it := range msg.(eventsMsg) {
+				switch e := it.(type) {
+				case *harness.TextDelta:
+					text.WriteString(e.Text)
+				case *harness.Assistant:
+					done = true
+				}
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the assistant event was not delivered")
+		}
+	}
+	if want := strings.Repeat("word ", 100) + "last"; text.String() != want {
+		t.Fatalf("the text delivered before the assistant event is %q", text.String())
+	}
+	// one delivery per frame, and the first and the last at once
+	if most := int(took/deltaFrame) + 2; deliveries > most {
+		t.Fatalf("%d deliveries in %v, want at most %d", deliveries, took, most)
 	}
 }

@@ -56,6 +56,14 @@ func (d *delta) event() harness.Event {
 // screen, however fast they come.
 const frame = time.Second / 60
 
+// deltaFrame is the shortest time between two deliveries of streamed text
+// alone. While a turn runs the screen changes once per spinner frame
+// (spinFrame), and the streamed text shows when its render lands, at
+// most once a frame too: delivering it more often draws frames that show
+// nothing new. Any other event is delivered at the next frame, with the
+// text queued before it.
+const deltaFrame = spinFrame
+
 // Sink carries the engine's events and approval requests into the running
 // program. The engine calls OnEvent from its own goroutine; the sink queues
 // and never blocks it. Deliveries are at most one per frame; streamed
@@ -88,6 +96,9 @@ func (s *Sink) OnEvent(e harness.Event) {
 		s.mu.Unlock()
 		return
 	}
+	// text joining a queue that waits already need not wake the
+	// deliverer: it comes with what waits
+	wake := len(s.pending) == 0
 	switch d := e.(type) {
 	case *harness.TextDelta:
 		s.appendDelta(false, harness.TurnOf(e), d.Call, d.Text)
@@ -95,9 +106,12 @@ func (s *Sink) OnEvent(e harness.Event) {
 		s.appendDelta(true, harness.TurnOf(e), d.Call, d.Text)
 	default:
 		s.pending = append(s.pending, e)
+		wake = true
 	}
 	s.mu.Unlock()
-	s.signal()
+	if wake {
+		s.signal()
+	}
 }
 
 // appendDelta merges streamed text into the last queued delta of the same
@@ -137,6 +151,18 @@ func (s *Sink) isClosed() bool {
 	}
 }
 
+// onlyText is whether the queue holds streamed text alone.
+func (s *Sink) onlyText() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, it := range s.pending {
+		if _, ok := it.(*delta); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // take empties the queue, turning coalesced deltas back into events.
 func (s *Sink) take() eventsMsg {
 	s.mu.Lock()
@@ -167,13 +193,23 @@ func (s *Sink) attach(p sender) (stop func()) {
 				return
 			case <-s.wake:
 			}
-			// what arrives until the frame is over joins this delivery
-			if wait := frame - time.Since(last); wait > 0 {
+			// what arrives until the frame is over joins this delivery;
+			// an event other than text ends a wait for text's longer frame
+			for {
+				gap := frame
+				if s.onlyText() {
+					gap = deltaFrame
+				}
+				wait := gap - time.Since(last)
+				if wait <= 0 {
+					break
+				}
 				pace.Reset(wait)
 				select {
 				case <-ctx.Done():
 					return
 				case <-pace.C:
+				case <-s.wake:
 				}
 			}
 			if batch := s.take(); len(batch) > 0 {

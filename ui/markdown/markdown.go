@@ -20,6 +20,8 @@ import (
 type Renderer struct {
 	style string
 	fg    map[int]*glamour.TermRenderer
+	// next drew a reply as it streamed in; see Continue.
+	next *Stream
 }
 
 // New is a Renderer in a glamour standard style ("dark", "light").
@@ -30,8 +32,21 @@ func New(style string) *Renderer {
 // Render draws text as Markdown in at most w columns: sanitized, trimmed
 // of blank lines at both ends; nil when it is blank.
 func (md *Renderer) Render(text string, w int) []string {
+	if s := md.next; s != nil && s.extendedBy(text) {
+		md.next = nil
+		return s.Render(md.style, text, w)
+	}
 	return renderWith(md.fg, md.style, text, w)
 }
+
+// Continue hands over a stream that drew a reply as it came in, for when
+// the whole reply is drawn as a message: the next Render of a text that
+// extends the stream's draws it with the stream, which draws again only
+// its open tail (a whole render of a long reply costs as much as all the
+// chunks of its stream). The result is a whole render's, byte for byte. A
+// render of the stream still running elsewhere finishes first. One stream
+// is kept, until it draws or another takes its place.
+func (md *Renderer) Continue(s *Stream) { md.next = s }
 
 // Style is the style the renderer draws in.
 func (md *Renderer) Style() string { return md.style }

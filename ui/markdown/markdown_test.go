@@ -36,3 +36,36 @@ func TestCodeHighlightIsStable(t *testing.T) {
 		}
 	}
 }
+
+// A renderer handed a stream draws a text that extends the stream's with
+// it, and what it draws is a whole render's; a text the stream did not
+// draw the start of is rendered whole, and the stream stays for later.
+func TestContinueDrawsWithTheStream(t *testing.T) {
+	reply := streamReplies["mixed"] + "\n\n" + streamReplies["lists"]
+	fresh := New("dark")
+	for _, c := range []struct {
+		name       string
+		seen, text string
+		w          int
+		used       bool
+	}{
+		{"the whole reply", reply, reply, 60, true},
+		{"more after it", reply[:len(reply)/2], reply, 60, true},
+		{"another width", reply, reply, 45, true},
+		{"another text", reply, streamReplies["quotes"], 60, false},
+	} {
+		s := NewStream()
+		s.Render("dark", c.seen, 60)
+		md := New("dark")
+		md.Continue(s)
+		if d := diffLines(md.Render(c.text, c.w), fresh.Render(c.text, c.w)); d != "" {
+			t.Fatalf("%s:\n%s", c.name, d)
+		}
+		if used := md.next == nil; used != c.used {
+			t.Fatalf("%s: stream used %v, want %v", c.name, used, c.used)
+		}
+		if st := s.State(); c.used && (st.Whole || st.Chunks == 0) {
+			t.Fatalf("%s: the stream drew without chunks (%+v)", c.name, st)
+		}
+	}
+}

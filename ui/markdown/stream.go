@@ -93,6 +93,13 @@ func (s *Stream) State() State {
 	return State{Chunks: len(s.chunks), Whole: s.whole, Why: s.why}
 }
 
+// extendedBy is whether text extends the text the stream last drew.
+func (s *Stream) extendedBy(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.text.raw != "" && strings.HasPrefix(text, s.text.raw)
+}
+
 // Render draws text, which extends the text of the previous call, as
 // Markdown in w columns with the given style. A width or style change
 // draws every chunk again, once; a text that does not extend the last
