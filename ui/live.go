@@ -11,16 +11,24 @@ import (
 
 // liveInterval is how often the streaming message is rendered again: often
 // enough to look live, rarely enough that key presses never wait on it. It
-// is the spinner's frame (spinFrame): while a turn runs, a render that
-// lands waits for the next spinner frame to show, so the screen changes
-// once per frame, not once for each.
-const liveInterval = spinFrame
+// is the spinner's frame while text streams in (streamFrame): while a turn
+// runs, a render that lands waits for the next spinner frame to show, so
+// the screen changes once per frame, not once for each.
+const liveInterval = streamFrame
 
 // spinFrame is the status bar spinner's frame while a turn runs. Any
-// change to the screen makes the terminal renderer read all of it again,
-// so the changes a running turn makes (the spinner, the streaming
-// message) are kept to one per frame, ten a second.
+// change to the screen makes the terminal renderer read all of it again
+// (about a millisecond for a 160×48 screen, as much again to compare and
+// write it), so the changes a running turn makes (the spinner, the
+// streaming message) are kept to one per frame, ten a second.
 const spinFrame = time.Second / 10
+
+// streamFrame is the spinner's frame while the model's text streams in:
+// five a second. The text moves on every frame then, and no one reads
+// faster than that: at 100 tokens a second a frame adds about a line and a
+// half, which the eye takes as one step. Half the frames of spinFrame
+// halve what drawing the stream costs.
+const streamFrame = time.Second / 5
 
 // liveBackoff spaces renders whose open tail is costly (a long code block
 // still being written is highlighted whole each time): the wait after a
@@ -167,6 +175,15 @@ func (l *liveState) renderedW() int {
 		return l.held.w
 	}
 	return l.linesW
+}
+
+// frame is the spinner's frame: streamFrame while the model's text
+// streams in, spinFrame otherwise.
+func (t *transcriptPane) frame() time.Duration {
+	if l := t.live; l != nil && !l.done && l.text.Len() > 0 {
+		return streamFrame
+	}
+	return spinFrame
 }
 
 // setPaced says whether a spinner frame paces the screen; when it stops,

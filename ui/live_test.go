@@ -63,7 +63,7 @@ func TestLiveRenderBacksOff(t *testing.T) {
 	for _, c := range []struct{ took, want time.Duration }{
 		{0, liveInterval},
 		{time.Millisecond, liveInterval},
-		{20 * time.Millisecond, 180 * time.Millisecond},
+		{30 * time.Millisecond, 270 * time.Millisecond},
 		{10 * time.Second, liveMaxDelay},
 	} {
 		if got := liveDelay(c.took); got != c.want {
@@ -139,5 +139,29 @@ func TestSinkPacesTextToTheSpinnerFrame(t *testing.T) {
 	// one delivery per frame, and the first and the last at once
 	if most := int(took/deltaFrame) + 2; deliveries > most {
 		t.Fatalf("%d deliveries in %v, want at most %d", deliveries, took, most)
+	}
+}
+
+// While the model's text streams in the spinner, which paces the screen,
+// turns at streamFrame; before the text and once the reply is whole, at
+// spinFrame.
+func TestSpinnerSlowsWhileTextStreams(t *testing.T) {
+	m := loadStatic(t, newStatic(t, fakeEntries(4)), 120, 40)
+	m.running = true
+	tick := func() time.Duration {
+		m.Update(m.spin.Tick())
+		return m.spin.Spinner.FPS
+	}
+	if got := tick(); got != spinFrame {
+		t.Fatalf("before any text: frame %v, want %v", got, spinFrame)
+	}
+	h := harness.Header{Turn: 2}
+	m.Update(eventsMsg{&harness.TextDelta{Header: h, Call: 1, Text: "The reply begins"}})
+	if got := tick(); got != streamFrame {
+		t.Fatalf("while text streams: frame %v, want %v", got, streamFrame)
+	}
+	m.Update(eventsMsg{&harness.Assistant{Header: h, Call: 1, Text: "The reply begins"}})
+	if got := tick(); got != spinFrame {
+		t.Fatalf("once the reply is whole: frame %v, want %v", got, spinFrame)
 	}
 }

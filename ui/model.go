@@ -286,6 +286,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		var cmd tea.Cmd
+		m.spin.Spinner.FPS = m.tr.frame() // the next tick's
 		m.spin, cmd = m.spin.Update(msg)
 		m.tr.showHeld()
 		return m, cmd

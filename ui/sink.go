@@ -57,12 +57,12 @@ func (d *delta) event() harness.Event {
 const frame = time.Second / 60
 
 // deltaFrame is the shortest time between two deliveries of streamed text
-// alone. While a turn runs the screen changes once per spinner frame
-// (spinFrame), and the streamed text shows when its render lands, at
-// most once a frame too: delivering it more often draws frames that show
-// nothing new. Any other event is delivered at the next frame, with the
-// text queued before it.
-const deltaFrame = spinFrame
+// alone. While text streams in the screen changes once per spinner frame
+// (streamFrame), and the text shows when its render lands, at most once a
+// frame too: delivering it more often draws frames that show nothing new.
+// Any other event is delivered at the next frame, with the text queued
+// before it.
+const deltaFrame = streamFrame
 
 // Sink carries the engine's events and approval requests into the running
 // program. The engine calls OnEvent from its own goroutine; the sink queues
