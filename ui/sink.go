@@ -66,9 +66,9 @@ const deltaFrame = streamFrame
 
 // Sink carries the engine's events and approval requests into the running
 // program. The engine calls OnEvent from its own goroutine; the sink queues
-// and never blocks it. Deliveries are at most one per frame; streamed
-// deltas that arrive in between are merged into one, every other event is
-// delivered once, in order. (The engine journals every chunk itself; only
+// and never blocks it. Deliveries are at most one per frame (streamed
+// text alone, one per deltaFrame); streamed deltas that arrive in between
+// are merged into one, every other event is delivered once, in order. (The engine journals every chunk itself; only
 // the screen sees them merged.)
 type Sink struct {
 	mu      sync.Mutex
