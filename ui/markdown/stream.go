@@ -14,8 +14,9 @@ import (
 
 // Stream renders a Markdown reply while it grows, drawing each finished
 // run of top-level blocks (a chunk; or the finished items of a list still
-// growing, see listCont) once and only the open tail again on every call. Its result equals a whole render of the same text at the
-// same width, byte for byte.
+// growing, see listCont) once and only the open tail again on every call.
+// Its result equals a whole render of the same text at the same width,
+// byte for byte. Its methods may be called from several goroutines.
 //
 // How chunks join: glamour renders a document's top-level blocks one after
 // another into one buffer, then indents and pads that buffer line by line,

@@ -204,7 +204,7 @@ func TestStreamReplacedText(t *testing.T) {
 	}
 }
 
-// The incremental sanitizing matches sanitize of the whole text, however
+// The incremental sanitizing matches termtext.Sanitize of the whole text, however
 // the text is cut, with tabs, controls, escape sequences split across
 // pieces, C1 controls and broken UTF-8 in it.
 func TestStreamTextMatchesSanitize(t *testing.T) {

@@ -50,7 +50,7 @@ func (t *streamText) update(raw string) (done, partial string) {
 	return t.lines.String(), termtext.Sanitize(partial)
 }
 
-// charLocal reports whether sanitize maps each character of s on its own:
+// charLocal reports whether termtext.Sanitize maps each character of s on its own:
 // valid UTF-8 with no escape character and no C1 control.
 func charLocal(s string) bool {
 	if strings.IndexByte(s, 0x1b) >= 0 || !utf8.ValidString(s) {
