@@ -2,111 +2,21 @@ package ui
 
 import (
 	"strings"
-	"unicode"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"skillet/ui/termtext"
 )
 
-const reset = "\x1b[0m"
+// The terminal text helpers under the short names the panes use.
+const reset = termtext.Reset
 
-// width is the number of terminal columns s takes, escape codes aside.
-func width(s string) int { return ansi.StringWidth(s) }
-
-// fit cuts s to w columns and pads it with spaces to exactly w, so joined
-// panes line up whatever the text (wide CJK, emoji, escape codes).
-func fit(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	sw := width(s)
-	if sw > w {
-		s = ansi.Truncate(s, w, "")
-		sw = width(s)
-		s += reset
-	}
-	if sw < w {
-		s += strings.Repeat(" ", w-sw)
-	}
-	return s
-}
-
-// clip cuts s to at most w columns with an ellipsis.
-func clip(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if width(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…") + reset
-}
-
-// nbHyphen stands in for "-" while a line is wrapped: one column wide, and
-// not a place to break.
-const nbHyphen = "\u2011"
-
-// wrap breaks s (which may hold escape codes) into lines of at most w
-// columns, breaking words — never at a hyphen — only when they do not fit.
-func wrap(s string, w int) []string {
-	if w < 1 {
-		w = 1
-	}
-	out := make([]string, 0, strings.Count(s, "\n")+1)
-	for _, line := range strings.Split(s, "\n") {
-		if width(line) <= w {
-			out = append(out, line)
-			continue
-		}
-		// ansi.Wrap breaks after a hyphen: names like account-review
-		// would be cut in two, so hyphens are hidden from it
-		hide := strings.Contains(line, "-") && !strings.Contains(line, nbHyphen)
-		if hide {
-			line = strings.ReplaceAll(line, "-", nbHyphen)
-		}
-		for _, l := range strings.Split(ansi.Wrap(line, w, ""), "\n") {
-			if hide {
-				l = strings.ReplaceAll(l, nbHyphen, "-")
-			}
-			if width(l) > w { // a grapheme wider than the pane
-				l = ansi.Truncate(l, w, "")
-			}
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// sanitize makes text from outside (model replies, tool output, files) safe
-// to draw: escape sequences and control characters removed, tabs expanded,
-// carriage returns dropped. Without this one stray ESC garbles every pane.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n') || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean && !strings.Contains(s, "\u009b") {
-		return s
-	}
-	s = ansi.Strip(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n':
-			b.WriteRune(r)
-		case unicode.IsControl(r):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func width(s string) int            { return termtext.Width(s) }
+func fit(s string, w int) string    { return termtext.Fit(s, w) }
+func clip(s string, w int) string   { return termtext.Clip(s, w) }
+func wrap(s string, w int) []string { return termtext.Wrap(s, w) }
+func sanitize(s string) string      { return termtext.Sanitize(s) }
 
 // border pieces: rounded for a pane, thick for the focused one.
 type borderSet struct{ tl, tr, bl, br, h, v string }

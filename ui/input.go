@@ -21,6 +21,7 @@ type inputBox struct {
 	// shown is the text area as last drawn; stale once anything that
 	// changes it ran (every change goes through a method below).
 	shown string
+	cur   *tea.Cursor // the cursor as last placed, with shown
 	stale bool
 }
 
@@ -131,13 +132,22 @@ func (in *inputBox) update(msg tea.Msg) tea.Cmd {
 
 func (in *inputBox) view() string {
 	if in.stale {
-		in.shown, in.stale = in.ta.View(), false
+		in.shown, in.cur, in.stale = in.ta.View(), in.ta.Cursor(), false
 	}
 	return in.shown
 }
 
-// cursor is the terminal cursor inside the text area, nil when blurred.
-func (in *inputBox) cursor() *tea.Cursor { return in.ta.Cursor() }
+// cursor is the terminal cursor inside the text area, nil when blurred; a
+// copy, for the caller to move. Placing it wraps the text again, so it is
+// kept with the drawing.
+func (in *inputBox) cursor() *tea.Cursor {
+	in.view()
+	if in.cur == nil {
+		return nil
+	}
+	c := *in.cur
+	return &c
+}
 
 func (in *inputBox) focus() tea.Cmd { in.stale = true; return in.ta.Focus() }
 func (in *inputBox) blur()          { in.stale = true; in.ta.Blur() }

@@ -5,20 +5,30 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"skillet/ui/markdown"
 )
 
 // liveInterval is how often the streaming message is rendered again: often
 // enough to look live, rarely enough that key presses never wait on it. It
-// is the spinner's frame (spinFrame): while a turn runs, a render that
-// lands waits for the next spinner frame to show, so the screen changes
-// once per frame, not once for each.
-const liveInterval = spinFrame
+// is the spinner's frame while text streams in (streamFrame): while a turn
+// runs, a render that lands waits for the next spinner frame to show, so
+// the screen changes once per frame, not once for each.
+const liveInterval = streamFrame
 
 // spinFrame is the status bar spinner's frame while a turn runs. Any
-// change to the screen makes the terminal renderer read all of it again,
-// so the changes a running turn makes (the spinner, the streaming
-// message) are kept to one per frame, ten a second.
+// change to the screen makes the terminal renderer read all of it again
+// (about a millisecond for a 160×48 screen, as much again to compare and
+// write it), so the changes a running turn makes (the spinner, the
+// streaming message) are kept to one per frame, ten a second.
 const spinFrame = time.Second / 10
+
+// streamFrame is the spinner's frame while the model's text streams in:
+// five a second. The text moves on every frame then, and no one reads
+// faster than that: at 100 tokens a second a frame adds about a line and a
+// half, which the eye takes as one step. Half the frames of spinFrame
+// halve what drawing the stream costs.
+const streamFrame = time.Second / 5
 
 // liveBackoff spaces renders whose open tail is costly (a long code block
 // still being written is highlighted whole each time): the wait after a
@@ -46,8 +56,8 @@ type liveState struct {
 	text       strings.Builder
 	reasoning  strings.Builder
 
-	stream *mdStream // only the render command in flight touches it
-	lines  []string  // last Markdown render of text
+	stream *markdown.Stream // only the render command in flight touches it
+	lines  []string         // last Markdown render of text
 	linesW int
 	plain  []string // raw text wrapped, until the first render
 	plainN int
@@ -92,7 +102,7 @@ func (t *transcriptPane) onDelta(turn, call int, text string, reasoning bool) te
 		if t.live != nil {
 			gen = t.live.gen + 1
 		}
-		t.live = &liveState{gen: gen, turn: turn, call: call, stream: newMDStream()}
+		t.live = &liveState{gen: gen, turn: turn, call: call, stream: markdown.NewStream()}
 		delete(t.cache, item{itemLive, 0})
 		t.rebuild()
 	}
@@ -127,10 +137,10 @@ func (t *transcriptPane) onTick(msg liveTickMsg) tea.Cmd {
 		return nil
 	}
 	l.dirty, l.rendering = false, true
-	st, style, text, w, gen := l.stream, t.md.style, l.text.String(), t.w-1, l.gen
+	st, style, text, w, gen := l.stream, t.md.Style(), l.text.String(), t.w-1, l.gen
 	return func() tea.Msg {
 		t0 := time.Now()
-		lines := st.render(style, text, w)
+		lines := st.Render(style, text, w)
 		return liveRenderedMsg{gen: gen, w: w, lines: lines, took: time.Since(t0)}
 	}
 }
@@ -167,6 +177,15 @@ func (l *liveState) renderedW() int {
 	return l.linesW
 }
 
+// frame is the spinner's frame: streamFrame while the model's text
+// streams in, spinFrame otherwise.
+func (t *transcriptPane) frame() time.Duration {
+	if l := t.live; l != nil && !l.done && l.text.Len() > 0 {
+		return streamFrame
+	}
+	return spinFrame
+}
+
 // setPaced says whether a spinner frame paces the screen; when it stops,
 // a held render shows at once.
 func (t *transcriptPane) setPaced(paced bool) {
@@ -189,6 +208,9 @@ func (t *transcriptPane) finishLive(seq uint64) {
 	if t.live != nil && !t.live.done {
 		t.live.done, t.live.doneSeq = true, seq
 		t.showHeld()
+		// the message that replaces it is drawn by its stream: only
+		// the tail is drawn again, not the whole reply
+		t.md.Continue(t.live.stream)
 	}
 }
 

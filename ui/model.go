@@ -12,6 +12,7 @@ import (
 
 	"skillet/harness/event"
 	"skillet/harness/view"
+	"skillet/ui/markdown"
 )
 
 // model is the root of the program. It routes each message to the part
@@ -26,7 +27,7 @@ type model struct {
 	keys keyMap
 	help help.Model
 	th   *theme
-	md   *markdown
+	md   *markdown.Renderer
 	spin spinner.Model
 
 	w, h  int
@@ -147,7 +148,7 @@ func newModel(ctx context.Context, eng Engine, opts Options) *model {
 		style = "dark"
 	}
 	th := newTheme(style != "light")
-	md := newMarkdown(style)
+	md := markdown.New(style)
 	m := &model{
 		eng:     readOnlyFor(eng, opts),
 		opts:    opts,
@@ -224,7 +225,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if msg.IsDark() {
 				style = "dark"
 			}
-			m.md.setStyle(style)
+			m.md.SetStyle(style)
 			m.setTheme(newTheme(msg.IsDark()))
 		}
 		return m, nil
@@ -290,6 +291,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		var cmd tea.Cmd
+		m.spin.Spinner.FPS = m.tr.frame() // the next tick's
 		m.spin, cmd = m.spin.Update(msg)
 		m.tr.showHeld()
 		return m, cmd

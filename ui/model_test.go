@@ -440,13 +440,13 @@ func TestBackgroundLightSwitchesStyle(t *testing.T) {
 	s, _ := sampleSession(t, NewEventSink(), nil)
 	m := newModel(context.Background(), s, Options{})
 	m.Update(tea.BackgroundColorMsg{Color: ansi.White})
-	if m.md.style != "light" || m.th.dark {
-		t.Fatalf("style = %q dark=%v after a light background", m.md.style, m.th.dark)
+	if m.md.Style() != "light" || m.th.dark {
+		t.Fatalf("style = %q dark=%v after a light background", m.md.Style(), m.th.dark)
 	}
 	// a fixed style is kept
 	m = newModel(context.Background(), s, Options{Style: "dark"})
 	m.Update(tea.BackgroundColorMsg{Color: ansi.White})
-	if m.md.style != "dark" {
+	if m.md.Style() != "dark" {
 		t.Fatal("fixed style changed")
 	}
 }

@@ -57,11 +57,19 @@ func (d *delta) event() event.Event {
 // screen, however fast they come.
 const frame = time.Second / 60
 
+// deltaFrame is the shortest time between two deliveries of streamed text
+// alone. While text streams in the screen changes once per spinner frame
+// (streamFrame), and the text shows when its render lands, at most once a
+// frame too: delivering it more often draws frames that show nothing new.
+// Any other event is delivered at the next frame, with the text queued
+// before it.
+const deltaFrame = streamFrame
+
 // Sink carries the engine's events and approval requests into the running
 // program. The engine calls OnEvent from its own goroutine; the sink queues
-// and never blocks it. Deliveries are at most one per frame; streamed
-// deltas that arrive in between are merged into one, every other event is
-// delivered once, in order. (The engine journals every chunk itself; only
+// and never blocks it. Deliveries are at most one per frame (streamed
+// text alone, one per deltaFrame); streamed deltas that arrive in between
+// are merged into one, every other event is delivered once, in order. (The engine journals every chunk itself; only
 // the screen sees them merged.)
 type Sink struct {
 	mu      sync.Mutex
@@ -89,6 +97,9 @@ func (s *Sink) OnEvent(e event.Event) {
 		s.mu.Unlock()
 		return
 	}
+	// text joining a queue that waits already need not wake the
+	// deliverer: it comes with what waits
+	wake := len(s.pending) == 0
 	switch d := e.(type) {
 	case *event.TextDelta:
 		s.appendDelta(false, event.TurnOf(e), d.Call, d.Text)
@@ -96,9 +107,12 @@ func (s *Sink) OnEvent(e event.Event) {
 		s.appendDelta(true, event.TurnOf(e), d.Call, d.Text)
 	default:
 		s.pending = append(s.pending, e)
+		wake = true
 	}
 	s.mu.Unlock()
-	s.signal()
+	if wake {
+		s.signal()
+	}
 }
 
 // appendDelta merges streamed text into the last queued delta of the same
@@ -138,6 +152,18 @@ func (s *Sink) isClosed() bool {
 	}
 }
 
+// onlyText is whether the queue holds streamed text alone.
+func (s *Sink) onlyText() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, it := range s.pending {
+		if _, ok := it.(*delta); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // take empties the queue, turning coalesced deltas back into events.
 func (s *Sink) take() eventsMsg {
 	s.mu.Lock()
@@ -168,13 +194,23 @@ func (s *Sink) attach(p sender) (stop func()) {
 				return
 			case <-s.wake:
 			}
-			// what arrives until the frame is over joins this delivery
-			if wait := frame - time.Since(last); wait > 0 {
+			// what arrives until the frame is over joins this delivery;
+			// an event other than text ends a wait for text's longer frame
+			for {
+				gap := frame
+				if s.onlyText() {
+					gap = deltaFrame
+				}
+				wait := gap - time.Since(last)
+				if wait <= 0 {
+					break
+				}
 				pace.Reset(wait)
 				select {
 				case <-ctx.Done():
 					return
 				case <-pace.C:
+				case <-s.wake:
 				}
 			}
 			if batch := s.take(); len(batch) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"skillet/harness/rulebook"
 	"skillet/harness/view"
+	"skillet/ui/markdown"
 )
 
 // itemKind is what one transcript item shows.
@@ -40,7 +41,7 @@ type rendered struct {
 // screen (and those scrolled past) are ever rendered.
 type transcriptPane struct {
 	th *theme
-	md *markdown
+	md *markdown.Renderer
 
 	entries view.Transcript
 	marks   []mark
@@ -88,7 +89,7 @@ type transcriptPane struct {
 
 type rowRef struct{ pos, line int }
 
-func newTranscriptPane(th *theme, md *markdown) *transcriptPane {
+func newTranscriptPane(th *theme, md *markdown.Renderer) *transcriptPane {
 	t := &transcriptPane{th: th, md: md, follow: true}
 	t.reset()
 	return t

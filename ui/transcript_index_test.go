@@ -3,9 +3,11 @@ package ui
 import (
 	"fmt"
 	"math/rand/v2"
-	"skillet/harness/view"
 	"slices"
 	"testing"
+
+	"skillet/harness/view"
+	"skillet/ui/markdown"
 )
 
 // The transcript index grown step by step (entries appended, marks
@@ -15,8 +17,8 @@ func TestTranscriptIndexGrowsLikeARebuild(t *testing.T) {
 	es := fakeEntries(400)
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 6))
-		grown := newTranscriptPane(newTheme(true), newMarkdown("dark"))
-		fresh := newTranscriptPane(newTheme(true), newMarkdown("dark"))
+		grown := newTranscriptPane(newTheme(true), markdown.New("dark"))
+		fresh := newTranscriptPane(newTheme(true), markdown.New("dark"))
 		n, fiw, seq := 0, 0, uint64(0)
 		var log []string
 		for step := range 200 {

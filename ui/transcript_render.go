@@ -72,7 +72,7 @@ func (t *transcriptPane) renderAssistant(e *rulebook.Entry, w int, open bool) []
 	}
 	out := []string{"", head}
 	out = append(out, reasoningLines(th, e.Reasoning, w, open, false)...)
-	out = append(out, t.md.render(e.Text, w)...)
+	out = append(out, t.md.Render(e.Text, w)...)
 	for _, c := range e.ToolCalls {
 		out = append(out, toolCallLines(th, c.Name, c.Arguments, w, open)...)
 	}

@@ -352,16 +352,6 @@ func TestOverlaysCoverWhatIsUnderThem(t *testing.T) {
 	}
 }
 
-func TestWrapKeepsNamesWhole(t *testing.T) {
-	for w := 12; w < 40; w++ {
-		for _, l := range wrap("delivered house-style, account-review · loaded account-review", w) {
-			if strings.HasSuffix(l, "-") {
-				t.Fatalf("width %d broke a name: %q", w, l)
-			}
-		}
-	}
-}
-
 func TestPromptFromDescription(t *testing.T) {
 	for desc, want := range map[string]string{
 		"Triage suspicious transactions and decide whether to escalate them to the fraud team, clear them, or ask the customer. Use when…": "Triage suspicious transactions",

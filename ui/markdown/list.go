@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"strconv"
@@ -28,7 +28,7 @@ type listCont struct {
 // own after the paragraph sentinel, its first item renumbered; in the
 // whole list no blank line stands between the items, so the line the
 // list opened with (a blank one) is dropped as well as the sentinel's.
-func (s *mdStream) contBody(src string, c *listCont, open string) []string {
+func (s *Stream) contBody(src string, c *listCont, open string) []string {
 	alone := s.sentinel(sentinel)
 	k := len(alone) - 2
 	if k < 0 || alone[k] != open {

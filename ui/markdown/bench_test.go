@@ -1,8 +1,7 @@
-package ui
+package markdown
 
 import (
 	"fmt"
-	"skillet/harness/view"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +42,8 @@ func evenChunks(s string, n int) []string {
 func BenchmarkStream100KB(b *testing.B) {
 	reply := longReply(100 << 10)
 	chunks := evenChunks(reply, 1000)
-	md := newMarkdown("dark")
-	md.render("warm up", 100)
+	md := New("dark")
+	md.Render("warm up", 100)
 	for _, every := range []int{1, 10} {
 		name := "every-chunk"
 		if every > 1 {
@@ -55,14 +54,14 @@ func BenchmarkStream100KB(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				t0 := time.Now()
-				md.render(reply, 100)
+				md.Render(reply, 100)
 				t1 := time.Now()
-				s := newMDStream()
+				s := NewStream()
 				var text strings.Builder
 				for i, c := range chunks {
 					text.WriteString(c)
 					if (i+1)%every == 0 {
-						s.render("dark", text.String(), 100)
+						s.Render("dark", text.String(), 100)
 					}
 				}
 				stream += time.Since(t1)
@@ -74,9 +73,9 @@ func BenchmarkStream100KB(b *testing.B) {
 }
 
 // streamAt is a stream that has rendered text[:at].
-func streamAt(text string, at, w int) *mdStream {
-	s := newMDStream()
-	s.render("dark", text[:at], w)
+func streamAt(text string, at, w int) *Stream {
+	s := NewStream()
+	s.Render("dark", text[:at], w)
 	return s
 }
 
@@ -92,7 +91,7 @@ func benchStreamFrom(b *testing.B, text string, at, step, w int) {
 			s, k = streamAt(text, at, w), 1
 			b.StartTimer()
 		}
-		s.render("dark", text[:at+k*step], w)
+		s.Render("dark", text[:at+k*step], w)
 	}
 }
 
@@ -103,8 +102,8 @@ func benchStreamFrom(b *testing.B, text string, at, step, w int) {
 // both see the same kinds of blocks.
 func BenchmarkStreamChunk(b *testing.B) {
 	reply := longReply(120 << 10)
-	start, end := streamNearStartAndEnd(b, reply, 40, func(s *mdStream, at, k int) {
-		s.render("dark", reply[:at+k*100], 100)
+	start, end := streamNearStartAndEnd(b, reply, 40, func(s *Stream, at, k int) {
+		s.Render("dark", reply[:at+k*100], 100)
 	})
 	b.ReportMetric(float64(end)/float64(start), "end/start")
 	b.ReportMetric(float64(end.Nanoseconds())/float64(b.N), "ns/chunk-at-end")
@@ -114,9 +113,9 @@ func BenchmarkStreamChunk(b *testing.B) {
 // 95 KB in, each iteration one of each (k counts from 1), both begun again
 // every restart iterations so both see the same kinds of blocks; it
 // returns the time each took.
-func streamNearStartAndEnd(b *testing.B, reply string, restart int, step func(s *mdStream, at, k int)) (start, end time.Duration) {
+func streamNearStartAndEnd(b *testing.B, reply string, restart int, step func(s *Stream, at, k int)) (start, end time.Duration) {
 	type pos struct {
-		s    *mdStream
+		s    *Stream
 		at   int
 		took time.Duration
 	}
@@ -141,72 +140,24 @@ func streamNearStartAndEnd(b *testing.B, reply string, restart int, step func(s 
 	return ps[0].took, ps[1].took
 }
 
-// BenchmarkTranscriptAppend is one new entry in a transcript of 10,000
-// and in one of 100,000 entries, each iteration one of each: the index
-// extended and the pane drawn (which renders the new entry); the index
-// alone is reported too.
-// 100k/10k says how flat it stays as the transcript grows.
-func BenchmarkTranscriptAppend(b *testing.B) {
-	const spare = 2000
-	es := fakeEntries(100000 + spare)
-	type pane struct {
-		tr          *transcriptPane
-		n           int
-		took, index time.Duration
-	}
-	ps := []*pane{{n: 10000}, {n: 100000}}
-	start := func(p *pane) {
-		p.tr.setEntries(view.TranscriptOf(es[:1]), 0) // a new session: the pane starts over
-		p.tr.setEntries(view.TranscriptOf(es[:p.n]), 0)
-		p.tr.view(100, 40)
-	}
-	for _, p := range ps {
-		p.tr = newTranscriptPane(newTheme(true), newMarkdown("dark"))
-		start(p)
-	}
-	k := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		if k++; k > spare {
-			b.StopTimer()
-			for _, p := range ps {
-				start(p)
-			}
-			k = 1
-			b.StartTimer()
-		}
-		for _, p := range ps {
-			t0 := time.Now()
-			p.tr.setEntries(view.TranscriptOf(es[:p.n+k]), 0)
-			t1 := time.Now()
-			p.tr.view(100, 40)
-			p.took += time.Since(t0)
-			p.index += t1.Sub(t0)
-		}
-	}
-	b.ReportMetric(float64(ps[1].took)/float64(ps[0].took), "100k/10k")
-	b.ReportMetric(float64(ps[1].took.Nanoseconds())/float64(b.N), "ns/entry-at-100k")
-	b.ReportMetric(float64(ps[1].index.Nanoseconds())/float64(b.N), "ns/index-at-100k")
-}
-
 // BenchmarkStreamVsWholeRenders streams a 20 KB reply in 200 chunks both
-// ways, rendering after every chunk: as chunks (mdStream) and, as before
+// ways, rendering after every chunk: as chunks (Stream) and, as before
 // it, the whole text each time. whole/stream is the speed-up.
 func BenchmarkStreamVsWholeRenders(b *testing.B) {
 	reply := longReply(20 << 10)
 	chunks := evenChunks(reply, 200)
-	md := newMarkdown("dark")
-	md.render("warm up", 100)
+	md := New("dark")
+	md.Render("warm up", 100)
 	var whole, stream time.Duration
 	for b.Loop() {
 		var text strings.Builder
-		s := newMDStream()
+		s := NewStream()
 		for _, c := range chunks {
 			text.WriteString(c)
 			t0 := time.Now()
-			s.render("dark", text.String(), 100)
+			s.Render("dark", text.String(), 100)
 			t1 := time.Now()
-			md.render(text.String(), 100)
+			md.Render(text.String(), 100)
 			stream += t1.Sub(t0)
 			whole += time.Since(t1)
 		}
@@ -222,9 +173,9 @@ func BenchmarkStreamVsWholeRenders(b *testing.B) {
 func BenchmarkStreamSecond(b *testing.B) {
 	reply := longReply(140 << 10)
 	// 8 seconds is 4 KB on: then start again
-	start, end := streamNearStartAndEnd(b, reply, 8, func(s *mdStream, at, k int) {
+	start, end := streamNearStartAndEnd(b, reply, 8, func(s *Stream, at, k int) {
 		for tick := range 20 {
-			s.render("dark", reply[:at+(k-1)*500+(tick+1)*25], 100)
+			s.Render("dark", reply[:at+(k-1)*500+(tick+1)*25], 100)
 		}
 	})
 	b.ReportMetric(float64(end)/float64(start), "end/start")

@@ -1,16 +1,15 @@
-package ui
+package markdown
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/harness/event"
+	"skillet/ui/termtext"
 )
 
 // streamReplies are replies whose block structure is easy to get wrong
@@ -86,13 +85,13 @@ func againOnce(t *testing.T, check func() string) {
 // whole render of the text so far draws: the final frame at several
 // widths, every frame at two.
 func TestStreamEqualsWholeRender(t *testing.T) {
-	md := newMarkdown("dark")
+	md := New("dark")
 	for name, reply := range streamReplies {
 		for _, w := range []int{20, 37, 56, 80, 121} {
 			every := w == 37 || w == 80
 			for seed := range uint64(3) {
 				againOnce(t, func() string {
-					s := newMDStream()
+					s := NewStream()
 					text := ""
 					for i, piece := range chunkReply(reply, seed+uint64(w), 24) {
 						text += piece
@@ -100,7 +99,7 @@ func TestStreamEqualsWholeRender(t *testing.T) {
 						if !every && !last && i%7 != 0 {
 							continue
 						}
-						if d := diffLines(s.render("dark", text, w), md.render(text, w)); d != "" {
+						if d := diffLines(s.Render("dark", text, w), md.Render(text, w)); d != "" {
 							return fmt.Sprintf("%s, width %d, seed %d, after %d bytes (%q):\n%s", name, w, seed, len(text), tailOf(text), d)
 						}
 					}
@@ -121,7 +120,7 @@ func tailOf(s string) string {
 
 // checkIncremental fails when a reply that should stream in chunks fell
 // back to whole renders, which would make the equality above hollow.
-func checkIncremental(t *testing.T, name string, s *mdStream) {
+func checkIncremental(t *testing.T, name string, s *Stream) {
 	t.Helper()
 	if name == "refs" {
 		if !s.whole {
@@ -140,7 +139,7 @@ func checkIncremental(t *testing.T, name string, s *mdStream) {
 // definition term, a setext underline, a list that goes on after a blank
 // line.
 func TestStreamEveryByte(t *testing.T) {
-	md := newMarkdown("dark")
+	md := New("dark")
 	for _, reply := range []string{
 		"Text\n#\n\nText\n#x and more\n\n# real\n",
 		"para\n\n```\ncode\n``\n```\n\n~~~~\n~~~\n~~~~\nafter\n",
@@ -149,10 +148,10 @@ func TestStreamEveryByte(t *testing.T) {
 		"> quote\n>\n> ```\n> in quote\n\nlazy\n\n    code\n\n---\n",
 		"1. a\n   - n\n2. b\n\n   para\n3. c\n   ```\n   x\n   ```\n4. d\n- e\n- f\n  - g\n- h\n",
 	} {
-		s := newMDStream()
+		s := NewStream()
 		for n := 1; n <= len(reply); n++ {
 			text := reply[:n]
-			if d := diffLines(s.render("dark", text, 30), md.render(text, 30)); d != "" {
+			if d := diffLines(s.Render("dark", text, 30), md.Render(text, 30)); d != "" {
 				t.Fatalf("after %q:\n%s", text, d)
 			}
 		}
@@ -165,17 +164,17 @@ func TestStreamEveryByte(t *testing.T) {
 // A width or style change part way draws the finished chunks again, and
 // the result is still a whole render at the new width.
 func TestStreamWidthAndStyleChange(t *testing.T) {
-	md := newMarkdown("dark")
-	light := newMarkdown("light")
+	md := New("dark")
+	light := New("light")
 	reply := streamReplies["mixed"] + "\n\n" + streamReplies["fences"]
-	s := newMDStream()
+	s := NewStream()
 	half := len(reply) / 2
-	s.render("dark", reply[:half], 50)
+	s.Render("dark", reply[:half], 50)
 	chunks := len(s.chunks)
-	if d := diffLines(s.render("dark", reply[:half+10], 72), md.render(reply[:half+10], 72)); d != "" {
+	if d := diffLines(s.Render("dark", reply[:half+10], 72), md.Render(reply[:half+10], 72)); d != "" {
 		t.Fatalf("after a width change:\n%s", d)
 	}
-	if d := diffLines(s.render("light", reply, 72), light.render(reply, 72)); d != "" {
+	if d := diffLines(s.Render("light", reply, 72), light.Render(reply, 72)); d != "" {
 		t.Fatalf("after a style change:\n%s", d)
 	}
 	if chunks == 0 || s.whole {
@@ -185,19 +184,19 @@ func TestStreamWidthAndStyleChange(t *testing.T) {
 
 // A text that is replaced rather than extended starts the stream over.
 func TestStreamReplacedText(t *testing.T) {
-	md := newMarkdown("dark")
-	s := newMDStream()
-	s.render("dark", streamReplies["lists"], 40)
+	md := New("dark")
+	s := NewStream()
+	s.Render("dark", streamReplies["lists"], 40)
 	other := streamReplies["quotes"]
-	if d := diffLines(s.render("dark", other, 40), md.render(other, 40)); d != "" {
+	if d := diffLines(s.Render("dark", other, 40), md.Render(other, 40)); d != "" {
 		t.Fatalf("after replacing the text:\n%s", d)
 	}
-	s.render("dark", streamReplies["refs"], 40) // renders whole from here
+	s.Render("dark", streamReplies["refs"], 40) // renders whole from here
 	if !s.whole {
 		t.Fatal("link reference definitions did not make the stream render whole")
 	}
 	short := streamReplies["fences"][:100]
-	if d := diffLines(s.render("dark", short, 40), md.render(short, 40)); d != "" {
+	if d := diffLines(s.Render("dark", short, 40), md.Render(short, 40)); d != "" {
 		t.Fatalf("after replacing the text:\n%s", d)
 	}
 	if s.whole {
@@ -205,7 +204,7 @@ func TestStreamReplacedText(t *testing.T) {
 	}
 }
 
-// The incremental sanitizing matches sanitize of the whole text, however
+// The incremental sanitizing matches termtext.Sanitize of the whole text, however
 // the text is cut, with tabs, controls, escape sequences split across
 // pieces, C1 controls and broken UTF-8 in it.
 func TestStreamTextMatchesSanitize(t *testing.T) {
@@ -222,7 +221,7 @@ func TestStreamTextMatchesSanitize(t *testing.T) {
 					continue
 				}
 				done, partial := st.update(raw.String())
-				if got, want := done+partial, sanitize(raw.String()); got != want {
+				if got, want := done+partial, termtext.Sanitize(raw.String()); got != want {
 					t.Fatalf("after %q:\n got  %q\n want %q", raw.String(), got, want)
 				}
 			}
@@ -235,17 +234,17 @@ func TestStreamTextMatchesSanitize(t *testing.T) {
 
 // The light style joins its chunks as exactly as the dark one.
 func TestStreamLightStyle(t *testing.T) {
-	md := newMarkdown("light")
+	md := New("light")
 	for name, reply := range streamReplies {
 		againOnce(t, func() string {
-			s := newMDStream()
+			s := NewStream()
 			text := ""
 			for i, piece := range chunkReply(reply, 5, 24) {
 				text += piece
 				if i%5 != 0 && len(text) < len(reply) {
 					continue
 				}
-				if d := diffLines(s.render("light", text, 56), md.render(text, 56)); d != "" {
+				if d := diffLines(s.Render("light", text, 56), md.Render(text, 56)); d != "" {
 					return fmt.Sprintf("%s after %d bytes (%q):\n%s", name, len(text), tailOf(text), d)
 				}
 			}
@@ -275,14 +274,14 @@ func TestStreamLongLists(t *testing.T) {
 			bullets.WriteString("\n  ```sh\n  echo in an item\n  ```\n\n")
 		}
 	}
-	md := newMarkdown("dark")
+	md := New("dark")
 	for name, reply := range map[string]string{"numbered": seq.String(), "all ones": ones.String(), "bullets": bullets.String() + "\nAfter the list.\n"} {
 		againOnce(t, func() string {
-			s := newMDStream()
+			s := NewStream()
 			text := ""
 			for _, piece := range chunkReply(reply, 9, 30) {
 				text += piece
-				if d := diffLines(s.render("dark", text, 44), md.render(text, 44)); d != "" {
+				if d := diffLines(s.Render("dark", text, 44), md.Render(text, 44)); d != "" {
 					return fmt.Sprintf("%s after %d bytes (%q):\n%s", name, len(text), tailOf(text), d)
 				}
 			}
@@ -295,46 +294,5 @@ func TestStreamLongLists(t *testing.T) {
 			}
 			return ""
 		})
-	}
-}
-
-// Renders are spaced by what the last one cost, within bounds.
-func TestLiveRenderBacksOff(t *testing.T) {
-	for _, c := range []struct{ took, want time.Duration }{
-		{0, liveInterval},
-		{time.Millisecond, liveInterval},
-		{20 * time.Millisecond, 180 * time.Millisecond},
-		{10 * time.Second, liveMaxDelay},
-	} {
-		if got := liveDelay(c.took); got != c.want {
-			t.Errorf("after a render of %v: wait %v, want %v", c.took, got, c.want)
-		}
-	}
-}
-
-// Through the model as the program runs it (deltas, throttle ticks, the
-// render command, its result), the streaming message shows what a whole
-// render of its text at the pane's width shows.
-func TestStreamingPaneShowsWholeRender(t *testing.T) {
-	m := loadStatic(t, newStatic(t, fakeEntries(4)), 120, 40)
-	screenOf(m)
-	reply := streamReplies["mixed"] + "\n\n" + streamReplies["lists"] + "\n\n" + streamReplies["fences"]
-	for i, piece := range chunkReply(reply, 4, 40) {
-		m.Update(eventsMsg{&event.TextDelta{Header: event.Header{Turn: 2}, Call: 1, Text: piece}})
-		if i%3 != 0 {
-			continue
-		}
-		l := m.tr.live
-		if cmd := m.tr.onTick(liveTickMsg{gen: l.gen}); cmd != nil {
-			m.Update(cmd())
-		}
-		screenOf(m)
-		want := m.md.render(l.text.String(), m.tr.w-1)
-		if d := diffLines(l.lines, want); d != "" {
-			t.Fatalf("after %d bytes:\n%s", l.text.Len(), d)
-		}
-	}
-	if s := m.tr.live.stream; len(s.chunks) == 0 || s.whole {
-		t.Fatalf("the pane's stream kept no chunks (whole=%v: %s)", s.whole, s.why)
 	}
 }

@@ -1,15 +1,17 @@
-package ui
+package markdown
 
 import (
 	"strings"
 	"unicode/utf8"
+
+	"skillet/ui/termtext"
 )
 
 // streamText is the sanitized text of a growing reply. Whole lines are
 // sanitized once, as they complete, so a long reply is not scanned and
-// copied again on every render. This matches sanitize of the whole text
+// copied again on every render. This matches termtext.Sanitize of the whole text
 // because, on valid UTF-8 without escape sequences or C1 controls,
-// sanitize maps each character on its own; once a line breaks that rule,
+// it maps each character on its own; once a line breaks that rule,
 // the text is sanitized whole on every update.
 type streamText struct {
 	raw   string          // the raw text last seen
@@ -28,27 +30,27 @@ func (t *streamText) update(raw string) (done, partial string) {
 	}
 	t.raw = raw
 	if t.whole {
-		return sanitize(raw), ""
+		return termtext.Sanitize(raw), ""
 	}
 	nl := strings.LastIndexByte(raw, '\n') + 1
 	if nl > t.rawN {
 		piece := raw[t.rawN:nl]
 		if !charLocal(piece) {
 			t.whole = true
-			return sanitize(raw), ""
+			return termtext.Sanitize(raw), ""
 		}
-		t.lines.WriteString(sanitize(piece))
+		t.lines.WriteString(termtext.Sanitize(piece))
 		t.rawN = nl
 	}
 	partial = raw[nl:]
 	if !charLocal(partial) {
 		// one line like that is sanitized whole until it is complete
-		return sanitize(raw), ""
+		return termtext.Sanitize(raw), ""
 	}
-	return t.lines.String(), sanitize(partial)
+	return t.lines.String(), termtext.Sanitize(partial)
 }
 
-// charLocal reports whether sanitize maps each character of s on its own:
+// charLocal reports whether termtext.Sanitize maps each character of s on its own:
 // valid UTF-8 with no escape character and no C1 control.
 func charLocal(s string) bool {
 	if strings.IndexByte(s, 0x1b) >= 0 || !utf8.ValidString(s) {

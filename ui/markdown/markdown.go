@@ -1,4 +1,7 @@
-package ui
+// Package markdown draws Markdown for the terminal with glamour: a whole
+// message at a width, and a reply while it streams in, drawing each
+// finished block once and equal, byte for byte, to a whole render.
+package markdown
 
 import (
 	"strings"
@@ -7,34 +10,56 @@ import (
 	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
+
+	"skillet/ui/termtext"
 )
 
-// markdown renders messages with glamour, on the program's goroutine (a
-// TermRenderer is not safe for concurrent use; the streaming reply has its
-// own, see mdStream). Renderers are made per wrap width and kept.
-type markdown struct {
+// Renderer renders messages with glamour, on one goroutine (a
+// TermRenderer is not safe for concurrent use; a streaming reply has its
+// own, see Stream). Renderers are made per wrap width and kept.
+type Renderer struct {
 	style string
 	fg    map[int]*glamour.TermRenderer
+	// next drew a reply as it streamed in; see Continue.
+	next *Stream
 }
 
-func newMarkdown(style string) *markdown {
-	return &markdown{style: style, fg: map[int]*glamour.TermRenderer{}}
+// New is a Renderer in a glamour standard style ("dark", "light").
+func New(style string) *Renderer {
+	return &Renderer{style: style, fg: map[int]*glamour.TermRenderer{}}
 }
 
-// render draws text as Markdown in at most w columns.
-func (md *markdown) render(text string, w int) []string {
+// Render draws text as Markdown in at most w columns: sanitized, trimmed
+// of blank lines at both ends; nil when it is blank.
+func (md *Renderer) Render(text string, w int) []string {
+	if s := md.next; s != nil && s.extendedBy(text) {
+		md.next = nil
+		return s.Render(md.style, text, w)
+	}
 	return renderWith(md.fg, md.style, text, w)
 }
 
-// setStyle switches between "dark" and "light" (or any glamour standard
-// style); callers drop their caches.
-func (md *markdown) setStyle(style string) {
+// Continue hands over a stream that drew a reply as it came in, for when
+// the whole reply is drawn as a message: the next Render of a text that
+// extends the stream's draws it with the stream, which draws again only
+// its open tail (a whole render of a long reply costs as much as all the
+// chunks of its stream). The result is a whole render's, byte for byte. A
+// render of the stream still running elsewhere finishes first. One stream
+// is kept, until it draws or another takes its place.
+func (md *Renderer) Continue(s *Stream) { md.next = s }
+
+// Style is the style the renderer draws in.
+func (md *Renderer) Style() string { return md.style }
+
+// SetStyle switches between "dark" and "light" (or any glamour standard
+// style); callers drop what they cached.
+func (md *Renderer) SetStyle(style string) {
 	md.style = style
 	clear(md.fg)
 }
 
 func renderWith(rs map[int]*glamour.TermRenderer, style, text string, w int) []string {
-	text = sanitize(text)
+	text = termtext.Sanitize(text)
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
@@ -43,7 +68,7 @@ func renderWith(rs map[int]*glamour.TermRenderer, style, text string, w int) []s
 	if !ok {
 		var err error
 		if r, err = newRenderer(style, ww); err != nil {
-			return wrap(text, w)
+			return termtext.Wrap(text, w)
 		}
 		rs[ww] = r
 	}
@@ -68,7 +93,7 @@ func renderWhole(r *glamour.TermRenderer, text string, w int) []string {
 	}
 	out, err := r.Render(text)
 	if err != nil {
-		return wrap(text, w)
+		return termtext.Wrap(text, w)
 	}
 	return trimBlank(strings.Split(out, "\n"))
 }

@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 )
 
 // corpusDir finds the corpus of real skills next to the repository: the
-// repository is a checkout (../..) or a worktree one level deeper.
+// repository is a checkout (../../..) or a worktree one level deeper.
 func corpusDir() string {
-	for _, d := range []string{"../../shared/real-corpus/skills", "../../../shared/real-corpus/skills"} {
+	for _, d := range []string{"../../../shared/real-corpus/skills", "../../../../shared/real-corpus/skills"} {
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
 			return d
 		}
@@ -37,7 +37,7 @@ func TestStreamRealSkills(t *testing.T) {
 	if os.Getenv("SKILLET_STREAM_CORPUS") == "all" {
 		step = 1
 	}
-	md := newMarkdown("dark")
+	md := New("dark")
 	chunked := 0
 	for i := 0; i < len(files); i += step {
 		b, err := os.ReadFile(files[i])
@@ -53,15 +53,15 @@ func TestStreamRealSkills(t *testing.T) {
 		}
 		slices.Sort(check) // the text only grows
 		againOnce(t, func() string {
-			s := newMDStream()
+			s := NewStream()
 			n := 0
 			for _, piece := range chunkReply(reply, uint64(i), 200) {
-				s.render("dark", reply[:n], w)
+				s.Render("dark", reply[:n], w)
 				n += len(piece)
 				for _, at := range check {
 					if at > n-len(piece) && at <= n {
 						text := reply[:at]
-						if d := diffLines(s.render("dark", text, w), md.render(text, w)); d != "" {
+						if d := diffLines(s.Render("dark", text, w), md.Render(text, w)); d != "" {
 							return fmt.Sprintf("%s at width %d, after %d of %d bytes:\n%s", files[i], w, at, len(reply), d)
 						}
 					}

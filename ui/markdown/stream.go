@@ -1,4 +1,4 @@
-package ui
+package markdown
 
 import (
 	"fmt"
@@ -8,12 +8,15 @@ import (
 
 	"charm.land/glamour/v2"
 	"github.com/yuin/goldmark/ast"
+
+	"skillet/ui/termtext"
 )
 
-// mdStream renders a Markdown reply while it grows, drawing each finished
+// Stream renders a Markdown reply while it grows, drawing each finished
 // run of top-level blocks (a chunk; or the finished items of a list still
-// growing, see listCont) once and only the open tail again on every call. Its result equals a whole render of the same text at the
-// same width, byte for byte.
+// growing, see listCont) once and only the open tail again on every call.
+// Its result equals a whole render of the same text at the same width,
+// byte for byte. Its methods may be called from several goroutines.
 //
 // How chunks join: glamour renders a document's top-level blocks one after
 // another into one buffer, then indents and pads that buffer line by line,
@@ -26,7 +29,7 @@ import (
 // the chunk adds, its first line replacing the open line before it. Where
 // no sentinel matches, or glamour fails, the stream renders whole from
 // then on: slower, never different.
-type mdStream struct {
+type Stream struct {
 	mu sync.Mutex
 
 	style string
@@ -56,7 +59,7 @@ type mdChunk struct {
 	// next are sentinels for what follows, tried in turn: a one-word
 	// block like its last one, its last block itself, the chunk itself.
 	next []string
-	// lines is the chunk drawn at mdStream.w (nil after a width change);
+	// lines is the chunk drawn at Stream.w (nil after a width change);
 	// the first replaces the open line before it, the last is left open.
 	lines []string
 	// cont is set when the chunk ends inside a list: what follows starts
@@ -74,13 +77,35 @@ const sentinel = "x"
 // maxSentinels bounds the sentinels a chunk keeps.
 const maxSentinels = 6
 
-func newMDStream() *mdStream { return &mdStream{} }
+// NewStream is a stream with no text yet.
+func NewStream() *Stream { return &Stream{} }
 
-// render draws text, which extends the text of the previous call, as
+// State is how a stream has been drawing.
+type State struct {
+	Chunks int    // finished chunks, each drawn once
+	Whole  bool   // it draws the whole text on every call from now on...
+	Why    string // ...because of this
+}
+
+// State says how the stream has been drawing, for tests and diagnostics.
+func (s *Stream) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return State{Chunks: len(s.chunks), Whole: s.whole, Why: s.why}
+}
+
+// extendedBy is whether text extends the text the stream last drew.
+func (s *Stream) extendedBy(text string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.text.raw != "" && strings.HasPrefix(text, s.text.raw)
+}
+
+// Render draws text, which extends the text of the previous call, as
 // Markdown in w columns with the given style. A width or style change
 // draws every chunk again, once; a text that does not extend the last
 // (shorter, or its finished part changed) starts the stream over.
-func (s *mdStream) render(style, text string, w int) []string {
+func (s *Stream) Render(style, text string, w int) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	src, partial := s.text.update(text)
@@ -88,7 +113,7 @@ func (s *mdStream) render(style, text string, w int) []string {
 	if style != s.style || ww != s.w || s.r == nil {
 		r, err := newRenderer(style, ww)
 		if err != nil {
-			return wrap(src+partial, w)
+			return termtext.Wrap(src+partial, w)
 		}
 		s.style, s.w, s.r = style, ww, r
 		s.sentinels = map[string][]string{}
@@ -142,7 +167,7 @@ func join(out, lines []string) []string {
 
 // addDone joins a chunk's lines to doneLines, trimming the padding of all
 // but the open last line once, not on every render.
-func (s *mdStream) addDone(lines []string) {
+func (s *Stream) addDone(lines []string) {
 	from := max(0, len(s.doneLines)-1)
 	s.doneLines = join(s.doneLines, lines)
 	for i := from; i < len(s.doneLines)-1; i++ {
@@ -150,7 +175,7 @@ func (s *mdStream) addDone(lines []string) {
 	}
 }
 
-func (s *mdStream) last() *mdChunk {
+func (s *Stream) last() *mdChunk {
 	if len(s.chunks) == 0 {
 		return nil
 	}
@@ -158,7 +183,7 @@ func (s *mdStream) last() *mdChunk {
 }
 
 // redraw draws every chunk at the current width.
-func (s *mdStream) redraw() {
+func (s *Stream) redraw() {
 	s.doneLines = []string{}
 	for i := range s.chunks {
 		c := &s.chunks[i]
@@ -174,7 +199,7 @@ func (s *mdStream) redraw() {
 // advance moves the finished blocks of the complete lines after s.done
 // into a new chunk, or sets s.whole when the text defines link
 // references.
-func (s *mdStream) advance() {
+func (s *Stream) advance() {
 	complete := strings.LastIndexByte(s.src, '\n') + 1
 	if partial := s.src[max(complete, s.done):] + s.partial; strings.Contains(partial, "]:") {
 		// a definition may be taking shape on the last line
@@ -232,7 +257,7 @@ func shift(blocks []topBlock, off int) []topBlock {
 }
 
 // addChunk finishes seg[:to] (seg starting at s.done) as a chunk.
-func (s *mdStream) addChunk(seg []byte, to int, next []string, cont *listCont) {
+func (s *Stream) addChunk(seg []byte, to int, next []string, cont *listCont) {
 	c := mdChunk{from: s.done, to: s.done + to, next: next, cont: cont}
 	if c.lines = s.chunkLines(&c, s.last()); s.whole {
 		return
@@ -246,7 +271,7 @@ func (s *mdStream) addChunk(seg []byte, to int, next []string, cont *listCont) {
 // tried in turn: a one-word block like the last, the last block itself,
 // all of them; then those of the chunk before, since blocks that draw
 // nothing (an HTML comment) leave open the line before them.
-func (s *mdStream) sentinelsAfter(seg []byte, blocks []topBlock, j int) []string {
+func (s *Stream) sentinelsAfter(seg []byte, blocks []topBlock, j int) []string {
 	next := []string{sentinelFor(seg, blocks[j-1])}
 	if b := blocks[j-1]; b.start >= 0 && blocks[j].start-b.start <= maxSelfSentinel {
 		next = append(next, strings.TrimRight(string(seg[b.start:blocks[j].start]), "\n"))
@@ -268,7 +293,7 @@ func (s *mdStream) sentinelsAfter(seg []byte, blocks []topBlock, j int) []string
 // first blocks, or after the chunk prev. Its first line replaces prev's
 // open line; its last is left open. It sets s.whole when glamour fails or
 // the sentinel's open line differs from prev's.
-func (s *mdStream) body(src string, prev *mdChunk) []string {
+func (s *Stream) body(src string, prev *mdChunk) []string {
 	if strings.TrimSpace(src) == "" {
 		return nil
 	}
@@ -308,7 +333,7 @@ func (s *mdStream) body(src string, prev *mdChunk) []string {
 }
 
 // chunkLines draws chunk c, which follows prev.
-func (s *mdStream) chunkLines(c, prev *mdChunk) []string {
+func (s *Stream) chunkLines(c, prev *mdChunk) []string {
 	lines := s.body(s.src[c.from:c.to], prev)
 	if c.cont != nil && c.cont.nested && !s.whole {
 		// drop the blank line before the open one
@@ -322,7 +347,7 @@ func (s *mdStream) chunkLines(c, prev *mdChunk) []string {
 }
 
 // sentinel is a sentinel's render, split in lines, kept per width.
-func (s *mdStream) sentinel(src string) []string {
+func (s *Stream) sentinel(src string) []string {
 	if ls, ok := s.sentinels[src]; ok {
 		return ls
 	}
