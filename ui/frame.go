@@ -6,7 +6,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/ui/termtext"
+	"skillet/harness/termtext"
 )
 
 // The terminal text helpers under the short names the panes use.

@@ -1,7 +1,9 @@
-// Package termtext makes text from outside — a model's reply, a tool's
-// name, a journal's or a cassette's fields — safe to print to a terminal or
-// to write as text: one sanitiser for everything Skillet prints or exports
-// as text, so that no such field can drive the reader's terminal.
+// Package termtext is text for a terminal. It makes text from outside — a
+// model's reply, a tool's name, a journal's or a cassette's fields — safe
+// to print or to write as text (Plain: one sanitiser for everything
+// Skillet prints or exports, so that no such field can drive the reader's
+// terminal), and measures, fits and wraps text in cells for the panes
+// (cells.go).
 package termtext
 
 import (

@@ -11,7 +11,7 @@ import (
 	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/ui/termtext"
+	"skillet/harness/termtext"
 )
 
 // Renderer renders messages with glamour, on one goroutine (a

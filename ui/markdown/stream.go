@@ -9,7 +9,7 @@ import (
 	"charm.land/glamour/v2"
 	"github.com/yuin/goldmark/ast"
 
-	"skillet/ui/termtext"
+	"skillet/harness/termtext"
 )
 
 // Stream renders a Markdown reply while it grows, drawing each finished

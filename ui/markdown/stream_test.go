@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"skillet/ui/termtext"
+	"skillet/harness/termtext"
 )
 
 // streamReplies are replies whose block structure is easy to get wrong

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"skillet/ui/termtext"
+	"skillet/harness/termtext"
 )
 
 // streamText is the sanitized text of a growing reply. Whole lines are

@@ -1,7 +1,9 @@
-// Package termtext measures, cuts, wraps and cleans text for a terminal:
-// widths in cells (escape codes aside, wide CJK and emoji counted as they
-// draw), lines fitted or wrapped to a width, and text from outside made
-// safe to draw.
+// Code in this file measures, cuts, wraps and cleans text for drawing in
+// terminal cells: widths (escape codes aside, wide CJK and emoji counted
+// as they draw), lines fitted or wrapped to a width, and text from outside
+// made safe to draw in a pane (Sanitize; Plain is for text printed or
+// exported whole).
+
 package termtext
 
 import (
