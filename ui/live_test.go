@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -9,9 +8,9 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"skillet/harness/event"
+	"skillet/harness/harnesstest"
 )
 
 // streamedReply mixes the blocks a streamed reply is cut between: a
@@ -41,22 +40,7 @@ func randomPieces(text string, seed uint64, maxLen int) []string {
 	return out
 }
 
-// diffLines is where two drawings first differ, or "".
-func diffLines(a, b []string) string {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d of %d/%d:\n stream %q\n whole  %q\n visible %q | %q", i, len(a), len(b), x, y, ansi.Strip(x), ansi.Strip(y))
-		}
-	}
-	return ""
-}
+func diffLines(a, b []string) string { return harnesstest.FirstLineDiff("stream", "whole ", a, b) }
 
 // Renders are spaced by what the last one cost, within bounds.
 func TestLiveRenderBacksOff(t *testing.T) {

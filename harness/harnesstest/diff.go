@@ -3,6 +3,8 @@ package harnesstest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // FirstDiff names the first line two texts differ at, for a test's
@@ -22,4 +24,23 @@ func FirstDiff(want, got string) string {
 		}
 	}
 	return "same lines, different endings"
+}
+
+// FirstLineDiff names the first line two drawings differ at, escapes
+// shown and stripped, for a test's failure message; "" when they are the
+// same. an and bn name the two drawings.
+func FirstLineDiff(an, bn string, a, b []string) string {
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d of %d/%d:\n %s %q\n %s %q\n visible %q | %q", i, len(a), len(b), an, x, bn, y, ansi.Strip(x), ansi.Strip(y))
+		}
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,7 +41,7 @@ func (s *Stream) contBody(src string, c *listCont, open string) []string {
 	}
 	out, err := s.r.Render(sentinel + "\n\n" + src)
 	lines := strings.Split(out, "\n")
-	if err != nil || len(lines) < k+3 || lines[len(lines)-1] != "" || !equalLines(lines[:k], alone[:k]) || !isBlankLine(lines[k]) {
+	if err != nil || len(lines) < k+3 || lines[len(lines)-1] != "" || !slices.Equal(lines[:k], alone[:k]) || !isBlankLine(lines[k]) {
 		s.whole, s.why = true, "a list continuation drawn unlike a list"
 		return nil
 	}

@@ -322,7 +322,7 @@ func (s *Stream) body(src string, prev *mdChunk) []string {
 		}
 		out, err := s.r.Render(sent + "\n\n" + src)
 		lines := strings.Split(out, "\n")
-		if err != nil || len(lines) < k+2 || lines[len(lines)-1] != "" || !equalLines(lines[:k], alone[:k]) {
+		if err != nil || len(lines) < k+2 || lines[len(lines)-1] != "" || !slices.Equal(lines[:k], alone[:k]) {
 			s.whole, s.why = true, fmt.Sprintf("sentinel %q drawn differently before a chunk", sent)
 			return nil
 		}
@@ -385,16 +385,4 @@ func sentinelFor(src []byte, b topBlock) string {
 		return fence + "\nx\n" + fence[:n]
 	}
 	return sentinel
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
+	"skillet/harness/harnesstest"
 	"skillet/harness/termtext"
 )
 
@@ -51,21 +50,7 @@ func chunkReply(text string, seed uint64, maxLen int) []string {
 	return out
 }
 
-func diffLines(a, b []string) string {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d of %d/%d:\n stream %q\n whole  %q\n visible %q | %q", i, len(a), len(b), x, y, ansi.Strip(x), ansi.Strip(y))
-		}
-	}
-	return ""
-}
+func diffLines(a, b []string) string { return harnesstest.FirstLineDiff("stream", "whole ", a, b) }
 
 // againOnce runs a streaming check and, if it fails, once more from the
 // start. Chroma gives each highlighting regexp 250 ms, and on a machine
