@@ -113,3 +113,20 @@ func BenchmarkRawStreamRead(b *testing.B) {
 		api.mu.Unlock()
 	}
 }
+
+// BenchmarkScrubLongStream scrubs a long reply's 20,000 events for a key
+// that none of them holds: the reading pass over every event is what a
+// long reply pays when it ends.
+func BenchmarkScrubLongStream(b *testing.B) {
+	var sb strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&sb, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"word%d \"}}]}\n\n", i)
+	}
+	sb.WriteString("data: [DONE]\n\n")
+	raw := sb.String()
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ScrubStream(raw, []string{"sk-test-0123456789abcdef"})
+	}
+}

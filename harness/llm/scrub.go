@@ -151,13 +151,12 @@ func ScrubEvents(events []string, secrets []string) []string {
 				continue
 			}
 			ord := 0
-			_, _ = walkJSON([]byte(data), func(path, s string) string {
+			_ = eachString([]byte(data), func(path, s string) {
 				if _, seen := byPath[path]; !seen {
 					order = append(order, path)
 				}
 				byPath[path] = append(byPath[path], piece{i, j, ord, s})
 				ord++
-				return s
 			})
 		}
 	}
@@ -341,6 +340,25 @@ func inSpan(spans [][2]int, k int) (in, first bool) {
 // path (keys and indexes joined by dots), and writes the text again,
 // compact, in the same key order, with each string as f returns it.
 func walkJSON(b []byte, f func(path, s string) string) ([]byte, error) {
+	var out bytes.Buffer
+	err := walkStrings(b, &out, f)
+	return out.Bytes(), err
+}
+
+// eachString calls f on every string value of a JSON text with its path,
+// writing nothing: reading a long stream's events, most of which hold no
+// secret, costs only the reading.
+func eachString(b []byte, f func(path, s string)) error {
+	return walkStrings(b, nil, func(path, s string) string { f(path, s); return s })
+}
+
+// walkStrings is walkJSON writing to out, or only reading when out is
+// nil.
+func walkStrings(b []byte, out *bytes.Buffer, f func(path, s string) string) error {
+	write := out != nil
+	if !write {
+		out = &bytes.Buffer{} // the punctuation lands here, unread
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	type frame struct {
@@ -350,11 +368,14 @@ func walkJSON(b []byte, f func(path, s string) string) ([]byte, error) {
 	}
 	var stack []*frame
 	var segs []string
-	var out bytes.Buffer
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	str := func(s string) {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
+		if !write {
+			return
+		}
+		buf.Reset()
 		_ = enc.Encode(s)
 		out.Write(bytes.TrimRight(buf.Bytes(), "\n"))
 	}
@@ -388,7 +409,7 @@ func walkJSON(b []byte, f func(path, s string) string) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(stack) > 0 {
 			if top := stack[len(stack)-1]; top.obj && top.wantKey {
@@ -437,5 +458,5 @@ func walkJSON(b []byte, f func(path, s string) string) ([]byte, error) {
 			after()
 		}
 	}
-	return out.Bytes(), nil
+	return nil
 }
