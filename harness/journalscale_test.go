@@ -20,21 +20,7 @@ import (
 
 // corpusDir finds shared/real-corpus/skills in a folder above the package,
 // "" when it is not there.
-func corpusDir() string { return sharedPath("real-corpus", "skills") }
-
-// sharedPath finds shared/ELEMS... in a folder above the package, "" when
-// it is not there: the checkout may sit at any depth.
-func sharedPath(elems ...string) string {
-	dir, _ := filepath.Abs(".")
-	for range 6 {
-		p := filepath.Join(append([]string{dir, "shared"}, elems...)...)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
-}
+func corpusDir() string { return harnesstest.SharedPath("real-corpus", "skills") }
 
 // changedBytes is how many bytes of body are new since prev: the messages
 // and tool list prev did not carry, and what lies between them.

@@ -3,6 +3,7 @@ package tokens
 import (
 	"os"
 	"path/filepath"
+	"skillet/harness/harnesstest"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,8 +20,8 @@ import (
 // repository, skipping when they are absent.
 func realSkillTexts(t testing.TB) []string {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(sharedPath("real-skills"), "*", "SKILL.md"))
-	if len(paths) == 0 || sharedPath("real-skills") == "" {
+	paths, _ := filepath.Glob(filepath.Join(harnesstest.SharedPath("real-skills"), "*", "SKILL.md"))
+	if len(paths) == 0 || harnesstest.SharedPath("real-skills") == "" {
 		t.Skip("no real skills in a shared/real-skills folder above the package: skipped")
 	}
 	var out []string
@@ -238,18 +239,4 @@ func TestCountOfAHugeReplyIsExactAndBounded(t *testing.T) {
 	if grew := (after.Maxrss - before.Maxrss) * 1024; grew > 20*int64(len(big)) {
 		t.Errorf("counting 8 MB grew the peak by %d MB", grew>>20)
 	}
-}
-
-// sharedPath finds a folder of the reference material in a shared folder
-// beside one of the package's parents, "" when there is none.
-func sharedPath(elems ...string) string {
-	dir, _ := filepath.Abs(".")
-	for range 6 {
-		p := filepath.Join(append([]string{dir, "shared"}, elems...)...)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
 }
