@@ -234,6 +234,7 @@ func BlobHashOf(line []byte) (string, bool) {
 	return string(rest[:end]), true
 }
 
+// NewCodec is a codec that has seen no line yet.
 func NewCodec() *Codec {
 	return &Codec{blobs: map[string][]byte{}, raw: map[string][]byte{}, rawAt: map[BlobKey]int64{}, written: map[BlobKey]struct{}{}}
 }

@@ -83,6 +83,7 @@ func OpenWriter(path string, codec *Codec) (*Writer, error) {
 	return j, nil
 }
 
+// Write appends one event as a line, encoded by the writer's codec.
 func (j *Writer) Write(e event.Event) error {
 	j.mu.Lock()
 	if j.f == nil {
@@ -119,6 +120,7 @@ func (j *Writer) Write(e event.Event) error {
 	return nil
 }
 
+// Sync flushes the journal to disk; after Close it does nothing.
 func (j *Writer) Sync() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -131,6 +133,7 @@ func (j *Writer) Sync() error {
 	return nil
 }
 
+// Close syncs and closes the journal; later writes fail.
 func (j *Writer) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -217,6 +220,8 @@ type Reader struct {
 	err error
 }
 
+// NewReader reads events from r a line at a time. lazy leaves long raw
+// replies on their lines, to be read back from src when asked for.
 func NewReader(r io.Reader, lazy bool, src io.ReaderAt) *Reader {
 	codec := NewCodec()
 	codec.lazy, codec.src = lazy, src

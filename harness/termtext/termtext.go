@@ -56,6 +56,7 @@ func hasControl(s string) bool {
 // either way.
 type Writer struct{ W io.Writer }
 
+// Write writes b made plain; it reports all of b written when it wrote.
 func (p Writer) Write(b []byte) (int, error) {
 	if _, err := io.WriteString(p.W, Plain(string(b))); err != nil {
 		return 0, err
