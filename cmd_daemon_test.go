@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/procfs"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,8 +77,7 @@ echo spawned
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(b), ") Z ") {
+		if !procfs.Running(pid) {
 			break
 		}
 		if time.Now().After(deadline) {

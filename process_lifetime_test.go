@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/harnesstest"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,24 +22,6 @@ import (
 // selfPid is shell text that sets p to the shell's pid as the machine
 // numbers it: a tool's $$ is its PID namespace's.
 const selfPid = `read -r p _ < /proc/self/stat; `
-
-// startTime is a live process's start time, "" once it is gone or a zombie.
-func startTime(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return ""
-	}
-	return f[19]
-}
 
 // toolPids waits (boundedly) until path holds n pids, one a line, and
 // returns them; each is killed when the test ends, whatever happened. cmd
@@ -56,13 +39,7 @@ func toolPids(t *testing.T, path string, n int, cmd *exec.Cmd, stderr *strings.B
 					t.Fatalf("not a pid in %s: %q", path, s)
 				}
 				out = append(out, pid)
-				if start := startTime(pid); start != "" {
-					t.Cleanup(func() {
-						if startTime(pid) == start {
-							syscall.Kill(pid, syscall.SIGKILL)
-						}
-					})
-				}
+				harnesstest.KillAtEnd(t, pid)
 			}
 			return out
 		}
@@ -70,22 +47,6 @@ func toolPids(t *testing.T, path string, n int, cmd *exec.Cmd, stderr *strings.B
 			t.Fatalf("the tool never wrote %d pids to %s (%q):\n%s", n, path, b, stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// allGone polls /proc until every process has ended, for at most 10 s.
-func allGone(t *testing.T, what string, pids []int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
-		for startTime(pid) != "" {
-			if time.Now().After(deadline) {
-				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				t.Errorf("%s: process %d (%s) is still running", what, pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
 	}
 }
 
@@ -131,7 +92,7 @@ func TestBinaryEndsAQuickCleanDaemonWithItsTool(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit %d:\n%s", code, stderr.String())
 	}
-	allGone(t, "a setsid env -i daemon after its tool and skillet ended", pids)
+	harnesstest.WaitGone(t, "a setsid env -i daemon after its tool and skillet ended", pids)
 }
 
 // kill -9 of skillet mid-call leaves none of the tool's processes running:
@@ -154,7 +115,7 @@ func TestBinaryKill9EndsTheToolsProcesses(t *testing.T) {
 			cmd, stderr, _ := startSkillet(t, tmp, user == "unprivileged user", args...)
 			pids := toolPids(t, pidFile, 3, cmd, stderr)
 			cmd.Process.Signal(syscall.SIGKILL)
-			allGone(t, "after kill -9 of skillet", pids)
+			harnesstest.WaitGone(t, "after kill -9 of skillet", pids)
 		})
 	}
 }
@@ -187,5 +148,5 @@ func TestBinaryKill9EndsTheMCPServerMidCall(t *testing.T) {
 	}
 	pids := toolPids(t, pidFile, 1, cmd, stderr)
 	cmd.Process.Signal(syscall.SIGKILL)
-	allGone(t, "the MCP server after kill -9 of skillet", pids)
+	harnesstest.WaitGone(t, "the MCP server after kill -9 of skillet", pids)
 }

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/procfs"
 	"sort"
 	"strconv"
 	"strings"
@@ -419,17 +419,7 @@ func (st *bwrapStatus) release() {
 
 // alive reports whether pid exists and is not a zombie. A zombie init has
 // already killed its namespace: the kernel does that before it exits.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	return b[i+2] != 'Z' && b[i+2] != 'X'
-}
+func alive(pid int) bool { return procfs.Running(pid) }
 
 // hasVar reports whether env sets name.
 func hasVar(env []string, name string) bool {

@@ -6,9 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/harnesstest"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -95,50 +95,12 @@ func markedPids(t *testing.T, marker string) []int {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		start := procStart(pid)
-		if err != nil || start == "" || !strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), "sleep "+marker) {
+		if err != nil || !strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), "sleep "+marker) || !harnesstest.KillAtEnd(t, pid) {
 			continue
 		}
 		out = append(out, pid)
-		t.Cleanup(func() {
-			if procStart(pid) == start {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		})
 	}
 	return out
-}
-
-// procStart is a process's start time, "" once it has gone (or is a
-// zombie): with the pid it names one process, even after pid reuse.
-func procStart(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	f := strings.Fields(s[i+1:])
-	if i < 0 || len(f) < 20 || f[0] == "Z" || f[0] == "X" {
-		return ""
-	}
-	return f[19]
-}
-
-// waitAllGone polls /proc until every process is gone, for at most 10 s.
-func waitAllGone(t *testing.T, what string, pids []int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
-		for procStart(pid) != "" {
-			if time.Now().After(deadline) {
-				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				t.Errorf("%s: process %d (%q) is still running", what, pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 }
 
 func testMarker() string {
@@ -174,7 +136,7 @@ func TestUnconfinedDaemonsEndWithoutCgroup(t *testing.T) {
 	if len(pids) < 2 {
 		t.Fatalf("found %d of the daemons running: the test proves nothing", len(pids))
 	}
-	waitAllGone(t, "after the command ended", pids)
+	harnesstest.WaitGone(t, "after the command ended", pids)
 
 	// and the namespace does not change what the command sees of signals
 	res = run(t, s, Spec{Command: `kill -TERM $$; echo not reached`, Workspace: ws})
@@ -224,7 +186,7 @@ func TestKill9OfTheCallerEndsTheCommand(t *testing.T) {
 			cmd.Process.Kill()
 			cmd.Wait()
 			waited = true
-			waitAllGone(t, "after kill -9 of the caller", pids)
+			harnesstest.WaitGone(t, "after kill -9 of the caller", pids)
 			if t.Failed() {
 				t.Logf("runner said: %s", stderr.String())
 			}
@@ -272,5 +234,5 @@ func TestUnshareModeEndsDaemons(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Errorf("exit: %v, want exit status 3", err)
 	}
-	waitAllGone(t, "after the command ended", pids)
+	harnesstest.WaitGone(t, "after the command ended", pids)
 }

@@ -18,7 +18,7 @@ import (
 func killAtEnd(t *testing.T, pid int) {
 	st, ok := readStat(pid)
 	t.Cleanup(func() {
-		if now, alive := readStat(pid); ok && alive && now.start == st.start {
+		if now, alive := readStat(pid); ok && alive && now.Start == st.Start {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})

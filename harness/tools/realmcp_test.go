@@ -56,7 +56,7 @@ func mustRun(t *testing.T, r *Runner, call Call) string {
 func processesMarked(kv string) []int {
 	var out []int
 	for pid, st := range scanProcs() {
-		if !st.zombie && hasMarker(pid, kv) {
+		if !st.Ended && hasMarker(pid, kv) {
 			out = append(out, pid)
 		}
 	}

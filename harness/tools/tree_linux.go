@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/procfs"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,7 @@ func (t *procTree) started(cmd *exec.Cmd) {
 	defer t.mu.Unlock()
 	t.root = cmd.Process.Pid
 	if st, ok := readStat(t.root); ok {
-		t.rootStart = st.start
+		t.rootStart = st.Start
 	}
 	if t.contained {
 		return
@@ -111,13 +112,13 @@ func (t *procTree) watch(stop, done chan struct{}) {
 		// Once the root has been waited for, its pid may be another
 		// process's, whose children are not the run's.
 		rootSt, ok := procs[root]
-		rootAlive := ok && rootSt.start == rootStart
+		rootAlive := ok && rootSt.Start == rootStart
 		own := map[int]bool{}
 		for _, pid := range ownChildren(t.self) {
 			own[pid] = true
 		}
 		for pid, st := range procs {
-			if pid == root || st.zombie || st.start < rootStart {
+			if pid == root || st.Ended || st.Start < rootStart {
 				continue
 			}
 			if (rootAlive && descends(procs, pid, root)) || (own[pid] && hasMarker(pid, t.env())) {
@@ -130,7 +131,7 @@ func (t *procTree) watch(stop, done chan struct{}) {
 
 func (t *procTree) note(pid int, st procStat) {
 	t.mu.Lock()
-	t.seen[pid] = st.start
+	t.seen[pid] = st.Start
 	t.mu.Unlock()
 }
 
@@ -138,13 +139,13 @@ func (t *procTree) note(pid int, st procStat) {
 func descends(procs map[int]procStat, pid, root int) bool {
 	for range 64 { // deeper than any real tree; a bound against cycles
 		st, ok := procs[pid]
-		if !ok || st.ppid <= 1 {
+		if !ok || st.PPID <= 1 {
 			return false
 		}
-		if st.ppid == root {
+		if st.PPID == root {
 			return true
 		}
-		pid = st.ppid
+		pid = st.PPID
 	}
 	return false
 }
@@ -170,7 +171,7 @@ func (t *procTree) kill(rootAlive bool) {
 		fresh := 0
 		procs := t.candidates(root, rootAlive)
 		for pid, st := range procs {
-			if killed[pid] || pid == t.self || st.zombie || st.start < rootStart || !t.member(procs, pid, st, root, rootAlive) {
+			if killed[pid] || pid == t.self || st.Ended || st.Start < rootStart || !t.member(procs, pid, st, root, rootAlive) {
 				continue
 			}
 			killed[pid] = true
@@ -190,13 +191,13 @@ func (t *procTree) member(procs map[int]procStat, pid int, st procStat, root int
 	if rootAlive && (pid == root || descends(procs, pid, root)) {
 		return true
 	}
-	if st.pgrp == root {
+	if st.PGrp == root {
 		return true
 	}
 	t.mu.Lock()
 	start, seen := t.seen[pid]
 	t.mu.Unlock()
-	if seen && start == st.start {
+	if seen && start == st.Start {
 		return true
 	}
 	return hasMarker(pid, t.env())
@@ -229,11 +230,11 @@ func (t *procTree) reapExited() int {
 	defer t.mu.Unlock()
 	for pid, start := range t.seen {
 		st, ok := readStat(pid)
-		if pid == t.root || !ok || st.start != start {
+		if pid == t.root || !ok || st.Start != start {
 			delete(t.seen, pid) // gone, or the pid is another process's now
 			continue
 		}
-		if !st.zombie || st.ppid != t.self {
+		if !st.Ended || st.PPID != t.self {
 			continue
 		}
 		var ws syscall.WaitStatus
@@ -246,7 +247,7 @@ func (t *procTree) reapExited() int {
 	// group can have while one of its members is left.
 	if t.root > 0 {
 		for _, pid := range ownChildren(t.self) {
-			if st, ok := readStat(pid); ok && pid != t.root && st.zombie && st.pgrp == t.root {
+			if st, ok := readStat(pid); ok && pid != t.root && st.Ended && st.PGrp == t.root {
 				var ws syscall.WaitStatus
 				_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 			}
@@ -256,11 +257,7 @@ func (t *procTree) reapExited() int {
 }
 
 // procStat is what the tree needs of /proc/PID/stat.
-type procStat struct {
-	ppid, pgrp int
-	start      uint64 // clock ticks after boot
-	zombie     bool
-}
+type procStat = procfs.Stat
 
 // candidates reads the processes that may belong to the run. For the
 // child subreaper, those are the root's tree (while it runs) and the trees
@@ -318,29 +315,7 @@ func scanProcs() map[int]procStat {
 	return out
 }
 
-func readStat(pid int) (procStat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStat{}, false
-	}
-	// The command name may hold spaces and parentheses: fields start after
-	// the last ')', with the state (field 3 of proc(5)) first.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStat{}, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return procStat{}, false
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	pgrp, err2 := strconv.Atoi(f[2])
-	start, err3 := strconv.ParseUint(f[19], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return procStat{}, false
-	}
-	return procStat{ppid: ppid, pgrp: pgrp, start: start, zombie: f[0] == "Z" || f[0] == "X"}, true
-}
+func readStat(pid int) (procStat, bool) { return procfs.Read(pid) }
 
 // ownChildren lists this process's children.
 func ownChildren(self int) []int {
@@ -350,7 +325,7 @@ func ownChildren(self int) []int {
 	}
 	var out []int
 	for pid, st := range scanProcs() {
-		if st.ppid == self {
+		if st.PPID == self {
 			out = append(out, pid)
 		}
 	}

@@ -18,11 +18,11 @@ func waitReaped(t *testing.T, pid int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st, ok := readStat(pid)
-		if !ok || st.ppid != os.Getpid() && st.zombie {
+		if !ok || st.PPID != os.Getpid() && st.Ended {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d is still there (zombie %v, parent %d)", pid, st.zombie, st.ppid)
+			t.Fatalf("process %d is still there (zombie %v, parent %d)", pid, st.Ended, st.PPID)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
