@@ -94,14 +94,20 @@ func FuzzBody(f *testing.F) {
 	})
 }
 
-func BenchmarkBody(b *testing.B) {
+// benchRequest is a request of a loaded 20 KB skill, as the body
+// benchmarks write it.
+func benchRequest() *Request {
 	long := string(bytes.Repeat([]byte("A line of a skill's text, with `code` and <tags> & \"quotes\".\n"), 330))
-	r := &Request{Model: "m", Stream: true, StreamOptions: &StreamOptions{IncludeUsage: true}, Messages: []Message{
+	return &Request{Model: "m", Stream: true, StreamOptions: &StreamOptions{IncludeUsage: true}, Messages: []Message{
 		{Role: RoleSystem, Content: long[:4000]},
 		{Role: RoleUser, Content: "parse these SMILES"},
 		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Function: FunctionCall{Name: "load_skill", Arguments: `{"name":"rdkit"}`}}}},
 		{Role: RoleTool, ToolCallID: "c1", Content: long},
 	}}
+}
+
+func BenchmarkBody(b *testing.B) {
+	r := benchRequest()
 	b.SetBytes(int64(len(reflected(b, r))))
 	for b.Loop() {
 		if _, err := r.Body(); err != nil {
@@ -111,13 +117,7 @@ func BenchmarkBody(b *testing.B) {
 }
 
 func BenchmarkBodyReflected(b *testing.B) {
-	long := string(bytes.Repeat([]byte("A line of a skill's text, with `code` and <tags> & \"quotes\".\n"), 330))
-	r := &Request{Model: "m", Stream: true, StreamOptions: &StreamOptions{IncludeUsage: true}, Messages: []Message{
-		{Role: RoleSystem, Content: long[:4000]},
-		{Role: RoleUser, Content: "parse these SMILES"},
-		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Function: FunctionCall{Name: "load_skill", Arguments: `{"name":"rdkit"}`}}}},
-		{Role: RoleTool, ToolCallID: "c1", Content: long},
-	}}
+	r := benchRequest()
 	for b.Loop() {
 		reflected(b, r)
 	}
