@@ -10,28 +10,29 @@ import (
 // FirstDiff names the first line two texts differ at, for a test's
 // failure message.
 func FirstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d\nwant: %q\ngot:  %q", i+1, wl, gl)
-		}
+	i, wl, gl, ok := firstDiffering(strings.Split(want, "\n"), strings.Split(got, "\n"))
+	if !ok {
+		return "same lines, different endings"
 	}
-	return "same lines, different endings"
+	return fmt.Sprintf("line %d\nwant: %q\ngot:  %q", i+1, wl, gl)
 }
 
 // FirstLineDiff names the first line two drawings differ at, escapes
 // shown and stripped, for a test's failure message; "" when they are the
 // same. an and bn name the two drawings.
 func FirstLineDiff(an, bn string, a, b []string) string {
-	for i := 0; i < max(len(a), len(b)); i++ {
-		var x, y string
+	i, x, y, ok := firstDiffering(a, b)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("line %d of %d/%d:\n %s %q\n %s %q\n visible %q | %q", i, len(a), len(b), an, x, bn, y, ansi.Strip(x), ansi.Strip(y))
+}
+
+// firstDiffering is the first index where a and b hold different lines
+// (a missing line reads as ""), with the two lines.
+func firstDiffering(a, b []string) (i int, x, y string, ok bool) {
+	for i = 0; i < max(len(a), len(b)); i++ {
+		x, y = "", ""
 		if i < len(a) {
 			x = a[i]
 		}
@@ -39,8 +40,8 @@ func FirstLineDiff(an, bn string, a, b []string) string {
 			y = b[i]
 		}
 		if x != y {
-			return fmt.Sprintf("line %d of %d/%d:\n %s %q\n %s %q\n visible %q | %q", i, len(a), len(b), an, x, bn, y, ansi.Strip(x), ansi.Strip(y))
+			return i, x, y, true
 		}
 	}
-	return ""
+	return 0, "", "", false
 }
