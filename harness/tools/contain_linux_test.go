@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"skillet/harness/procfs"
 	"skillet/harness/sandbox"
 	"skillet/skills"
 )
@@ -16,9 +17,9 @@ import (
 // killAtEnd kills pid when the test ends, unless it has gone (or its pid is
 // another process's by then).
 func killAtEnd(t *testing.T, pid int) {
-	st, ok := readStat(pid)
+	st, ok := procfs.Read(pid)
 	t.Cleanup(func() {
-		if now, alive := readStat(pid); ok && alive && now.Start == st.Start {
+		if now, alive := procfs.Read(pid); ok && alive && now.Start == st.Start {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})

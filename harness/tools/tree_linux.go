@@ -82,7 +82,7 @@ func (t *procTree) started(cmd *exec.Cmd) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.root = cmd.Process.Pid
-	if st, ok := readStat(t.root); ok {
+	if st, ok := procfs.Read(t.root); ok {
 		t.rootStart = st.Start
 	}
 	if t.contained {
@@ -129,14 +129,14 @@ func (t *procTree) watch(stop, done chan struct{}) {
 	}
 }
 
-func (t *procTree) note(pid int, st procStat) {
+func (t *procTree) note(pid int, st procfs.Stat) {
 	t.mu.Lock()
 	t.seen[pid] = st.Start
 	t.mu.Unlock()
 }
 
 // descends reports whether pid is below root in procs.
-func descends(procs map[int]procStat, pid, root int) bool {
+func descends(procs map[int]procfs.Stat, pid, root int) bool {
 	for range 64 { // deeper than any real tree; a bound against cycles
 		st, ok := procs[pid]
 		if !ok || st.PPID <= 1 {
@@ -187,7 +187,7 @@ func (t *procTree) kill(rootAlive bool) {
 }
 
 // member reports whether a live process belongs to the run.
-func (t *procTree) member(procs map[int]procStat, pid int, st procStat, root int, rootAlive bool) bool {
+func (t *procTree) member(procs map[int]procfs.Stat, pid int, st procfs.Stat, root int, rootAlive bool) bool {
 	if rootAlive && (pid == root || descends(procs, pid, root)) {
 		return true
 	}
@@ -229,7 +229,7 @@ func (t *procTree) reapExited() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for pid, start := range t.seen {
-		st, ok := readStat(pid)
+		st, ok := procfs.Read(pid)
 		if pid == t.root || !ok || st.Start != start {
 			delete(t.seen, pid) // gone, or the pid is another process's now
 			continue
@@ -247,7 +247,7 @@ func (t *procTree) reapExited() int {
 	// group can have while one of its members is left.
 	if t.root > 0 {
 		for _, pid := range ownChildren(t.self) {
-			if st, ok := readStat(pid); ok && pid != t.root && st.Ended && st.PGrp == t.root {
+			if st, ok := procfs.Read(pid); ok && pid != t.root && st.Ended && st.PGrp == t.root {
 				var ws syscall.WaitStatus
 				_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 			}
@@ -256,14 +256,11 @@ func (t *procTree) reapExited() int {
 	return len(t.seen)
 }
 
-// procStat is what the tree needs of /proc/PID/stat.
-type procStat = procfs.Stat
-
 // candidates reads the processes that may belong to the run. For the
 // child subreaper, those are the root's tree (while it runs) and the trees
 // of this process's children, where its orphans land; otherwise they may
 // be anywhere.
-func (t *procTree) candidates(root int, rootAlive bool) map[int]procStat {
+func (t *procTree) candidates(root int, rootAlive bool) map[int]procfs.Stat {
 	if !subreaper.Load() {
 		return scanProcs()
 	}
@@ -271,14 +268,14 @@ func (t *procTree) candidates(root int, rootAlive bool) map[int]procStat {
 	if rootAlive {
 		queue = append(queue, root)
 	}
-	out := map[int]procStat{}
+	out := map[int]procfs.Stat{}
 	for len(queue) > 0 && len(out) < maxTree {
 		pid := queue[0]
 		queue = queue[1:]
 		if _, done := out[pid]; done {
 			continue
 		}
-		st, ok := readStat(pid)
+		st, ok := procfs.Read(pid)
 		if !ok {
 			continue
 		}
@@ -297,8 +294,8 @@ func (t *procTree) candidates(root int, rootAlive bool) map[int]procStat {
 const maxTree = 100000
 
 // scanProcs reads the stat of every process.
-func scanProcs() map[int]procStat {
-	out := map[int]procStat{}
+func scanProcs() map[int]procfs.Stat {
+	out := map[int]procfs.Stat{}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return out
@@ -308,14 +305,12 @@ func scanProcs() map[int]procStat {
 		if err != nil {
 			continue
 		}
-		if st, ok := readStat(pid); ok {
+		if st, ok := procfs.Read(pid); ok {
 			out[pid] = st
 		}
 	}
 	return out
 }
-
-func readStat(pid int) (procStat, bool) { return procfs.Read(pid) }
 
 // ownChildren lists this process's children.
 func ownChildren(self int) []int {

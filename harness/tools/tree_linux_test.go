@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"skillet/harness/procfs"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ func waitReaped(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st, ok := readStat(pid)
+		st, ok := procfs.Read(pid)
 		if !ok || st.PPID != os.Getpid() && st.Ended {
 			return
 		}
