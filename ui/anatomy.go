@@ -9,6 +9,7 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/llm"
 	"skillet/harness/reqdelta"
+	"skillet/harness/termtext"
 )
 
 // The inspector's default view takes a request apart: the instructions
@@ -116,13 +117,13 @@ func requestAnatomy(body, prev json.RawMessage, open bool, estimate func(string)
 			b.WriteString(prefixLines(fold(m.Content, lines), "      "))
 		}
 		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(&b, "      ⚙ %s %s\n", tc.Function.Name, clip(tc.Function.Arguments, 200))
+			fmt.Fprintf(&b, "      ⚙ %s %s\n", tc.Function.Name, termtext.Clip(tc.Function.Arguments, 200))
 		}
 	}
 	b.WriteString("\nTools\n")
 	for _, t := range req.Tools {
 		if t.Function != nil {
-			fmt.Fprintf(&b, "  %s — %s\n", t.Function.Name, clip(t.Function.Description, 100))
+			fmt.Fprintf(&b, "  %s — %s\n", t.Function.Name, termtext.Clip(t.Function.Description, 100))
 		}
 	}
 	return b.String()

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness/event"
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 )
 
@@ -102,7 +103,7 @@ func (d *approvalDialog) view(w, h int, armed bool) ([]string, int, int) {
 		from = "brought by skill " + d.req.Skill
 	}
 	var head []string
-	head = append(head, indentStyled(th.bold, " ", "Run "+sanitize(d.req.Name)+"?", iw)...)
+	head = append(head, indentStyled(th.bold, " ", "Run "+termtext.Sanitize(d.req.Name)+"?", iw)...)
 	head = append(head, indentStyled(th.faint, " ", th.clean(fmt.Sprintf("%s · %s · policy ask (R15: a skill grants nothing)", orDash(d.req.Kind), from)), iw)...)
 	head = append(head, th.faint.Render(" arguments"))
 
@@ -120,14 +121,14 @@ func (d *approvalDialog) view(w, h int, armed bool) ([]string, int, int) {
 		}
 	}
 	tail := []string{""}
-	if row := " " + strings.Join(btns, " "); width(row) <= iw {
+	if row := " " + strings.Join(btns, " "); termtext.Width(row) <= iw {
 		tail = append(tail, row)
 	} else {
 		for _, b := range btns {
 			tail = append(tail, " "+b)
 		}
 	}
-	tail = append(tail, th.faint.Render(clip(" ←/→ choose · enter confirm · esc deny", iw)))
+	tail = append(tail, th.faint.Render(termtext.Clip(" ←/→ choose · enter confirm · esc deny", iw)))
 
 	// the arguments get what room is left; on a tiny screen the spacing and
 	// hint go first, the buttons never

@@ -1,16 +1,18 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"charm.land/bubbles/v2/key"
+
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness/event"
+	"skillet/harness/termtext"
 )
 
 // BenchResult is what Options.Bench returns: the report as `skillet
@@ -154,7 +156,7 @@ func (p *readOnlyProgram) View() tea.View {
 		return v
 	}
 	line := fmt.Sprintf(" read-only: %s · %s · %s %s", p.ro.Reason, p.ro.Label, ReadOnlyKey, p.ro.Back)
-	v.Content += "\n" + fit(p.m.th.accent.Render(clip(sanitize(line), p.m.w)), p.m.w)
+	v.Content += "\n" + termtext.Fit(p.m.th.accent.Render(termtext.Clip(termtext.Sanitize(line), p.m.w)), p.m.w)
 	return v
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"skillet/harness/event"
+	"skillet/harness/termtext"
 )
 
 // callResultMsg is the result of a manual tool call.
@@ -345,9 +346,9 @@ func (f *callForm) view(w, h int) ([]string, int, int) {
 	x, y, bw, bh := bigRect(w, h)
 	iw := max(1, bw-2)
 	var form []string
-	form = append(form, indentStyled(th.faint, "", sanitize(toolSummary(f.tool)), iw)...)
+	form = append(form, indentStyled(th.faint, "", termtext.Sanitize(toolSummary(f.tool)), iw)...)
 	if d := strings.TrimSpace(f.tool.Description); d != "" {
-		ds := wrap(sanitize(d), iw)
+		ds := termtext.Wrap(termtext.Sanitize(d), iw)
 		form = append(form, ds[:min(3, len(ds))]...)
 	}
 	form = append(form, "")
@@ -356,28 +357,28 @@ func (f *callForm) view(w, h int) ([]string, int, int) {
 		if i == f.focus {
 			focusFrom = len(form)
 		}
-		label := th.bold.Render(sanitize(ff.name))
+		label := th.bold.Render(termtext.Sanitize(ff.name))
 		if i == f.focus {
-			label = th.selected.Render(sanitize(ff.name))
+			label = th.selected.Render(termtext.Sanitize(ff.name))
 		}
 		if ff.required {
 			label += th.bad.Render(" *")
 		}
 		label += th.faint.Render(" (" + orDash(ff.typ) + ")")
 		if ff.desc != "" {
-			label += th.faint.Render(" " + sanitize(ff.desc))
+			label += th.faint.Render(" " + termtext.Sanitize(ff.desc))
 		}
-		form = append(form, clip(label, iw))
+		form = append(form, termtext.Clip(label, iw))
 		ff.in.SetWidth(max(1, iw-8))
-		form = append(form, "  "+clip(ff.in.View(), iw-2))
+		form = append(form, "  "+termtext.Clip(ff.in.View(), iw-2))
 		if i == f.focus {
 			focusTo = len(form) - 1
 		}
 	}
 	if a, err := f.args(); err == nil {
-		form = append(form, "", th.faint.Render(clip("arguments "+a, iw)))
+		form = append(form, "", th.faint.Render(termtext.Clip("arguments "+a, iw)))
 	} else if f.err == "" {
-		form = append(form, "", th.faint.Render(clip("arguments not ready: "+err.Error(), iw)))
+		form = append(form, "", th.faint.Render(termtext.Clip("arguments not ready: "+err.Error(), iw)))
 	}
 	if f.err != "" {
 		form = append(form, indentStyled(th.bad, iconError+" ", f.err, iw)...)
@@ -416,6 +417,6 @@ func (f *callForm) view(w, h int) ([]string, int, int) {
 	for len(lines) < avail {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:avail], th.faint.Render(clip("tab/↑/↓ field · enter next · ctrl+r run · pgup/pgdn result · esc close", iw)))
-	return box(th, "Call "+sanitize(f.tool.Name)+" by hand", lines, bw, bh, true, ""), x, y
+	lines = append(lines[:avail], th.faint.Render(termtext.Clip("tab/↑/↓ field · enter next · ctrl+r run · pgup/pgdn result · esc close", iw)))
+	return box(th, "Call "+termtext.Sanitize(f.tool.Name)+" by hand", lines, bw, bh, true, ""), x, y
 }

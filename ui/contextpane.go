@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 )
 
@@ -85,8 +86,8 @@ func (p *contextPane) build(w int) {
 		return
 	}
 	out := []string{
-		th.bold.Render(clip(fmt.Sprintf("instructions %s tok", tokCount(s.InstructionTokens, s.Estimated)), w)),
-		th.faint.Render(clip(fmt.Sprintf("whole next request %s tok%s", tokCount(s.RequestTokens, s.Estimated), estimateNote(s.Estimated)), w)),
+		th.bold.Render(termtext.Clip(fmt.Sprintf("instructions %s tok", tokCount(s.InstructionTokens, s.Estimated)), w)),
+		th.faint.Render(termtext.Clip(fmt.Sprintf("whole next request %s tok%s", tokCount(s.RequestTokens, s.Estimated), estimateNote(s.Estimated)), w)),
 	}
 	for _, part := range s.Parts {
 		label := part.Kind
@@ -97,15 +98,15 @@ func (p *contextPane) build(w int) {
 			label += " → " + part.Placement // where a profile put it
 		}
 		n := tokCount(part.Tokens, s.Estimated)
-		lw := max(1, w-2-width(n)-1)
-		out = append(out, "  "+fit(sanitize(label), lw)+" "+th.accent.Render(n))
+		lw := max(1, w-2-termtext.Width(n)-1)
+		out = append(out, "  "+termtext.Fit(termtext.Sanitize(label), lw)+" "+th.accent.Render(n))
 	}
 	if s.Context == "" {
-		out = append(out, th.faint.Render(clip("  <current_context> is empty: no skill loaded", w)))
+		out = append(out, th.faint.Render(termtext.Clip("  <current_context> is empty: no skill loaded", w)))
 	}
 	out = append(out, th.faint.Render(strings.Repeat("─", max(0, w))))
 	inContext := false
-	for _, l := range reflow(strings.Split(sanitize(s.Instructions), "\n")) {
+	for _, l := range reflow(strings.Split(termtext.Sanitize(s.Instructions), "\n")) {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "<current_context>") {
 			inContext = true
@@ -117,7 +118,7 @@ func (p *contextPane) build(w int) {
 		case inContext:
 			st = th.status
 		}
-		for _, r := range wrap(l, w) {
+		for _, r := range termtext.Wrap(l, w) {
 			out = append(out, style(st, r))
 		}
 		if strings.HasPrefix(t, "</current_context>") {

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"skillet/harness/termtext"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -144,7 +145,7 @@ func (p *demoProgram) View() tea.View {
 	if p.m.w <= 0 {
 		return v
 	}
-	v.Content += "\n" + fit(p.m.th.accent.Render(p.status()), p.m.w)
+	v.Content += "\n" + termtext.Fit(p.m.th.accent.Render(p.status()), p.m.w)
 	return v
 }
 

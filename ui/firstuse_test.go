@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"skillet/harness/termtext"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestApprovalDialogCutsNoWordAtItsEdges(t *testing.T) {
 		with := strings.Split(d.screen(), "\n")
 		dlg := d.m.approvals[0]
 		box, x, y := dlg.view(d.m.w, d.m.h, true)
-		bw := width(box[0])
+		bw := termtext.Width(box[0])
 		d.m.approvals = nil
 		under := strings.Split(ansi.Strip(d.m.View().Content), "\n")
 		d.m.approvals = []*approvalDialog{dlg}

@@ -9,15 +9,6 @@ import (
 	"skillet/harness/termtext"
 )
 
-// The terminal text helpers under the short names the panes use.
-const reset = termtext.Reset
-
-func width(s string) int            { return termtext.Width(s) }
-func fit(s string, w int) string    { return termtext.Fit(s, w) }
-func clip(s string, w int) string   { return termtext.Clip(s, w) }
-func wrap(s string, w int) []string { return termtext.Wrap(s, w) }
-func sanitize(s string) string      { return termtext.Sanitize(s) }
-
 // border pieces: rounded for a pane, thick for the focused one.
 type borderSet struct{ tl, tr, bl, br, h, v string }
 
@@ -36,7 +27,7 @@ func box(th *theme, title string, lines []string, w, h int, focused bool, footer
 	if w < 2 || h < 2 {
 		out := make([]string, h)
 		for i := range out {
-			out[i] = fit("", w)
+			out[i] = termtext.Fit("", w)
 		}
 		return out
 	}
@@ -48,8 +39,8 @@ func box(th *theme, title string, lines []string, w, h int, focused bool, footer
 	out := make([]string, 0, h)
 
 	if title != "" && inner >= 5 {
-		t := clip(title, inner-3)
-		rest := inner - 3 - width(t)
+		t := termtext.Clip(title, inner-3)
+		rest := inner - 3 - termtext.Width(t)
 		out = append(out, bs.Render(b.tl+b.h)+ts.Render(" "+t+" ")+bs.Render(strings.Repeat(b.h, max(0, rest))+b.tr))
 	} else {
 		out = append(out, bs.Render(b.tl+strings.Repeat(b.h, inner)+b.tr))
@@ -61,13 +52,13 @@ func box(th *theme, title string, lines []string, w, h int, focused bool, footer
 		if i < len(lines) {
 			l = lines[i]
 		}
-		out = append(out, side+fit(l, inner)+reset+side)
+		out = append(out, side+termtext.Fit(l, inner)+termtext.Reset+side)
 	}
 
 	bottom := strings.Repeat(b.h, inner)
 	if footer != "" && inner >= 4 {
-		f := clip(footer, inner-3)
-		bottom = bs.Render(strings.Repeat(b.h, inner-3-width(f))) + th.footer.Render(" "+f+" ") + bs.Render(b.h)
+		f := termtext.Clip(footer, inner-3)
+		bottom = bs.Render(strings.Repeat(b.h, inner-3-termtext.Width(f))) + th.footer.Render(" "+f+" ") + bs.Render(b.h)
 		out = append(out, bs.Render(b.bl)+bottom+bs.Render(b.br))
 	} else {
 		out = append(out, bs.Render(b.bl+bottom+b.br))
@@ -84,15 +75,15 @@ func place(bg, fg []string, x, y, w int) []string {
 		if row < 0 || row >= len(out) {
 			continue
 		}
-		fw := width(l)
+		fw := termtext.Width(l)
 		if x+fw > w {
 			l = ansi.Truncate(l, max(0, w-x), "")
-			fw = width(l)
+			fw = termtext.Width(l)
 		}
 		base := out[row]
-		left := fit(ansi.Truncate(base, x, ""), x)
+		left := termtext.Fit(ansi.Truncate(base, x, ""), x)
 		right := ansi.TruncateLeft(base, x+fw, "")
-		out[row] = fit(left+reset+l+reset+right, w)
+		out[row] = termtext.Fit(left+termtext.Reset+l+termtext.Reset+right, w)
 	}
 	return out
 }
@@ -107,12 +98,12 @@ func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
 	}
 	fw := 0
 	for _, l := range fg {
-		fw = max(fw, width(l))
+		fw = max(fw, termtext.Width(l))
 	}
 	out := append([]string(nil), bg...)
 	if 10*fw*len(fg) >= 7*w*len(bg) {
 		for i := 0; i < len(out)-1; i++ {
-			out[i] = fit("", w)
+			out[i] = termtext.Fit("", w)
 		}
 		return place(out, fg, x, y, w)
 	}
@@ -134,7 +125,7 @@ func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
 		framed = append(framed, blank)
 	}
 	for _, l := range fg {
-		framed = append(framed, strings.Repeat(" ", left)+fit(l, fw)+strings.Repeat(" ", right))
+		framed = append(framed, strings.Repeat(" ", left)+termtext.Fit(l, fw)+strings.Repeat(" ", right))
 	}
 	if y+len(fg) < len(bg) {
 		framed = append(framed, blank)
@@ -150,7 +141,7 @@ func cover(bg, fg []string, x, y, w int, dim func(string) string) []string {
 // of a plain line cut in two, so only whole words show around a dialog.
 // Box-drawing characters are not words: a pane's border stays.
 func dropCutWords(line string, from, to int) string {
-	w := width(line)
+	w := termtext.Width(line)
 	from, to = max(0, min(from, w)), max(0, min(to, w))
 	if from >= to {
 		return line
@@ -178,7 +169,7 @@ func dropCutWords(line string, from, to int) string {
 			after = blankEnd(after, false)
 		}
 	}
-	return fit(before, from) + under + after
+	return termtext.Fit(before, from) + under + after
 }
 
 // hjoin puts equally tall columns of lines side by side.

@@ -7,6 +7,7 @@ import (
 	"skillet/harness/event"
 	"skillet/harness/profile"
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 )
 
@@ -32,13 +33,13 @@ func (m *model) skillsLines() []string {
 	}
 	out := []string{th.bold.Render(fmt.Sprintf("%d skills · %d enabled · %d invalid · %d shadowed", len(ss), enabled, invalid, shadowed))}
 	for _, n := range m.snap.Notices {
-		out = append(out, th.warn.Render(iconLog+" "+sanitize(n)))
+		out = append(out, th.warn.Render(iconLog+" "+termtext.Sanitize(n)))
 	}
 	for _, s := range ss {
 		out = append(out, "")
-		head := th.bold.Render(sanitize(s.Name))
+		head := th.bold.Render(termtext.Sanitize(s.Name))
 		if s.Version != "" {
-			head += th.faint.Render(" v" + sanitize(s.Version))
+			head += th.faint.Render(" v" + termtext.Sanitize(s.Version))
 		}
 		var tags []string
 		switch {
@@ -60,9 +61,9 @@ func (m *model) skillsLines() []string {
 		}
 		out = append(out, head+"  "+strings.Join(tags, " · "))
 		if s.Description != "" {
-			out = append(out, "  "+sanitize(s.Description))
+			out = append(out, "  "+termtext.Sanitize(s.Description))
 		}
-		out = append(out, th.faint.Render("  "+sanitize(s.Dir)))
+		out = append(out, th.faint.Render("  "+termtext.Sanitize(s.Dir)))
 		if len(s.Tools) > 0 {
 			var ts []string
 			for _, t := range s.Tools {
@@ -72,13 +73,13 @@ func (m *model) skillsLines() []string {
 					ts = append(ts, t.Name)
 				}
 			}
-			out = append(out, th.toolCall.Render("  tools "+sanitize(strings.Join(ts, ", "))))
+			out = append(out, th.toolCall.Render("  tools "+termtext.Sanitize(strings.Join(ts, ", "))))
 		}
 		for _, p := range s.Problems {
-			out = append(out, th.bad.Render("  "+iconError+" "+sanitize(p.String())))
+			out = append(out, th.bad.Render("  "+iconError+" "+termtext.Sanitize(p.String())))
 		}
 		for _, p := range s.Warnings {
-			out = append(out, th.warn.Render("  "+iconLog+" "+sanitize(p.String())))
+			out = append(out, th.warn.Render("  "+iconLog+" "+termtext.Sanitize(p.String())))
 		}
 	}
 	return out
@@ -146,14 +147,14 @@ func (m *model) statusLine(w int) string {
 	}
 	if bar := m.travelBar(); bar != "" {
 		// the past is on screen: say so before anything else
-		return clip(" "+th.accent.Render(bar), w)
+		return termtext.Clip(" "+th.accent.Render(bar), w)
 	}
 	s := m.snap
 	if s == nil {
 		if m.opening == nil {
 			lead = append(lead, th.faint.Render("connecting to the engine…"))
 		}
-		return clip(" "+strings.Join(lead, sep), w)
+		return termtext.Clip(" "+strings.Join(lead, sep), w)
 	}
 	join := func(parts []statusPart, drop int) string {
 		all := append([]string(nil), lead...)
@@ -165,15 +166,15 @@ func (m *model) statusLine(w int) string {
 		return " " + strings.Join(all, sep)
 	}
 	line := join(m.statusParts(s, false), rankAll)
-	if width(line) > w {
+	if termtext.Width(line) > w {
 		short := m.statusParts(s, true)
 		for drop := rankAll; drop > 0; drop-- {
-			if line = join(short, drop); width(line) <= w {
+			if line = join(short, drop); termtext.Width(line) <= w {
 				break
 			}
 		}
 	}
-	return clip(line, w)
+	return termtext.Clip(line, w)
 }
 
 // statusPart is one figure of the status bar; the lower its rank, the
@@ -198,7 +199,7 @@ func (m *model) statusParts(s *view.Snapshot, short bool) []statusPart {
 	if s.Demo {
 		add(0, th.statusDemo.Render(pick("offline demo model — not an LLM", "demo model — not an LLM")))
 	} else {
-		add(0, th.status.Render(pick("model ", "")+sanitize(orDash(s.Model))))
+		add(0, th.status.Render(pick("model ", "")+termtext.Sanitize(orDash(s.Model))))
 	}
 	if s.Profile != "" && s.Profile != rulebook.DefaultProfile {
 		// the agent version the profile reproduces, such as Claude Code 2.1.332
@@ -206,7 +207,7 @@ func (m *model) statusParts(s *view.Snapshot, short bool) []statusPart {
 		if p, err := profile.Get(s.Profile); err == nil && p.Agent() != "" {
 			agent := p.Agent()
 			if s.ProfileAgent != "" {
-				agent = sanitize(s.ProfileAgent) // what the session ran under
+				agent = termtext.Sanitize(s.ProfileAgent) // what the session ran under
 			}
 			text += pick(" ("+agent+")", "@"+profile.VersionOf(agent))
 		}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 )
 
 // callsMsg carries the session's model calls to the inspector.
@@ -339,7 +340,7 @@ func (in *inspector) view(w, h int) ([]string, int, int) {
 	case in.loading:
 		lines = append(lines, th.faint.Render("loading model calls…"))
 	case len(in.calls) == 0:
-		lines = append(lines, th.faint.Render(clip("No model calls yet: send a message first.", iw)))
+		lines = append(lines, th.faint.Render(termtext.Clip("No model calls yet: send a message first.", iw)))
 	default:
 		c := in.calls[in.idx]
 		title = fmt.Sprintf("Inspector · call %d of %d · turn %d call %d", in.idx+1, len(in.calls), c.Turn, c.Call)
@@ -355,13 +356,13 @@ func (in *inspector) view(w, h int) ([]string, int, int) {
 		if c.Error != "" {
 			size += th.bad.Render(" · error")
 		}
-		lines = append(lines, clip(req+" "+rep+th.faint.Render(size), iw))
+		lines = append(lines, termtext.Clip(req+" "+rep+th.faint.Render(size), iw))
 		lines = append(lines, pad(in.p.view(max(1, iw-2), in.h))...)
 	}
 	for len(lines) < bh-3 {
 		lines = append(lines, "")
 	}
-	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip("←/→ call · tab request/reply · a parts/raw JSON · enter unfold/fold · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
+	lines = append(lines[:max(0, bh-3)], th.faint.Render(termtext.Clip("←/→ call · tab request/reply · a parts/raw JSON · enter unfold/fold · ↑/↓ pgup/pgdn scroll · y copy · w write · r reload · esc", iw)))
 	footer := ""
 	if in.p != nil && !in.loading && len(in.calls) > 0 {
 		footer = in.p.footer()

@@ -10,6 +10,7 @@ import (
 
 	"skillet/harness/event"
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 )
 
@@ -116,9 +117,9 @@ func (p *lruPane) build(w int) {
 	if !s.Lifecycle && s.Profile != "" && s.Profile != rulebook.DefaultProfile {
 		head = fmt.Sprintf("Activated %d (%s keeps them all: lifecycle off)", len(s.Loaded), s.Profile)
 	}
-	add(th.bold.Render(clip(head, w)))
+	add(th.bold.Render(termtext.Clip(head, w)))
 	if len(s.Loaded) == 0 {
-		add(th.faint.Render(clip("  none — the model loads with load_skill, you with /load", w)))
+		add(th.faint.Render(termtext.Clip("  none — the model loads with load_skill, you with /load", w)))
 	}
 	i := 0
 	for _, sk := range s.Loaded {
@@ -126,7 +127,7 @@ func (p *lruPane) build(w int) {
 		i++
 	}
 	if len(s.Preloaded) > 0 {
-		add("", th.bold.Render(clip(th.clean(fmt.Sprintf("Preloaded %d (outside the LRU, R16)", len(s.Preloaded))), w)))
+		add("", th.bold.Render(termtext.Clip(th.clean(fmt.Sprintf("Preloaded %d (outside the LRU, R16)", len(s.Preloaded))), w)))
 		for _, sk := range s.Preloaded {
 			p.skillLines(&out, sk, i, w)
 			i++
@@ -150,14 +151,14 @@ func (p *lruPane) skillLines(out *[]string, sk view.LoadedSkill, i, w int) {
 	if selected && p.focused {
 		cursor = th.selected.Render(iconSelected + " ")
 	}
-	name := th.bold.Render(sanitize(sk.Name))
+	name := th.bold.Render(termtext.Sanitize(sk.Name))
 	if sk.Version != "" {
-		name += th.faint.Render(" v" + sanitize(sk.Version))
+		name += th.faint.Render(" v" + termtext.Sanitize(sk.Version))
 	}
 	if sk.Active {
 		name = th.accent.Render(iconActive+" ") + name
 	}
-	*out = append(*out, cursor+clip(name, w-2))
+	*out = append(*out, cursor+termtext.Clip(name, w-2))
 	meta := fmt.Sprintf("%s · %s tok · by %s · turn %d", orDash(sk.ExecutionID), tokCount(sk.Tokens, p.snap.Estimated), orDash(sk.By), sk.LoadedTurn)
 	if th.present { // an audience has no use for execution ids
 		meta = fmt.Sprintf("%s tok · by %s · turn %d", tokCount(sk.Tokens, p.snap.Estimated), orDash(sk.By), sk.LoadedTurn)
@@ -174,10 +175,10 @@ func (p *lruPane) skillLines(out *[]string, sk view.LoadedSkill, i, w int) {
 		flags = append(flags, th.bad.Render(iconLog+" text out of window"))
 	}
 	if len(flags) > 0 {
-		*out = append(*out, clip("    "+strings.Join(flags, " "), w))
+		*out = append(*out, termtext.Clip("    "+strings.Join(flags, " "), w))
 	}
 	for _, t := range sk.Tools {
-		*out = append(*out, th.toolCall.Render(clip("    "+iconToolCall+" "+sanitize(t), w)))
+		*out = append(*out, th.toolCall.Render(termtext.Clip("    "+iconToolCall+" "+termtext.Sanitize(t), w)))
 	}
 	if p.open[sk.Name] {
 		*out = append(*out, th.info.Render("    state (this load)"))
@@ -189,7 +190,7 @@ func (p *lruPane) skillLines(out *[]string, sk view.LoadedSkill, i, w int) {
 			*out = append(*out, indentStyled(th.faint, "      ", l, w)...)
 		}
 	} else {
-		*out = append(*out, th.faint.Render(clip("    "+iconFolded+" state "+compactJSON(prettyRaw(sk.State))+" · store "+compactJSON(prettyRaw(sk.Store)), w)))
+		*out = append(*out, th.faint.Render(termtext.Clip("    "+iconFolded+" state "+compactJSON(prettyRaw(sk.State))+" · store "+compactJSON(prettyRaw(sk.Store)), w)))
 	}
 	if selected {
 		p.selFrom, p.selTo = from, len(*out)-1
@@ -206,13 +207,13 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 	var out []string
 	selRow := -1
 	if lt == nil {
-		out = append(out, th.bold.Render("Last turn"), th.faint.Render(clip("  no turn yet", w)))
+		out = append(out, th.bold.Render("Last turn"), th.faint.Render(termtext.Clip("  no turn yet", w)))
 	} else {
 		head := fmt.Sprintf("Last turn %d · %s", event.TurnOf(lt), orDash(lt.StopReason))
-		out = append(out, th.bold.Render(clip(head, w)))
+		out = append(out, th.bold.Render(termtext.Clip(head, w)))
 		names := unionNames(lt.Offered, lt.Delivered, lt.Loaded)
 		if len(names) == 0 {
-			out = append(out, th.faint.Render(clip("  no skills offered", w)))
+			out = append(out, th.faint.Render(termtext.Clip("  no skills offered", w)))
 		} else {
 			nw := max(4, w-9)
 			out = append(out, indentStyled(th.faint, "  ", th.clean("O offered · D delivered · L loaded (R20)"), w)...)
@@ -226,7 +227,7 @@ func (p *lruPane) lastTurnLines(w int) ([]string, int) {
 						cursor = th.selected.Render(iconSelected + " ")
 					}
 				}
-				row := cursor + fit(clip(sanitize(n), nw-1), nw) + tick(th, "O", offered[n]) + tick(th, "D", delivered[n]) + tick(th, "L", loaded[n])
+				row := cursor + termtext.Fit(termtext.Clip(termtext.Sanitize(n), nw-1), nw) + tick(th, "O", offered[n]) + tick(th, "D", delivered[n]) + tick(th, "L", loaded[n])
 				out = append(out, row)
 			}
 		}
@@ -262,9 +263,9 @@ func nameList(th *theme, label string, names []string, w int) []string {
 	out := indentStyled(th.warn, "  ", label, w)
 	clean := make([]string, len(names))
 	for i, n := range names {
-		clean[i] = strings.ReplaceAll(sanitize(n), " ", "\u00a0")
+		clean[i] = strings.ReplaceAll(termtext.Sanitize(n), " ", "\u00a0")
 	}
-	for _, l := range wrap(strings.Join(clean, ", "), max(1, w-4)) {
+	for _, l := range termtext.Wrap(strings.Join(clean, ", "), max(1, w-4)) {
 		out = append(out, th.warn.Render("    "+strings.ReplaceAll(l, "\u00a0", " ")))
 	}
 	return out

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"skillet/harness/termtext"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -155,23 +156,23 @@ func (m *model) menuView(w int) []string {
 	iw := bw - 2
 	lw := 0
 	for _, s := range sugg {
-		lw = max(lw, width(s.label))
+		lw = max(lw, termtext.Width(s.label))
 	}
 	lw = min(lw, iw/2)
 	var lines []string
 	for i := first; i < len(sugg) && i < first+maxMenu; i++ {
 		s := sugg[i]
 		cursor := "  "
-		label := m.th.key.Render(fit(clip(s.label, lw), lw))
+		label := m.th.key.Render(termtext.Fit(termtext.Clip(s.label, lw), lw))
 		if hasChoice && s == chosen {
 			cursor = m.th.selected.Render(iconSelected + " ")
 		}
-		lines = append(lines, cursor+label+"  "+m.th.faint.Render(clip(s.help, max(1, iw-lw-4))))
+		lines = append(lines, cursor+label+"  "+m.th.faint.Render(termtext.Clip(s.help, max(1, iw-lw-4))))
 	}
 	foot := "↑/↓ choose · tab completes · enter runs"
 	if len(sugg) > maxMenu {
 		foot = "more: keep typing · " + foot
 	}
-	lines = append(lines, m.th.faint.Render(clip(" "+foot, iw)))
+	lines = append(lines, m.th.faint.Render(termtext.Clip(" "+foot, iw)))
 	return box(m.th, "Commands", lines, bw, len(lines)+2, false, "")
 }

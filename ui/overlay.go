@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"skillet/harness/termtext"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -125,7 +126,7 @@ func (o *textOverlay) view(w, h int) ([]string, int, int) {
 	body := pad(o.p.view(max(1, bw-4), o.h))
 	lines := make([]string, o.h, o.h+1)
 	copy(lines, body)
-	lines = append(lines, o.th.faint.Render(clip(" "+o.hint, bw-2)))
+	lines = append(lines, o.th.faint.Render(termtext.Clip(" "+o.hint, bw-2)))
 	return box(o.th, o.title, lines, bw, bh, true, o.p.footer()), x, y
 }
 

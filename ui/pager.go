@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"skillet/harness/termtext"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ type pager struct {
 }
 
 func newPager(text string) *pager {
-	return &pager{lines: strings.Split(sanitize(text), "\n"), rows: map[int][]string{}}
+	return &pager{lines: strings.Split(termtext.Sanitize(text), "\n"), rows: map[int][]string{}}
 }
 
 // wrapped is line i broken into rows at the current width.
@@ -31,7 +32,7 @@ func (p *pager) wrapped(i int) []string {
 	if len(p.rows) > 4096 { // forget rows far from view on long scrolls
 		clear(p.rows)
 	}
-	r := wrap(p.lines[i], p.w)
+	r := termtext.Wrap(p.lines[i], p.w)
 	p.rows[i] = r
 	return r
 }

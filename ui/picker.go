@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"skillet/harness/termtext"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func (p *picker) view(w, h int) ([]string, int, int) {
 	iw := max(1, bw-2)
 	p.h = max(1, bh-5)
 	p.filter.SetWidth(max(1, iw-10))
-	lines := []string{clip(p.filter.View(), iw), ""}
+	lines := []string{termtext.Clip(p.filter.View(), iw), ""}
 	ms := p.matches()
 	switch {
 	case p.loading:
@@ -150,11 +151,11 @@ func (p *picker) view(w, h int) ([]string, int, int) {
 		if it == p.current {
 			mark = th.accent.Render("● ")
 		}
-		line := mark + sanitize(it)
+		line := mark + termtext.Sanitize(it)
 		if i == p.sel {
-			line = th.selected.Render(iconSelected) + " " + th.bold.Render(clip(line, iw-2))
+			line = th.selected.Render(iconSelected) + " " + th.bold.Render(termtext.Clip(line, iw-2))
 		} else {
-			line = "  " + clip(line, iw-2)
+			line = "  " + termtext.Clip(line, iw-2)
 		}
 		lines = append(lines, line)
 	}
@@ -165,6 +166,6 @@ func (p *picker) view(w, h int) ([]string, int, int) {
 	if hint == "" {
 		hint = "↑/↓ choose · enter pick · esc close"
 	}
-	lines = append(lines[:max(0, bh-3)], th.faint.Render(clip(hint, iw)))
+	lines = append(lines[:max(0, bh-3)], th.faint.Render(termtext.Clip(hint, iw)))
 	return box(th, p.title, lines, bw, bh, true, fmt.Sprintf("%d", len(ms))), max(0, (w-bw)/2), max(0, (h-bh)/2)
 }

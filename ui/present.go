@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness/event"
+	"skillet/harness/termtext"
 )
 
 // Presenter mode shows a session to an audience: the chrome says what
@@ -116,7 +117,7 @@ var asideRE = regexp.MustCompile(`\s*\([^)]*\)`)
 // which by convention says what the skill does in the imperative: its
 // asides dropped and, when long, cut at a clause.
 func promptFrom(desc string) string {
-	s := strings.Join(strings.Fields(sanitize(desc)), " ")
+	s := strings.Join(strings.Fields(termtext.Sanitize(desc)), " ")
 	if i := strings.Index(s, ". "); i >= 0 {
 		s = s[:i]
 	}
@@ -158,7 +159,7 @@ func lastCut(s string, seps []string, most int) int {
 // holds and three prompts to try.
 func (m *model) welcomeLines(w int) []string {
 	th := m.th
-	out := []string{"", th.assistant.Render(clip("  Welcome to Skillet", w)), ""}
+	out := []string{"", th.assistant.Render(termtext.Clip("  Welcome to Skillet", w)), ""}
 	if m.snap != nil {
 		n := 0
 		for _, s := range m.snap.Skills {
@@ -170,11 +171,11 @@ func (m *model) welcomeLines(w int) []string {
 	}
 	ps := m.suggestedPrompts()
 	if len(ps) > 0 {
-		out = append(out, "", th.bold.Render(clip("  Try one of these (alt+1…3 puts one in the input)", w)), "")
+		out = append(out, "", th.bold.Render(termtext.Clip("  Try one of these (alt+1…3 puts one in the input)", w)), "")
 	}
 	for i, p := range ps {
 		out = append(out, indentStyled(th.user, fmt.Sprintf("  %d  ", i+1), "“"+p.text+"”", w)...)
-		out = append(out, th.faint.Render(clip("     alt+"+strconv.Itoa(i+1)+" · "+p.skill, w)), "")
+		out = append(out, th.faint.Render(termtext.Clip("     alt+"+strconv.Itoa(i+1)+" · "+p.skill, w)), "")
 	}
 	return out
 }

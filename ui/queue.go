@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"skillet/harness/termtext"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -63,11 +64,11 @@ func (m *model) queueLines(w int) []string {
 	var out []string
 	for i, q := range m.queue {
 		if i == maxQueueShown {
-			out = append(out, m.th.faint.Render(clip(fmt.Sprintf(" … and %d more queued", len(m.queue)-i), w)))
+			out = append(out, m.th.faint.Render(termtext.Clip(fmt.Sprintf(" … and %d more queued", len(m.queue)-i), w)))
 			break
 		}
-		one := strings.Join(strings.Fields(sanitize(q)), " ")
-		out = append(out, m.th.faint.Render(" ⏸ queued ")+clip(one, max(1, w-11)))
+		one := strings.Join(strings.Fields(termtext.Sanitize(q)), " ")
+		out = append(out, m.th.faint.Render(" ⏸ queued ")+termtext.Clip(one, max(1, w-11)))
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 )
 
@@ -70,7 +71,7 @@ func (m *model) statusBar(w int) string {
 		k.spin = m.spin.View()
 	}
 	if !m.status.ok || m.status.key != k {
-		m.status = statusMemo{key: k, line: fit(m.statusLine(w), w), ok: true}
+		m.status = statusMemo{key: k, line: termtext.Fit(m.statusLine(w), w), ok: true}
 	}
 	return m.status.line
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"io"
+	"skillet/harness/termtext"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -71,18 +72,18 @@ func (p *sessionPicker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (p *sessionPicker) View() tea.View {
 	th := newTheme(true)
 	w := max(20, p.w)
-	lines := []string{th.bold.Render(clip("Resume which session? ↑/↓ choose · enter reopens · esc quits", w)), ""}
+	lines := []string{th.bold.Render(termtext.Clip("Resume which session? ↑/↓ choose · enter reopens · esc quits", w)), ""}
 	for i, c := range p.choices {
 		cursor := "  "
 		if i == p.sel {
 			cursor = th.selected.Render(iconSelected + " ")
 		}
-		first := strings.Join(strings.Fields(sanitize(c.First)), " ")
+		first := strings.Join(strings.Fields(termtext.Sanitize(c.First)), " ")
 		if first == "" {
 			first = "(no message)"
 		}
-		head := fmt.Sprintf("%s · %s · %d turn(s)", sanitize(c.ID), c.When, c.Turns)
-		lines = append(lines, cursor+clip(th.bold.Render(head), w-2), "    "+th.faint.Render(clip(first, max(1, w-4))))
+		head := fmt.Sprintf("%s · %s · %d turn(s)", termtext.Sanitize(c.ID), c.When, c.Turns)
+		lines = append(lines, cursor+termtext.Clip(th.bold.Render(head), w-2), "    "+th.faint.Render(termtext.Clip(first, max(1, w-4))))
 	}
 	if p.h > 0 && len(lines) > p.h {
 		// keep the selected session on the screen

@@ -9,6 +9,7 @@ import (
 
 	"skillet/harness/event"
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 )
 
@@ -189,7 +190,7 @@ func (p *toolsPane) build(w int) {
 		if i == p.sel && p.focused {
 			cursor = th.selected.Render(iconSelected + " ")
 		}
-		name := sanitize(t.Name)
+		name := termtext.Sanitize(t.Name)
 		ver := ""
 		if t.Version > 0 {
 			ver = fmt.Sprintf(" v%d", t.Version)
@@ -202,9 +203,9 @@ func (p *toolsPane) build(w int) {
 			if t.Skill != "" {
 				who = t.Skill
 			}
-			out = append(out, cursor+clip(th.gone.Render(name)+th.faint.Render(ver+" · gone with "+sanitize(who)), w-2))
+			out = append(out, cursor+termtext.Clip(th.gone.Render(name)+th.faint.Render(ver+" · gone with "+termtext.Sanitize(who)), w-2))
 		} else {
-			out = append(out, cursor+clip(th.bold.Render(name)+th.faint.Render(ver), w-2))
+			out = append(out, cursor+termtext.Clip(th.bold.Render(name)+th.faint.Render(ver), w-2))
 		}
 		pol := th.faint
 		switch t.Approval {
@@ -217,26 +218,26 @@ func (p *toolsPane) build(w int) {
 		if t.Source == "skill" && t.Skill != "" {
 			src = "skill " + t.Skill
 		}
-		line := th.faint.Render("    "+sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
+		line := th.faint.Render("    "+termtext.Sanitize(orDash(src))+" · ") + pol.Render(orDash(t.Approval))
 		if t.SessionApproved && !t.Gone {
 			// it no longer asks: said on a line of its own, which a
 			// narrow pane wraps rather than cuts
 			out = append(out, indentStyled(th.good, "    ✓ ", "approved for the session", w)...)
-			line = th.faint.Render("    " + sanitize(orDash(src)))
+			line = th.faint.Render("    " + termtext.Sanitize(orDash(src)))
 		}
 		if t.Kind != "" {
 			line += th.faint.Render(" · " + string(t.Kind))
 		}
-		out = append(out, clip(line, w))
+		out = append(out, termtext.Clip(line, w))
 		if p.open[t.Name] {
 			if d := strings.TrimSpace(t.Description); d != "" {
-				out = append(out, indentStyled(th.status, "    ", sanitize(d), w)...)
+				out = append(out, indentStyled(th.status, "    ", termtext.Sanitize(d), w)...)
 			}
-			for _, l := range strings.Split(sanitize(prettyRaw(t.Parameters)), "\n") {
+			for _, l := range strings.Split(termtext.Sanitize(prettyRaw(t.Parameters)), "\n") {
 				out = append(out, indentStyled(th.faint, "    ", l, w)...)
 			}
 			if !t.Gone {
-				out = append(out, th.accent.Render(clip("    alt+c calls it by hand", w)))
+				out = append(out, th.accent.Render(termtext.Clip("    alt+c calls it by hand", w)))
 			}
 		}
 		if i == p.sel {

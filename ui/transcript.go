@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 	"skillet/harness/view"
 	"skillet/ui/markdown"
 )
@@ -336,7 +337,7 @@ func (t *transcriptPane) view(w, h int) []string {
 		return nil
 	}
 	if len(t.items) == 0 {
-		return []string{t.th.faint.Render(clip(" Nothing yet — type a message below, or /help.", w))}
+		return []string{t.th.faint.Render(termtext.Clip(" Nothing yet — type a message below, or /help.", w))}
 	}
 	iw := w - 1
 	if !t.follow {

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 )
 
 // The transcript's search, turn jumps and the "new output below" cue: they
@@ -229,7 +230,7 @@ func (m *model) findGo(from, dir int) {
 // findLine is the search bar.
 func (m *model) findLine(w int) string {
 	f := m.find
-	f.in.SetWidth(max(12, min(w/3, width(f.in.Value())+1)))
+	f.in.SetWidth(max(12, min(w/3, termtext.Width(f.in.Value())+1)))
 	state := ""
 	switch q := f.in.Value(); {
 	case q == "":
@@ -245,5 +246,5 @@ func (m *model) findLine(w int) string {
 	if f.missing {
 		st = m.th.warn
 	}
-	return fit(f.in.View()+"  "+st.Render(state), w)
+	return termtext.Fit(f.in.View()+"  "+st.Render(state), w)
 }

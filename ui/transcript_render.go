@@ -10,6 +10,7 @@ import (
 
 	"skillet/harness/event"
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 )
 
 const (
@@ -28,17 +29,17 @@ func (t *transcriptPane) render(it item, w int, open bool) []string {
 	case itemMark:
 		m := t.marks[it.idx]
 		icon, st := m.kind.look(th)
-		return indentStyled(st, icon+" ", sanitize(m.shown(th)), w)
+		return indentStyled(st, icon+" ", termtext.Sanitize(m.shown(th)), w)
 	case itemDivider:
 		n := t.messagesBefore(t.firstInWindow)
 		return []string{
 			"",
 			th.warn.Render(centerRule(" the model's window starts here ", w)),
-			th.warn.Render(clip(th.clean(fmt.Sprintf("  %d earlier message(s) above are out of it (R9)", n)), w)),
+			th.warn.Render(termtext.Clip(th.clean(fmt.Sprintf("  %d earlier message(s) above are out of it (R9)", n)), w)),
 		}
 	case itemPending:
 		out := []string{"", th.user.Render(iconUser+" You") + th.faint.Render(" · sending…")}
-		return append(out, indent(wrap(sanitize(t.pending), max(1, w-2)), "  ")...)
+		return append(out, indent(termtext.Wrap(termtext.Sanitize(t.pending), max(1, w-2)), "  ")...)
 	case itemEntry:
 		e := t.entries.At(it.idx)
 		return t.renderEntry(&e, w, open)
@@ -90,10 +91,10 @@ func reasoningLines(th *theme, r string, w int, open, streaming bool) []string {
 		label = "thinking"
 	}
 	if !open {
-		return []string{th.reasoning.Render(clip(fmt.Sprintf("  %s %s %s · %d words · enter unfolds", iconFolded, iconReasoning, label, words), w))}
+		return []string{th.reasoning.Render(termtext.Clip(fmt.Sprintf("  %s %s %s · %d words · enter unfolds", iconFolded, iconReasoning, label, words), w))}
 	}
-	out := []string{th.reasoning.Render(clip(fmt.Sprintf("  %s %s %s · %d words", iconUnfolded, iconReasoning, label, words), w))}
-	for _, l := range wrap(sanitize(r), max(1, w-4)) {
+	out := []string{th.reasoning.Render(termtext.Clip(fmt.Sprintf("  %s %s %s · %d words", iconUnfolded, iconReasoning, label, words), w))}
+	for _, l := range termtext.Wrap(termtext.Sanitize(r), max(1, w-4)) {
 		out = append(out, th.reasoning.Render("    "+l))
 	}
 	return out
@@ -102,16 +103,16 @@ func reasoningLines(th *theme, r string, w int, open, streaming bool) []string {
 // toolCallLines shows a call with its arguments: on the call's line when
 // they fit, else indented JSON, folded when long.
 func toolCallLines(th *theme, name, args string, w int, open bool) []string {
-	head := "  " + iconToolCall + " " + sanitize(name)
-	compact := sanitize(compactJSON(args))
+	head := "  " + iconToolCall + " " + termtext.Sanitize(name)
+	compact := termtext.Sanitize(compactJSON(args))
 	if compact == "" || compact == "{}" {
-		return []string{th.toolCall.Render(clip(head+"()", w))}
+		return []string{th.toolCall.Render(termtext.Clip(head+"()", w))}
 	}
-	if width(head)+1+width(compact) <= w {
+	if termtext.Width(head)+1+termtext.Width(compact) <= w {
 		return []string{th.toolCall.Render(head) + " " + th.faint.Render(compact)}
 	}
-	body := strings.Split(sanitize(prettyJSON(args)), "\n")
-	out := []string{th.toolCall.Render(clip(head, w))}
+	body := strings.Split(termtext.Sanitize(prettyJSON(args)), "\n")
+	out := []string{th.toolCall.Render(termtext.Clip(head, w))}
 	return append(out, foldBlock(th, body, w, 4, open, th.faint)...)
 }
 
@@ -124,7 +125,7 @@ func (t *transcriptPane) renderTool(e *rulebook.Entry, w int, open bool) []strin
 	case e.IsError:
 		st, icon, what = th.bad, iconError, "error"
 	}
-	head := fmt.Sprintf("  %s %s · %s", icon, sanitize(orDash(e.ToolName)), what)
+	head := fmt.Sprintf("  %s %s · %s", icon, termtext.Sanitize(orDash(e.ToolName)), what)
 	if e.Manual {
 		head += " · manual call"
 	}
@@ -132,15 +133,15 @@ func (t *transcriptPane) renderTool(e *rulebook.Entry, w int, open bool) []strin
 		head += " · " + shellStatus(sh)
 	}
 	if e.ApprovedBy != "" {
-		head += " · approved by " + sanitize(e.ApprovedBy)
+		head += " · approved by " + termtext.Sanitize(e.ApprovedBy)
 	}
-	out := []string{st.Render(clip(head, w))}
+	out := []string{st.Render(termtext.Clip(head, w))}
 	if sh := e.Shell; sh != nil {
-		out = append(out, th.toolCall.Render(clip("    $ "+sanitize(oneLine(sh.Command)), w)))
-		out = append(out, th.faint.Render(clip(fmt.Sprintf("    in %s · %s sandbox", sh.Dir, sh.Sandbox), w)))
+		out = append(out, th.toolCall.Render(termtext.Clip("    $ "+termtext.Sanitize(oneLine(sh.Command)), w)))
+		out = append(out, th.faint.Render(termtext.Clip(fmt.Sprintf("    in %s · %s sandbox", sh.Dir, sh.Sandbox), w)))
 	}
 	if e.WouldApprove != "" {
-		out = append(out, th.faint.Render(clip("    Claude Code would have approved it by "+sanitize(e.WouldApprove)+" (here skills grant nothing, R15)", w)))
+		out = append(out, th.faint.Render(termtext.Clip("    Claude Code would have approved it by "+termtext.Sanitize(e.WouldApprove)+" (here skills grant nothing, R15)", w)))
 	}
 	body := t.prettyContent(e.Index)
 	if e.Refused && len(body) <= 2 {
@@ -152,11 +153,11 @@ func (t *transcriptPane) renderTool(e *rulebook.Entry, w int, open bool) []strin
 	}
 	if e.Stderr != "" {
 		out = append(out, th.warn.Render("    stderr:"))
-		out = append(out, foldBlock(th, strings.Split(sanitize(e.Stderr), "\n"), w, 6, open, th.warn)...)
+		out = append(out, foldBlock(th, strings.Split(termtext.Sanitize(e.Stderr), "\n"), w, 6, open, th.warn)...)
 	}
 	if e.Diff != "" {
 		out = append(out, th.faint.Render("    changed files:"))
-		out = append(out, foldBlock(th, strings.Split(sanitize(e.Diff), "\n"), w, 6, open, th.faint)...)
+		out = append(out, foldBlock(th, strings.Split(termtext.Sanitize(e.Diff), "\n"), w, 6, open, th.faint)...)
 	}
 	return out
 }
@@ -190,7 +191,7 @@ func (t *transcriptPane) prettyContent(idx int) []string {
 		return nil
 	}
 	e := t.entries.At(idx)
-	ls := strings.Split(sanitize(prettyJSON(e.Text)), "\n")
+	ls := strings.Split(termtext.Sanitize(prettyJSON(e.Text)), "\n")
 	if len(t.pretty) >= maxPretty {
 		// the drawn items are cached apart; these are only for drawing
 		// again, and a long session's would otherwise all stay
@@ -202,7 +203,7 @@ func (t *transcriptPane) prettyContent(idx int) []string {
 
 func (t *transcriptPane) renderNote(e *rulebook.Entry, w int) []string {
 	th := t.th
-	text := sanitize(e.Text)
+	text := termtext.Sanitize(e.Text)
 	switch e.NoteKind {
 	case rulebook.NoteContextChanged:
 		return indentStyled(th.context, iconContext+" ", text, w)
@@ -236,7 +237,7 @@ func foldBlock(th *theme, body []string, w, ind int, open bool, st lipgloss.Styl
 		if strings.HasPrefix(l, "contextChanged:") {
 			lst = th.context
 		}
-		for _, r := range wrap(l, max(1, w-ind)) {
+		for _, r := range termtext.Wrap(l, max(1, w-ind)) {
 			out = append(out, pad+style(lst, r))
 		}
 		shown++
@@ -246,7 +247,7 @@ func foldBlock(th *theme, body []string, w, ind int, open bool, st lipgloss.Styl
 		if open {
 			hint = "v views all"
 		}
-		out = append(out, th.faint.Render(clip(fmt.Sprintf("%s… %s more line(s) · %s", pad, thousands(rest), hint), w)))
+		out = append(out, th.faint.Render(termtext.Clip(fmt.Sprintf("%s… %s more line(s) · %s", pad, thousands(rest), hint), w)))
 	}
 	return out
 }
@@ -258,17 +259,17 @@ const userFold = 24
 // (read as Markdown, a pasted text would reflow into one paragraph), a
 // long one folded after userFold lines until enter unfolds it.
 func userLines(th *theme, text string, w int, open bool) []string {
-	lines := strings.Split(strings.TrimRight(sanitize(text), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(termtext.Sanitize(text), "\n"), "\n")
 	limit := len(lines)
 	if !open && limit > userFold {
 		limit = userFold
 	}
 	var out []string
 	for _, l := range lines[:limit] {
-		out = append(out, indent(wrap(l, max(1, w-2)), "  ")...)
+		out = append(out, indent(termtext.Wrap(l, max(1, w-2)), "  ")...)
 	}
 	if rest := len(lines) - limit; rest > 0 {
-		out = append(out, th.faint.Render(clip(fmt.Sprintf("  … %s more line(s) · enter unfolds", thousands(rest)), w)))
+		out = append(out, th.faint.Render(termtext.Clip(fmt.Sprintf("  … %s more line(s) · enter unfolds", thousands(rest)), w)))
 	}
 	return out
 }
@@ -276,8 +277,8 @@ func userLines(th *theme, text string, w int, open bool) []string {
 // indentStyled wraps text after a prefix, aligning continuation lines
 // under the text.
 func indentStyled(st lipgloss.Style, prefix, text string, w int) []string {
-	pw := width(prefix)
-	lines := wrap(text, max(1, w-pw))
+	pw := termtext.Width(prefix)
+	lines := termtext.Wrap(text, max(1, w-pw))
 	out := make([]string, len(lines))
 	pad := strings.Repeat(" ", pw)
 	for i, l := range lines {
@@ -299,8 +300,8 @@ func indent(lines []string, pad string) []string {
 
 // centerRule is label in the middle of a ─ rule w columns wide.
 func centerRule(label string, w int) string {
-	label = clip(label, w)
-	rest := w - width(label)
+	label = termtext.Clip(label, w)
+	rest := w - termtext.Width(label)
 	if rest <= 0 {
 		return label
 	}
@@ -339,7 +340,7 @@ func (t *transcriptPane) liveLines(w int) []string {
 		out = append(out, l.lines...)
 	} else {
 		if l.plainW != w || l.plainN != l.text.Len() {
-			l.plain = indent(wrap(sanitize(l.text.String()), max(1, w-2)), "  ")
+			l.plain = indent(termtext.Wrap(termtext.Sanitize(l.text.String()), max(1, w-2)), "  ")
 			l.plainW, l.plainN = w, l.text.Len()
 		}
 		out = append(out, l.plain...)

@@ -14,6 +14,7 @@ import (
 	"skillet/harness/chat"
 	"skillet/harness/harnesstest"
 	"skillet/harness/rulebook"
+	"skillet/harness/termtext"
 )
 
 // The words a user types in a pane must reach the input, whatever the
@@ -299,7 +300,7 @@ func TestStatusBarKeepsTheMainFigures(t *testing.T) {
 	d := newDriver(t, nil, 160, 48)
 	for _, w := range []int{160, 100, 80, 60, 45} {
 		line := stripped(d.m.statusLine(w))
-		if width(line) > w {
+		if termtext.Width(line) > w {
 			t.Fatalf("status line wider than %d: %q", w, line)
 		}
 		if !strings.Contains(line, "gpt-4o-mini") || !strings.Contains(line, "next") || strings.HasSuffix(strings.TrimSpace(line), "…") {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"skillet/harness/termtext"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -53,7 +54,7 @@ func (m *model) render() string {
 		screen = append(screen, m.statusBar(m.w))
 	}
 	for len(screen) < m.h {
-		screen = append(screen, fit("", m.w))
+		screen = append(screen, termtext.Fit("", m.w))
 	}
 	screen = screen[:m.h]
 	if menu := m.menuView(m.w); menu != nil && m.overlay == nil && len(m.approvals) == 0 {
@@ -96,7 +97,7 @@ func (m *model) paneBox(p pane, r rect) []string {
 
 // dimmed redraws a line of what is under a dialog in the dim colour.
 func (m *model) dimmed(line string) string {
-	return fit(style(m.th.dim, ansi.Strip(line)), width(line))
+	return termtext.Fit(style(m.th.dim, ansi.Strip(line)), termtext.Width(line))
 }
 
 // newBelow is the cue that output arrived below a transcript scrolled up,
@@ -122,7 +123,7 @@ func (m *model) noteInside(lines []string) []string {
 	if m.flash == "" || m.flashIn != m.overlay || len(lines) < 3 {
 		return lines
 	}
-	w := width(lines[0])
+	w := termtext.Width(lines[0])
 	if w < 6 {
 		return lines
 	}
@@ -132,7 +133,7 @@ func (m *model) noteInside(lines []string) []string {
 	}
 	side := m.th.borderFocus.Render(thickBorder.v)
 	out := append([]string(nil), lines...)
-	out[len(out)-2] = side + fit(st.Render(clip(" "+icon+sanitize(m.flash), w-2)), w-2) + reset + side
+	out[len(out)-2] = side + termtext.Fit(st.Render(termtext.Clip(" "+icon+termtext.Sanitize(m.flash), w-2)), w-2) + termtext.Reset + side
 	return out
 }
 
@@ -171,7 +172,7 @@ func (m *model) body(lay layout) []string {
 			}
 		}
 		for len(out) < bodyH {
-			out = append(out, fit("", lay.w))
+			out = append(out, termtext.Fit("", lay.w))
 		}
 		return out[:min(len(out), bodyH)]
 	}
@@ -194,10 +195,10 @@ func (m *model) tabBar(w int) string {
 		}
 	}
 	bar := b.String()
-	if hint := "  tab switches panes"; width(bar)+width(hint) <= w {
+	if hint := "  tab switches panes"; termtext.Width(bar)+termtext.Width(hint) <= w {
 		bar += m.th.faint.Render(hint)
 	}
-	return fit(bar, w)
+	return termtext.Fit(bar, w)
 }
 
 func (m *model) inputBox(r rect) []string {
@@ -221,16 +222,16 @@ func (m *model) messageLine(w int) string {
 	}
 	switch {
 	case m.flash != "" && m.flashIsErr:
-		return fit(m.th.bad.Render(" "+iconError+" "+sanitize(m.flash)), w)
+		return termtext.Fit(m.th.bad.Render(" "+iconError+" "+termtext.Sanitize(m.flash)), w)
 	case m.flash != "" && m.quitArmed:
-		return fit(m.th.warn.Render(" "+sanitize(m.flash)), w)
+		return termtext.Fit(m.th.warn.Render(" "+termtext.Sanitize(m.flash)), w)
 	case m.flash != "":
-		return fit(m.th.info.Render(" "+sanitize(m.flash)), w)
+		return termtext.Fit(m.th.info.Render(" "+termtext.Sanitize(m.flash)), w)
 	}
 	k := helpKey{w: w, th: m.th, focus: m.focus, paneMode: m.paneMode}
 	if !m.hints.ok || m.hints.key != k {
 		m.help.SetWidth(max(0, w-1))
-		m.hints = helpMemo{key: k, line: fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.readOnlyHints(m.keys.paneHelp(m.paneBindings(), w < 100, m.paneMode), m.opts.ReadOnly))), w), ok: true}
+		m.hints = helpMemo{key: k, line: termtext.Fit(" "+m.th.clean(m.help.ShortHelpView(m.keys.readOnlyHints(m.keys.paneHelp(m.paneBindings(), w < 100, m.paneMode), m.opts.ReadOnly))), w), ok: true}
 	}
 	return m.hints.line
 }
