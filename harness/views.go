@@ -74,10 +74,6 @@ func (s *Session) checkAtTurnEnd(path string) func(e *event.TurnEnd, end int64, 
 	}
 }
 
-// EstimateTokens estimates the tokens of text without the tokenizer's
-// tables, as the inspector counts a recorded request's parts.
-func (s *Session) EstimateTokens(text string) int { return tokens.CountEstimate(text) }
-
 // ExportMarkdown writes the session's transcript as Markdown (/export; see
 // view.WriteMarkdown).
 func (s *Session) ExportMarkdown(w io.Writer) error {

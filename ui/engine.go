@@ -63,9 +63,6 @@ type Engine interface {
 	Clear() error
 	// SwitchProfile starts a new session under another profile.
 	SwitchProfile(name string) error
-	// EstimateTokens estimates a text's tokens without the tokenizer's
-	// tables, as the inspector counts the parts of a recorded request.
-	EstimateTokens(text string) int
 	// TokensLoaded is closed once exact token counts can be made; until
 	// then snapshots carry estimates.
 	TokensLoaded() <-chan struct{}

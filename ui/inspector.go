@@ -9,6 +9,7 @@ import (
 
 	"skillet/harness/rulebook"
 	"skillet/harness/termtext"
+	"skillet/harness/tokens"
 )
 
 // callsMsg carries the session's model calls to the inspector.
@@ -210,7 +211,7 @@ func (in *inspector) text() string {
 			if in.idx > 0 {
 				prev = in.calls[in.idx-1].Request
 			}
-			return requestAnatomy(c.Request, prev, in.open, in.eng.EstimateTokens)
+			return requestAnatomy(c.Request, prev, in.open, tokens.CountEstimate)
 		}
 		if a := replyAnatomy(c.Reply); a != "" {
 			if c.Error != "" {
