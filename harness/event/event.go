@@ -579,7 +579,14 @@ func Journaled(e Event) bool {
 // session costs), and gives the same values for every line it accepts but
 // one of invalid UTF-8, which encoding/json mends and it does not: such a
 // line, or one it refuses, is left to encoding/json (false), whose errors
-// are the ones reported.
-func decodeFast(b []byte, e Event) bool {
+// are the ones reported. go-json panics on some malformed lines (a line
+// cut inside a key's escape, as a torn write leaves it); that too leaves
+// the line to encoding/json, which refuses it with a message.
+func decodeFast(b []byte, e Event) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
 	return utf8.Valid(b) && gojson.Unmarshal(b, e) == nil
 }
