@@ -93,6 +93,7 @@ func (f *tuiFlags) start(opts ui.Options, stdin io.Reader, stdout, stderr io.Wri
 		// session loads them once its journal is folded
 		harness.WarmTokenizer()
 	}
+	c.readPace = ui.StreamReadPace
 	w, err := wire(c)
 	if err != nil {
 		return reportError(stderr, "skillet", err)

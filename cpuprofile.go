@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -11,8 +13,9 @@ import (
 // startCPUProfile writes a CPU profile of the run to the file named by
 // SKILLET_CPUPROFILE, for measuring the program as a user runs it;
 // SKILLET_CPUPROFILE_AFTER (a duration) starts it that long after start-up,
-// to leave out what comes before the part measured. The returned function
-// ends it. Without the variable it does nothing.
+// to leave out what comes before the part measured, and
+// SKILLET_CPUPROFILE_HZ samples that many times a second instead of 100,
+// for a process that uses little CPU. The returned function ends it. Without the variable it does nothing.
 func startCPUProfile() func() {
 	path := os.Getenv("SKILLET_CPUPROFILE")
 	if path == "" {
@@ -27,6 +30,15 @@ func startCPUProfile() func() {
 		}
 		after = d
 	}
+	hz := 0
+	if s := os.Getenv("SKILLET_CPUPROFILE_HZ"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 10000 {
+			fmt.Fprintf(os.Stderr, "skillet: SKILLET_CPUPROFILE_HZ %q: want a number from 1 to 10000\n", s)
+			return func() {}
+		}
+		hz = n
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "skillet: SKILLET_CPUPROFILE: %v\n", err)
@@ -39,6 +51,11 @@ func startCPUProfile() func() {
 		defer mu.Unlock()
 		if stopped {
 			return
+		}
+		if hz > 0 {
+			// StartCPUProfile keeps a rate set before it (and says so on
+			// stderr, which the screen's own output covers)
+			runtime.SetCPUProfileRate(hz)
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			fmt.Fprintf(os.Stderr, "skillet: SKILLET_CPUPROFILE %s: %v\n", path, err)

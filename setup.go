@@ -57,6 +57,10 @@ type common struct {
 	// noScan leaves the catalog unread, for a caller that reads only the
 	// skills it needs.
 	noScan bool
+	// readPace is the model client's llm.Config.ReadPace: set by the
+	// terminal UI, which shows streamed text a few times a second; the
+	// headless commands read each chunk as it comes.
+	readPace time.Duration
 }
 
 // register adds the session flags, the tape's (--record, --replay, ...)
@@ -551,7 +555,7 @@ func (w *wiring) pickModel(c *common, cfg *config.Config) error {
 		if err != nil {
 			return fmt.Errorf("start the offline demo model: %w", err)
 		}
-		client, err := llm.New(llm.Config{BaseURL: srv.URL, HTTPClient: w.tape.httpClient(0)})
+		client, err := llm.New(llm.Config{BaseURL: srv.URL, HTTPClient: w.tape.httpClient(0), ReadPace: c.readPace})
 		if err != nil {
 			srv.Close()
 			return err
@@ -569,6 +573,7 @@ func (w *wiring) pickModel(c *common, cfg *config.Config) error {
 	lc.MaxRetryWait = cfg.Model.MaxRetryWait.Duration
 	lc.ReplyTimeout = orDuration(c.replyTimeout, orDuration(cfg.Model.ReplyTimeout.Duration, lc.ReplyTimeout))
 	lc.HTTPClient = w.tape.httpClient(lc.ConnectTimeout)
+	lc.ReadPace = c.readPace
 	client, err := llm.New(lc)
 	if err != nil {
 		return err

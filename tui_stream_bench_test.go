@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -113,6 +114,9 @@ func startStreamingTUI(t *testing.T, bin, srvURL, name string) *streamingTUI {
 	extra := []string{"OPENAI_API_KEY=" + testAPIKey}
 	if dir := os.Getenv("SKILLET_BENCH_PROFILE"); dir != "" {
 		extra = append(extra, fmt.Sprintf("SKILLET_CPUPROFILE=%s/%s-%d.pprof", dir, name, profiled.Add(1)))
+		if hz := os.Getenv("SKILLET_BENCH_PROFILE_HZ"); hz != "" {
+			extra = append(extra, "SKILLET_CPUPROFILE_HZ="+hz)
+		}
 		if after := os.Getenv("SKILLET_BENCH_PROFILE_AFTER_" + strings.ToUpper(name)); after != "" {
 			extra = append(extra, "SKILLET_CPUPROFILE_AFTER="+after)
 		}
@@ -168,8 +172,13 @@ func (s *streamingTUI) turnCPU(msg string) (time.Duration, time.Duration) {
 //   - instant: the same 2,000 chunks as fast as the endpoint writes;
 //   - floor: the same reply in one chunk — one full render of the final
 //     transcript plus the turn around it;
-//   - slow: about 100 tokens a second (a 5-byte chunk every 10 ms) after
-//     the 100 KB arrived at once, CPU over 5 s as a share of one core;
+//   - slow: about 100 tokens a second (a 5-byte chunk every 10 ms) of
+//     more of the same reply after its first 100 KB arrived at once, CPU
+//     over 5 s as a share of one core; beside it the worst case of one
+//     paragraph of 2,000 words (drawn again whole on every frame while
+//     it is open), and two floors: the same stream through `skillet run`
+//     (the network and the engine without a screen) and the program
+//     sitting idle after a reply (see slowShares);
 //   - version: `skillet --version`.
 //
 // Pairs alternate (floor, paced, floor, instant, ...) so load on the
@@ -178,11 +187,14 @@ func (s *streamingTUI) turnCPU(msg string) (time.Duration, time.Duration) {
 //
 //	SKILLET_BENCH_STREAM=1 go test -run TestTUIStreamCPU -v .
 //
-// SKILLET_BENCH_ROUNDS=N sets the pairs (0: the 100 tokens/s measure
-// alone); SKILLET_BENCH_PROFILE=DIR has each process write a CPU profile
+// SKILLET_BENCH_BIN measures another build of skillet instead of this
+// checkout's. SKILLET_BENCH_ROUNDS=N sets the pairs (0: the 100 tokens/s measures
+// alone; their rounds are SKILLET_BENCH_SLOW_ROUNDS, 3 by default); SKILLET_BENCH_PROFILE=DIR has each process write a CPU profile
 // there (the binary's SKILLET_CPUPROFILE), and
 // SKILLET_BENCH_PROFILE_AFTER_SLOW=4s starts the slow one's late enough
-// to leave out the burst before it.
+// to leave out the burst before it (SKILLET_BENCH_PROFILE_HZ=1000 samples
+// more often); SKILLET_BENCH_SLOW=12s measures the
+// slow one longer than 5 s, for a profile with more samples.
 func TestTUIStreamCPU(t *testing.T) {
 	if os.Getenv("SKILLET_BENCH_STREAM") == "" {
 		t.Skip("set SKILLET_BENCH_STREAM=1 to measure streaming CPU (about a minute)")
@@ -190,7 +202,10 @@ func TestTUIStreamCPU(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux): skipped")
 	}
-	bin := skilletBinary(t)
+	bin := os.Getenv("SKILLET_BENCH_BIN") // another build, to compare with
+	if bin == "" {
+		bin = skilletBinary(t)
+	}
 	reply := streamReply(100 << 10)
 	const chunks = 2000
 	plans := map[string]streamPlan{
@@ -220,19 +235,7 @@ func TestTUIStreamCPU(t *testing.T) {
 			tui.run("kill-server")
 		}
 	}
-	// 100 tokens a second at the end of a long reply
-	slowReply := reply + strings.Repeat("word ", 2000)
-	current = streamPlan{reply: slowReply, chunks: len(slowReply) / 5, skip: len(reply) / 5, gap: 10 * time.Millisecond}
-	tui := startStreamingTUI(t, bin, srv.URL, "slow")
-	tui.typeText("explain the restarts")
-	tui.keys("Enter")
-	tui.shows("REPLY-END")
-	time.Sleep(time.Second) // the burst's render settles
-	c0, t0 := cpuOf(t, tui.pid), time.Now()
-	time.Sleep(5 * time.Second)
-	slow := float64(cpuOf(t, tui.pid)-c0) / float64(time.Since(t0))
-	tui.run("kill-server")
-	t.Logf("100 tokens/s at 100 KB: %.1f%% of a core", 100*slow)
+	slow := slowShares(t, bin, srv, &current, reply)
 	if rounds == 0 {
 		return
 	}
@@ -252,4 +255,82 @@ func TestTUIStreamCPU(t *testing.T) {
 	t.Logf("paced/floor %.2f×  instant/floor %.2f×  paced/version %.1f×  100 tokens/s at 100 KB: %.1f%% of a core",
 		float64(sum["paced"])/float64(floor), float64(sum["instant"])/float64(floor),
 		float64(sum["paced"])/float64(version), 100*slow)
+}
+
+// slowFor is how long each 100 tokens/s measure runs: 5 s, or
+// SKILLET_BENCH_SLOW (at most 15 s: the paragraph's words run out after
+// 20 s).
+func slowFor(t *testing.T) time.Duration {
+	s := os.Getenv("SKILLET_BENCH_SLOW")
+	if s == "" {
+		return 5 * time.Second
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > 15*time.Second {
+		t.Fatalf("SKILLET_BENCH_SLOW %q: want a duration up to 15s", s)
+	}
+	return d
+}
+
+// slowShares measures, as shares of one core over slowFor, the program
+// while a reply streams at 100 tokens a second after its first 100 KB
+// (reply) came at once: the same kind of reply going on ("slow"), one long
+// paragraph ("paragraph"), the same stream through `skillet run` with no
+// screen ("headless"), and the terminal UI idle after a short reply
+// ("idle"). Each is measured SKILLET_BENCH_SLOW_ROUNDS times, in turn so
+// the machine's load falls on all; it logs the medians and returns the
+// slow one's.
+func slowShares(t *testing.T, bin string, srv *httptest.Server, current *streamPlan, reply string) float64 {
+	rounds := 3
+	if n, err := strconv.Atoi(os.Getenv("SKILLET_BENCH_SLOW_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	trickle := func(tail string) streamPlan {
+		all := reply + tail
+		return streamPlan{reply: all, chunks: len(all) / 5, skip: len(reply) / 5, gap: 10 * time.Millisecond}
+	}
+	plans := map[string]streamPlan{
+		"slow":      trickle(streamReply(64 << 10)),
+		"paragraph": trickle(strings.Repeat("word ", 2000)),
+		"headless":  trickle(streamReply(64 << 10)),
+		"idle":      {reply: "REPLY-END", chunks: 1},
+	}
+	names := []string{"slow", "headless", "paragraph", "idle"}
+	shares := map[string][]float64{}
+	for range rounds {
+		for _, name := range names {
+			*current = plans[name]
+			var pid int
+			var stop func()
+			if name == "headless" {
+				cmd := exec.Command(bin, "run", "--base-url", srv.URL+"/v1", "explain the restarts")
+				cmd.Env = procEnv(t.TempDir(), "OPENAI_API_KEY="+testAPIKey)
+				if err := cmd.Start(); err != nil {
+					t.Fatalf("skillet run: %v", err)
+				}
+				pid, stop = cmd.Process.Pid, func() { cmd.Process.Kill(); cmd.Wait() }
+				// its first 100 KB came at once
+				time.Sleep(2 * time.Second)
+			} else {
+				tui := startStreamingTUI(t, bin, srv.URL, name)
+				tui.typeText("explain the restarts")
+				tui.keys("Enter")
+				tui.shows("REPLY-END")
+				time.Sleep(time.Second) // the burst's render settles
+				pid, stop = tui.pid, func() { tui.run("kill-server") }
+			}
+			c0, t0 := cpuOf(t, pid), time.Now()
+			time.Sleep(slowFor(t))
+			shares[name] = append(shares[name], float64(cpuOf(t, pid)-c0)/float64(time.Since(t0)))
+			stop()
+		}
+	}
+	med := map[string]float64{}
+	for _, name := range names {
+		v := slices.Sorted(slices.Values(shares[name]))
+		med[name] = (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	}
+	t.Logf("100 tokens/s at 100 KB, share of a core (median of %d): %.1f%%; one 2,000-word paragraph %.1f%%; floors: headless (skillet run) %.1f%%, idle %.1f%%",
+		rounds, 100*med["slow"], 100*med["paragraph"], 100*med["headless"], 100*med["idle"])
+	return med["slow"]
 }

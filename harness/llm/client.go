@@ -190,6 +190,7 @@ func (c *Client) attempt(parent context.Context, body []byte, stream bool, on fu
 	if stream && !isJSON(ctype) {
 		var events int
 		rd.events = true
+		rd.pace, rd.ctx = c.cfg.ReadPace, ctx
 		events, err = readStream(rd, asm, dog.alive)
 		if err == nil && events == 0 && raw.buf.Len() > 0 && !isEventStream(ctype) {
 			// Not a stream that died early: a page from something that is not

@@ -50,6 +50,16 @@ type Config struct {
 	// ask for (Retry-After); a longer ask waits this long. Zero means
 	// DefaultMaxRetryWait.
 	MaxRetryWait time.Duration
+	// ReadPace, when above zero, spaces the reads of a reply that streams
+	// slowly: after a read that waited for its bytes, the next one waits
+	// until ReadPace has passed, so the chunks sent meanwhile arrive in one
+	// read. A screen that shows text a few times a second loses nothing by
+	// it, and the process wakes for the network a few times a second
+	// instead of once per chunk (a hundred times a second at 100 tokens a
+	// second). A stream that arrives faster than it is read is never
+	// slowed: its reads do not wait. Zero reads as data comes, for callers
+	// that measure or pass on each chunk's timing.
+	ReadPace time.Duration
 	// HTTPClient replaces the client's own HTTP client, for tests.
 	HTTPClient *http.Client
 }

@@ -116,10 +116,44 @@ type watchedBody struct {
 	// life: a server that sends nothing but keep-alive comments must still
 	// time out. The stream's reader tells the watchdog about data instead.
 	events bool
+	// pace is Config.ReadPace, for an event stream; ctx ends its wait.
+	pace time.Duration
+	ctx  context.Context
+	// last is when the last read returned, and waited whether the sender
+	// trickled then (see Read): only then does the next read wait.
+	last   time.Time
+	waited bool
+	// waits counts the reads that waited for the pace, for tests.
+	waits int
 }
 
+// paceBlocked is how long a read must take to count as having waited for
+// the sender.
+const paceBlocked = time.Millisecond
+
 func (b *watchedBody) Read(p []byte) (int, error) {
+	paced := false
+	if b.pace > 0 && b.waited {
+		if d := time.Until(b.last.Add(b.pace)); d > 0 {
+			b.waits++
+			paced = true
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-b.ctx.Done():
+				t.Stop()
+			}
+		}
+	}
+	t0 := time.Now()
 	n, err := b.r.Read(p)
+	if b.pace > 0 {
+		// The sender trickles when the read had to wait for bytes, or
+		// when what a whole pace gathered does not fill the buffer; a
+		// read that fills it finds a burst, which is read without pause.
+		b.last = time.Now()
+		b.waited = b.last.Sub(t0) > paceBlocked || paced && n < len(p)
+	}
 	if n > 0 {
 		if !b.events {
 			b.w.alive()
