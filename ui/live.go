@@ -23,15 +23,6 @@ const liveInterval = streamFrame
 // streaming message) are kept to one per frame, ten a second.
 const spinFrame = time.Second / 10
 
-// screenFPS is how often the terminal renderer may write the screen. It
-// wakes that often whether or not anything changed, and each wake-up of a
-// mostly idle process costs a tenth of a millisecond of CPU or more, with
-// the runtime's scheduling around it: at Bubble Tea's default of 60 the
-// program used about 1 % of a core with nothing on the screen moving.
-// Thirty still shows a typed key within 33 ms, below what typing feels as
-// lag, and is three times the spinner's frame rate.
-const screenFPS = 30
-
 // streamFrame is the spinner's frame while the model's text streams in:
 // five a second. The text moves on every frame then, and no one reads
 // faster than that: at 100 tokens a second a frame adds about a line and a

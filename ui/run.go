@@ -101,7 +101,7 @@ func Run(ctx context.Context, eng Engine, sink *Sink, opts Options) error {
 		return fmt.Errorf("ui: unknown style %q (styles: %s)", opts.Style, strings.Join(MarkdownStyles(), ", "))
 	}
 	m := newModel(ctx, eng, opts)
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(quitOnInterrupt), tea.WithFPS(screenFPS)}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFilter(quitOnInterrupt)}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))
 	}
