@@ -1,0 +1,312 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// storeEveryTurn makes every session of the test store its fold at each
+// turn's end and at close, however short its journal.
+func storeEveryTurn(t *testing.T) {
+	t.Helper()
+	every, least := snapshotEvery, snapshotMin
+	snapshotEvery, snapshotMin = 1, 0
+	t.Cleanup(func() { snapshotEvery, snapshotMin = every, least })
+}
+
+// TestSnapshotAndTailFoldIsTheFullFold drives random sessions (the
+// generator of TestRandomSequencesKeepTheInvariants), keeps the snapshot
+// each turn's end stored, and reopens the journal from each of them: the
+// snapshot and the fold of the journal's lines after it must be the fold
+// of the whole journal, as skillet show --json, the whole rule-book state,
+// the UI's snapshot, the transcript, the marks and time travel see it.
+// SKILLET_RANDOM_SEEDS runs a longer search.
+func TestSnapshotAndTailFoldIsTheFullFold(t *testing.T) {
+	storeEveryTurn(t)
+	sequences := randomSeeds(t, 40, 15)
+	w := newWorkspace(t)
+	for _, name := range randomSkills {
+		writeRandomSkill(w, name)
+		w.tool(name+"_tool.yaml", fmt.Sprintf("name: %s_tool\nversion: 1\ndescription: Tool of %s.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: '{{setState \"last\" .q}}{{appendStore \"all\" .q}}%s:{{.q}}'\n", name, name, name))
+	}
+	w.responseTool("shared", 1, "shared {{.q}}")
+	resumed := 0
+	for seed := 0; seed < sequences; seed++ {
+		var dir string
+		var snaps [][]byte
+		runRandomSequenceWith(t, w, int64(seed), func(s *Session) {
+			dir = s.Dir()
+			b, err := os.ReadFile(filepath.Join(dir, SnapshotFile))
+			if err == nil && (len(snaps) == 0 || !bytes.Equal(b, snaps[len(snaps)-1])) {
+				snaps = append(snaps, b)
+			}
+		})
+		if t.Failed() {
+			t.Fatalf("seed %d: the random session failed", seed)
+		}
+		if dir == "" {
+			continue
+		}
+		// the reopened session closed last: its snapshot too
+		if b, err := os.ReadFile(filepath.Join(dir, SnapshotFile)); err == nil {
+			snaps = append(snaps, b)
+		}
+		if err := os.Remove(filepath.Join(dir, SnapshotFile)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		want, _ := inspectedView(t, w, dir)
+		for i, b := range snaps {
+			if err := os.WriteFile(filepath.Join(dir, SnapshotFile), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, at := inspectedView(t, w, dir)
+			if at == 0 {
+				t.Fatalf("seed %d: snapshot %d was not used", seed, i)
+			}
+			resumed++
+			if !sameLines(t, fmt.Sprintf("seed %d, snapshot %d of %d (at %d): the fold", seed, i+1, len(snaps), at), want, got) {
+				t.FailNow()
+			}
+		}
+		os.Remove(filepath.Join(dir, SnapshotFile))
+	}
+	if resumed < sequences {
+		t.Errorf("only %d reopenings from a snapshot in %d sessions", resumed, sequences)
+	}
+	t.Logf("%d reopenings from a snapshot", resumed)
+}
+
+// inspectedView folds the journal in dir read-only (skillet show) and
+// returns everything it is, as text, and the offset of the snapshot it
+// started from (0 for none).
+func inspectedView(t *testing.T, w *workspace, dir string) (string, int64) {
+	t.Helper()
+	// what reopening adds (a skill changed on disk) is stamped alike
+	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	in, skipped, err := Inspect(dir, Options{Catalog: w.catalog(), Model: &scripted{}, Now: now})
+	if err != nil {
+		t.Fatalf("inspect %s: %v", dir, err)
+	}
+	defer in.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "skipped: %q\n", skipped)
+	b.WriteString(shownState(t, in))
+	b.WriteString(foldedView(t, in))
+	enc := func(what string, v any) {
+		j, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		fmt.Fprintf(&b, "\n%s: %s", what, j)
+	}
+	in.mu.Lock()
+	st := in.st
+	enc("entries", st.Entries.Items())
+	enc("messages", st.Msgs.Items())
+	enc("ends", st.Ends.Items())
+	for i, m := range st.Marks.All() {
+		enc(fmt.Sprintf("mark %d (%s)", i, m.EventType()), m)
+	}
+	in.mu.Unlock()
+	h, err := in.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range h.Len() {
+		snap, err := h.At(i)
+		if err != nil {
+			t.Fatalf("time travel to call %d: %v", i+1, err)
+		}
+		turn, call := h.Call(i)
+		enc(fmt.Sprintf("call %d (turn %d call %d)", i, turn, call), snap)
+	}
+	return b.String(), in.resumedAt
+}
+
+// TestSnapshotIsNotTrustedWhenItDoesNotDescribeTheJournal damages, edits,
+// truncates and swaps what a reopening reads: each time it folds the whole
+// journal instead, shows the same session, and a writable reopening
+// stores a fresh snapshot when it closes.
+func TestSnapshotIsNotTrustedWhenItDoesNotDescribeTheJournal(t *testing.T) {
+	storeEveryTurn(t)
+	w := newWorkspace(t)
+	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "")
+	session := func() (dir string, snap []byte) {
+		f := w.open("", nil)
+		for i := range 4 {
+			f.turn(fmt.Sprintf("message %d", i), load("alpha"), say("done"))
+		}
+		dir = f.s.Dir()
+		if err := f.s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := os.ReadFile(filepath.Join(dir, SnapshotFile))
+		if err != nil {
+			t.Fatalf("no snapshot after a clean close: %v", err)
+		}
+		return dir, snap
+	}
+	dir, good := session()
+	_, foreign := session()
+	journalPath := filepath.Join(dir, JournalFile)
+	journalBytes, err := os.ReadFile(journalPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, SnapshotFile))
+	full, _ := inspectedView(t, w, dir)
+
+	put := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, SnapshotFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(good)
+	if got, at := inspectedView(t, w, dir); at == 0 || got != full {
+		t.Fatalf("the good snapshot: used at %d, same fold %v", at, got == full)
+	}
+
+	flip := bytes.Clone(good)
+	flip[len(flip)/2] ^= 0x40
+	cases := []struct {
+		name    string
+		snap    []byte
+		journal func()
+	}{
+		{"garbage", []byte("not a snapshot at all, but long enough to look at"), nil},
+		{"empty", nil, nil},
+		{"truncated snapshot", good[:len(good)/2], nil},
+		{"a flipped bit", flip, nil},
+		{"another version", bytes.Replace(good, []byte(snapshotMagic), []byte("skillet fold snapshoT\n"), 1), nil},
+		{"another session's", foreign, nil},
+		{"journal cut and written on", good, func() {
+			// its last line cut off and written again, a byte longer
+			cut := bytes.LastIndexByte(journalBytes[:len(journalBytes)-1], '\n') + 1
+			b := append(bytes.Clone(journalBytes[:cut]), strings.Replace(string(journalBytes[cut:]), "{", "{ ", 1)...)
+			writeInPlace(t, journalPath, b)
+		}},
+		{"journal edited near the end", good, func() {
+			b := bytes.Clone(journalBytes)
+			i := bytes.LastIndex(b, []byte(`"message 3"`))
+			copy(b[i:], `"message 9"`)
+			writeInPlace(t, journalPath, b)
+		}},
+		{"journal shorter than the snapshot", good, func() {
+			cut := bytes.LastIndexByte(journalBytes[:len(journalBytes)-1], '\n') + 1
+			if err := os.Truncate(journalPath, int64(cut)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"journal replaced by a copy", good, func() {
+			tmp := journalPath + ".copy"
+			if err := os.WriteFile(tmp, journalBytes, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, journalPath); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			writeInPlace(t, journalPath, journalBytes)
+			want := full
+			if c.journal != nil {
+				c.journal()
+				os.Remove(filepath.Join(dir, SnapshotFile))
+				want, _ = inspectedView(t, w, dir)
+			}
+			put(c.snap)
+			got, at := inspectedView(t, w, dir)
+			if at != 0 {
+				t.Fatalf("the snapshot was used (at %d)", at)
+			}
+			if !sameLines(t, "the fold", want, got) {
+				return
+			}
+			// a writable reopening folds it whole and stores a fresh one
+			s, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+			if err != nil {
+				t.Fatalf("reopen: %v", err)
+			}
+			if s.resumedAt != 0 {
+				t.Fatalf("the writable reopening used the snapshot (at %d)", s.resumedAt)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, at = inspectedView(t, w, dir)
+			if at == 0 {
+				t.Fatalf("no fresh snapshot was stored, or it is not used")
+			}
+		})
+	}
+}
+
+// writeInPlace rewrites a file's bytes keeping the file (its identity),
+// as an edit in place would.
+func writeInPlace(t *testing.T, path string, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSnapshotAtTurnEndOnlyPastTheThreshold checks a live session stores
+// its fold at a turn's end only once the journal has grown past the
+// threshold since the last one, and that a read-only look writes none.
+func TestSnapshotAtTurnEndOnlyPastTheThreshold(t *testing.T) {
+	every, least := snapshotEvery, snapshotMin
+	t.Cleanup(func() { snapshotEvery, snapshotMin = every, least })
+	snapshotMin = 0
+	w := newWorkspace(t)
+	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "")
+	f := w.open("", nil)
+	f.turn("first", say("done"))
+	first := f.s.journal.Size()
+	f.turn("second", say(strings.Repeat("words ", 20)))
+	snapshotEvery = 3 * (f.s.journal.Size() - first) // a few turns' worth
+	path := filepath.Join(f.s.Dir(), SnapshotFile)
+	var stored []int64
+	for i := range 12 {
+		f.turn(fmt.Sprintf("message %d", i), say(strings.Repeat("words ", 20)))
+		if at := f.s.snapAt; len(stored) == 0 || stored[len(stored)-1] != at {
+			stored = append(stored, at)
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no snapshot after 12 turns: %v", err)
+	}
+	// 13 turns of about size bytes each, one every 3 or so
+	if n := len(stored); n < 3 || n > 6 {
+		t.Errorf("snapshots at %v: want one every few turns", stored)
+	}
+	for i := 1; i < len(stored); i++ {
+		if stored[i]-stored[i-1] < snapshotEvery {
+			t.Errorf("snapshots at %d and %d: closer than %d bytes", stored[i-1], stored[i], snapshotEvery)
+		}
+	}
+	dir := f.s.Dir()
+	f.s.Close()
+	os.Remove(path)
+	in, _, err := Inspect(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a read-only look stored a snapshot: %v", err)
+	}
+}
