@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"skillet/harness/view"
 )
 
 // storeEveryTurn makes every session of the test store its fold at each
@@ -118,7 +120,14 @@ func inspectedView(t *testing.T, w *workspace, dir string) (string, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// every call of a short session; of a long one, calls spread over it
+	// and the last few, each folded from its checkpoint
+	step := max(1, h.Len()/120)
+	fmt.Fprintf(&b, "\ncalls: %d", h.Len())
 	for i := range h.Len() {
+		if i%step != 0 && i < h.Len()-3 {
+			continue
+		}
 		snap, err := h.At(i)
 		if err != nil {
 			t.Fatalf("time travel to call %d: %v", i+1, err)
@@ -186,6 +195,11 @@ func TestSnapshotIsNotTrustedWhenItDoesNotDescribeTheJournal(t *testing.T) {
 		{"a flipped bit", flip, nil},
 		{"another version", bytes.Replace(good, []byte(snapshotMagic), []byte("skillet fold snapshoT\n"), 1), nil},
 		{"another session's", foreign, nil},
+		{"a build whose state types differ", good, func() {
+			was := stateLayout
+			stateLayout[0] ^= 1
+			t.Cleanup(func() { stateLayout = was })
+		}},
 		{"journal cut and written on", good, func() {
 			// its last line cut off and written again, a byte longer
 			cut := bytes.LastIndexByte(journalBytes[:len(journalBytes)-1], '\n') + 1
@@ -308,5 +322,94 @@ func TestSnapshotAtTurnEndOnlyPastTheThreshold(t *testing.T) {
 	in.Close()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("a read-only look stored a snapshot: %v", err)
+	}
+}
+
+// TestSnapshotOfALongSession stores the fold of a session long enough to
+// have sealed pages of transcript, messages, marks and turn records and
+// several of time travel's checkpoints, at a few turn ends and at close,
+// and reopens from each: the fold must be the whole journal's, read-only
+// and writable.
+func TestSnapshotOfALongSession(t *testing.T) {
+	const turns = 600 // past two pages of marks, the fewest a turn adds
+	every, least := snapshotEvery, snapshotMin
+	t.Cleanup(func() { snapshotEvery, snapshotMin = every, least })
+	snapshotMin = 0
+	w := newWorkspace(t)
+	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "tools:\n  - name: alpha_tool\n")
+	w.tool("alpha_tool.yaml", "name: alpha_tool\nversion: 1\ndescription: Tool of alpha.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: '{{setState \"last\" .q}}alpha:{{.q}}'\n")
+	f := w.open("[session]\nmax_transcript_messages = 12\n", nil)
+	f.turn("first", load("alpha"), say("loaded"))
+	snapshotEvery = 100 * f.s.journal.Size() / 2 // about one every hundred turns
+	dir := f.s.Dir()
+	var snaps [][]byte
+	for i := range turns {
+		f.turn(fmt.Sprintf("message %d", i), call("alpha_tool", fmt.Sprintf(`{"q":"%d"}`, i)), call("alpha_tool", `{"q":"again"}`), say(fmt.Sprintf("answer %d", i)))
+		if b, err := os.ReadFile(filepath.Join(dir, SnapshotFile)); err == nil && (len(snaps) == 0 || !bytes.Equal(b, snaps[len(snaps)-1])) {
+			snaps = append(snaps, b)
+		}
+	}
+	st := f.s.st
+	if st.Entries.Sealed() == 0 || st.Msgs.Sealed() == 0 || st.Marks.Sealed() == 0 {
+		t.Fatalf("nothing sealed: entries %d, messages %d, marks %d", st.Entries.Sealed(), st.Msgs.Sealed(), st.Marks.Sealed())
+	}
+	if err := f.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, SnapshotFile))
+	if err != nil {
+		t.Fatalf("no snapshot after close: %v", err)
+	}
+	snaps = append(snaps, b)
+	if len(snaps) < 3 {
+		t.Fatalf("%d snapshots in %d turns", len(snaps), turns)
+	}
+	os.Remove(filepath.Join(dir, SnapshotFile))
+	want, _ := inspectedView(t, w, dir)
+	for i, b := range snaps {
+		if err := os.WriteFile(filepath.Join(dir, SnapshotFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, at := inspectedView(t, w, dir)
+		if at == 0 {
+			t.Fatalf("snapshot %d was not used", i)
+		}
+		if !sameLines(t, fmt.Sprintf("snapshot %d of %d (at %d)", i+1, len(snaps), at), want, got) {
+			t.FailNow()
+		}
+	}
+	// writable: every call's body reads back as from the whole fold
+	bodies := func(s *Session) string {
+		var out strings.Builder
+		for i := range len(s.st.Calls) {
+			rec, err := s.ModelCall(i)
+			if err != nil {
+				t.Fatalf("call %d: %v", i+1, err)
+			}
+			fmt.Fprintf(&out, "%d %s %q\n", i, rec.Request, rec.Reply)
+		}
+		return out.String()
+	}
+	open := func() (*Session, string) {
+		s, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, bodies(s)
+	}
+	os.WriteFile(filepath.Join(dir, SnapshotFile), snaps[1], 0o600)
+	s, fromSnap := open()
+	if s.resumedAt == 0 {
+		t.Fatal("the writable reopening did not use the snapshot")
+	}
+	if n := s.hist.Checkpoints(); n < len(s.st.Calls)/view.CheckEvery {
+		t.Errorf("%d checkpoints for %d calls", n, len(s.st.Calls))
+	}
+	s.Close()
+	os.Remove(filepath.Join(dir, SnapshotFile))
+	s, whole := open()
+	s.Close()
+	if !sameLines(t, "the calls' bodies", whole, fromSnap) {
+		t.FailNow()
 	}
 }
