@@ -284,7 +284,7 @@ func (s *Session) snapshotLocked(end int64) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, err := countLines(f, end, s.foldLines)
+	lines, err := countLines(f, end, s.snap.lines)
 	if err != nil {
 		return nil, err
 	}
@@ -292,15 +292,29 @@ func (s *Session) snapshotLocked(end int64) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := snapBody{Codec: s.journal.CodecState(), Index: ix, Repair: rulebook.RepairState{Turn: st.Turn, Notes: s.foldNotes},
-		Problems: s.foldProblems}
+	body := snapBody{Codec: s.journal.CodecState(), Index: ix, Repair: rulebook.RepairState{Turn: st.Turn, Notes: s.snap.notes},
+		Problems: s.snap.problems}
 	data, err := encodeSnapshot(key, st, body, s.hist.Checks(path, end))
 	if err != nil {
 		return nil, err
 	}
-	s.snapAt, s.foldLines = end, foldLines{at: end, lines: lines}
+	s.snap.at, s.snap.lines = end, foldLines{at: end, lines: lines}
 	dest := filepath.Join(s.dir, SnapshotFile)
 	return func() error { return atomicfile.Write(dest, data, 0o600) }, nil
+}
+
+// snapState is what a session knows of its snapshots.
+type snapState struct {
+	// at is the journal offset the last snapshot covers, 0 when there is
+	// none; resumedAt the offset of the one the session reopened from, 0
+	// when it folded its whole journal.
+	at, resumedAt int64
+	// lines counts the journal's lines up to an offset, so the next
+	// snapshot counts on from there.
+	lines foldLines
+	// notes and problems are what reopening repaired and skipped before
+	// the journal's end, for a snapshot to say again.
+	notes, problems []string
 }
 
 // foldLines is how many lines the journal holds before an offset, so

@@ -135,7 +135,7 @@ func inspectedView(t *testing.T, w *workspace, dir string) (string, int64) {
 		turn, call := h.Call(i)
 		enc(fmt.Sprintf("call %d (turn %d call %d)", i, turn, call), snap)
 	}
-	return b.String(), in.resumedAt
+	return b.String(), in.snap.resumedAt
 }
 
 // TestSnapshotIsNotTrustedWhenItDoesNotDescribeTheJournal damages, edits,
@@ -250,8 +250,8 @@ func TestSnapshotIsNotTrustedWhenItDoesNotDescribeTheJournal(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reopen: %v", err)
 			}
-			if s.resumedAt != 0 {
-				t.Fatalf("the writable reopening used the snapshot (at %d)", s.resumedAt)
+			if s.snap.resumedAt != 0 {
+				t.Fatalf("the writable reopening used the snapshot (at %d)", s.snap.resumedAt)
 			}
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
@@ -296,7 +296,7 @@ func TestSnapshotAtTurnEndOnlyPastTheThreshold(t *testing.T) {
 	var stored []int64
 	for i := range 12 {
 		f.turn(fmt.Sprintf("message %d", i), say(strings.Repeat("words ", 20)))
-		if at := f.s.snapAt; len(stored) == 0 || stored[len(stored)-1] != at {
+		if at := f.s.snap.at; len(stored) == 0 || stored[len(stored)-1] != at {
 			stored = append(stored, at)
 		}
 	}
@@ -399,7 +399,7 @@ func TestSnapshotOfALongSession(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, SnapshotFile), snaps[1], 0o600)
 	s, fromSnap := open()
-	if s.resumedAt == 0 {
+	if s.snap.resumedAt == 0 {
 		t.Fatal("the writable reopening did not use the snapshot")
 	}
 	if n := s.hist.Checkpoints(); n < len(s.st.Calls)/view.CheckEvery {

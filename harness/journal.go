@@ -96,7 +96,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 		}
 		rep = rulebook.ResumeRepairer(snap.body.Repair)
 		prior = snap.body.Problems
-		s.snapAt, s.resumedAt, s.foldLines = off, off, foldLines{at: off, lines: snap.key.Lines}
+		s.snap.at, s.snap.resumedAt, s.snap.lines = off, off, foldLines{at: off, lines: snap.key.Lines}
 		if first, err = jr.Next(); err != nil && err != io.EOF {
 			s.mu.Unlock()
 			return nil, append(prior, jr.Problems()...), fmt.Errorf("reopen session %s: %w", path, err)
@@ -126,7 +126,11 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	if codec.Torn() > 0 && len(skipped) > 0 {
 		skipped = skipped[:len(skipped)-1]
 	}
-	s.foldProblems, s.foldNotes = slices.Clip(skipped), slices.Clone(repairs)
+	s.snap.problems, s.snap.notes = slices.Clip(skipped), slices.Clone(repairs)
+	if codec.Torn() == 0 {
+		// counted as read, so a snapshot need not count them again
+		s.snap.lines = foldLines{at: jr.At(), lines: jr.Lines()}
+	}
 	if !readOnly {
 		// where each call's lines are, for reading back what memory no
 		// longer holds; the lines past what was read are indexed as asked

@@ -151,18 +151,8 @@ type Session struct {
 	calls journal.CallIndex
 	// hist keeps time travel's checkpoints; it has its own lock.
 	hist view.Index
-	// snapAt is the journal offset the last snapshot of the fold covers
-	// (see SnapshotFile), 0 when there is none; foldLines counts the
-	// journal's lines up to one. foldNotes and foldProblems are what
-	// reopening repaired and skipped before the journal's end, for the
-	// snapshot to say again.
-	snapAt    int64
-	foldLines foldLines
-	// resumedAt is the offset of the snapshot the session reopened from,
-	// 0 when it folded its whole journal.
-	resumedAt    int64
-	foldNotes    []string
-	foldProblems []string
+	// snap is what storing the fold needs to know (see SnapshotFile).
+	snap snapState
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.
@@ -313,7 +303,7 @@ func (s *Session) start(id, prof string, window int) error {
 // Called by start and reopen, which hold the lock.
 func (s *Session) reset(id string) {
 	s.st = rulebook.New(id, s.opts.ModelName, s.opts.Config.Session)
-	s.snapAt, s.resumedAt, s.foldLines, s.foldNotes, s.foldProblems = 0, 0, foldLines{}, nil, nil
+	s.snap = snapState{}
 	s.model = s.opts.Model
 	s.w.ExecHigh = 0
 	s.w.MCPDefs = map[string]*skills.ToolDef{}
@@ -442,7 +432,7 @@ func (s *Session) Close() error {
 	var store func() error
 	if s.journal != nil {
 		// a clean close stores the fold, unless the last one covers it
-		if end := s.journal.Size(); end > s.snapAt && end >= snapshotMin {
+		if end := s.journal.Size(); end > s.snap.at && end >= snapshotMin {
 			store, _ = s.snapshotLocked(end) // a snapshot is a cache: none is no harm
 		}
 		errs = append(errs, s.journal.Close())

@@ -73,7 +73,7 @@ func (s *Session) checkAtTurnEnd(path string) func(e *event.TurnEnd, end int64, 
 		}
 		s.hist.AtTurnEnd(path, st, end, leftOff, inline)
 		var store func() error
-		if end-s.snapAt >= snapshotEvery && end >= snapshotMin && filepath.Join(s.dir, JournalFile) == path {
+		if end-s.snap.at >= snapshotEvery && end >= snapshotMin && filepath.Join(s.dir, JournalFile) == path {
 			store, _ = s.snapshotLocked(end) // a snapshot is a cache: none is no harm
 		}
 		s.mu.Unlock()

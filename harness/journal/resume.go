@@ -53,12 +53,13 @@ func ResumeReader(r io.Reader, at int64, line int, cs CodecState, blobs map[Blob
 	if blobs != nil {
 		c.rawAt = blobs
 	}
-	jr.at, jr.start, jr.line = at, at, line
+	jr.at, jr.start, jr.line, jr.nl = at, at, line, line
 	return jr
 }
 
-// Line is the number of the last line read.
-func (jr *Reader) Line() int { return jr.line }
+// Lines is how many whole lines (each ending with a newline) come before
+// At.
+func (jr *Reader) Lines() int { return jr.nl }
 
 // IndexState is what a CallIndex holds of a journal up to an offset (see
 // CallIndex.Seed).
