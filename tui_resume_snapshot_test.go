@@ -99,6 +99,11 @@ func TestResumeFromSnapshotShowsTheSameSession(t *testing.T) {
 		tm.keys("C-c")
 		tm.keys("C-c")
 		tm.shows("saved in")
+		// the session closes (and stores its snapshot) after saying so:
+		// done once the shell runs what follows skillet
+		tm.waitFor("skillet to exit", func() bool {
+			return tm.run("display-message", "-p", "-t", "t", "#{pane_current_command}") == "sleep"
+		})
 		return scr
 	}
 	screenSnap := resume()
