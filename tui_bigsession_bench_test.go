@@ -77,7 +77,8 @@ func TestBigSession(t *testing.T) {
 	live := float64(b.liveKB)
 	t.Logf("resume without a snapshot: panes filled %.0f ms (a new session's %.0f ms: ×%.1f), peak %.0f MiB = ×%.2f live, CPU %.0f ms, waiting for a core %.0f ms",
 		avg("resume_ms"), avg("new_ms"), avg("resume_ms")/avg("new_ms"), avg("resume_kb")/1024, avg("resume_kb")/live, avg("resume_cpu_ms"), avg("resume_wait_ms"))
-	t.Logf("quitting: %.0f ms storing the snapshot (%.0f MiB), %.0f ms storing none", avg("quit_ms"), avg("snap_kb")/1024, avg("quit_bare_ms"))
+	t.Logf("quitting after the first resume: %.0f ms (storing a snapshot of %.0f MiB, when the build stores one); after the resume from it: %.0f ms",
+		avg("quit_ms"), avg("snap_kb")/1024, avg("quit_again_ms"))
 	t.Logf("resume from the snapshot the quit stored: panes filled %.0f ms, peak %.0f MiB = ×%.2f live, CPU %.0f ms, waiting for a core %.0f ms; travel to the last call %.0f ms",
 		avg("snap_resume_ms"), avg("snap_resume_kb")/1024, avg("snap_resume_kb")/live, avg("snap_resume_cpu_ms"), avg("snap_resume_wait_ms"), avg("snap_travel_last_ms"))
 	t.Logf("travel: last call %.0f ms, first call %.0f ms (one-turn session: %.0f ms); CPU %.0f ms and %.0f ms",
@@ -308,7 +309,13 @@ func measureResume(t *testing.T, bin, home string, b bigSession, round int) map[
 	quitMS := time.Since(q0)
 	snap, err := os.Stat(filepath.Join(dir, "s", "fold.snapshot"))
 	if err != nil {
-		t.Fatalf("quitting stored no snapshot: %v", err)
+		// a build from before snapshots (SKILLET_BENCH_BIN): the first
+		// resume is all there is to measure
+		t.Logf("resume: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v), to the first %v (CPU %v); quit %v, no snapshot stored",
+			took.Round(time.Millisecond), cpu, waited.Round(time.Millisecond), peak>>10, lastCall.Round(time.Millisecond), lastCPU, firstCall.Round(time.Millisecond), firstCPU, quitMS.Round(time.Millisecond))
+		return map[string]float64{"resume_ms": float64(took.Milliseconds()), "resume_cpu_ms": float64(cpu.Milliseconds()), "resume_wait_ms": float64(waited.Milliseconds()), "resume_kb": float64(peak),
+			"travel_last_ms": float64(lastCall.Milliseconds()), "travel_first_ms": float64(firstCall.Milliseconds()),
+			"travel_last_cpu_ms": float64(lastCPU.Milliseconds()), "travel_first_cpu_ms": float64(firstCPU.Milliseconds()), "quit_ms": float64(quitMS.Milliseconds())}
 	}
 	t.Logf("resume without a snapshot: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v), to the first %v (CPU %v); quit with the snapshot stored %v (%d MiB)",
 		took.Round(time.Millisecond), cpu, waited.Round(time.Millisecond), peak>>10, lastCall.Round(time.Millisecond), lastCPU, firstCall.Round(time.Millisecond), firstCPU,
@@ -319,18 +326,23 @@ func measureResume(t *testing.T, bin, home string, b bigSession, round int) map[
 	sLast, sLastCPU := p.travel("/history", "viewing call")
 	p.keys("Escape")
 	p.until("the live session", time.Now(), func(s string) bool { return !strings.Contains(s, "viewing call") })
-	// nothing was added to the journal: this quit stores no snapshot
+	// a quit stores a snapshot again only if the reopening added to the
+	// journal (a copied session warns that its workspace is gone)
 	q0 = time.Now()
 	p.quit()
-	quitBare := time.Since(q0)
-	t.Logf("resume from the snapshot: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v); quit storing nothing %v",
-		sTook.Round(time.Millisecond), sCPU, sWaited.Round(time.Millisecond), sPeak>>10, sLast.Round(time.Millisecond), sLastCPU, quitBare.Round(time.Millisecond))
+	quitAgain := time.Since(q0)
+	stored := "storing none"
+	if again, err := os.Stat(filepath.Join(dir, "s", "fold.snapshot")); err == nil && !again.ModTime().Equal(snap.ModTime()) {
+		stored = "storing the snapshot again"
+	}
+	t.Logf("resume from the snapshot: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v); quit %s %v",
+		sTook.Round(time.Millisecond), sCPU, sWaited.Round(time.Millisecond), sPeak>>10, sLast.Round(time.Millisecond), sLastCPU, stored, quitAgain.Round(time.Millisecond))
 	return map[string]float64{"resume_ms": float64(took.Milliseconds()), "resume_cpu_ms": float64(cpu.Milliseconds()), "resume_wait_ms": float64(waited.Milliseconds()), "resume_kb": float64(peak),
 		"travel_last_ms": float64(lastCall.Milliseconds()), "travel_first_ms": float64(firstCall.Milliseconds()),
 		"travel_last_cpu_ms": float64(lastCPU.Milliseconds()), "travel_first_cpu_ms": float64(firstCPU.Milliseconds()),
 		"quit_ms": float64(quitMS.Milliseconds()), "snap_kb": float64(snap.Size() >> 10),
 		"snap_resume_ms": float64(sTook.Milliseconds()), "snap_resume_cpu_ms": float64(sCPU.Milliseconds()), "snap_resume_wait_ms": float64(sWaited.Milliseconds()),
-		"snap_resume_kb": float64(sPeak), "snap_travel_last_ms": float64(sLast.Milliseconds()), "quit_bare_ms": float64(quitBare.Milliseconds())}
+		"snap_resume_kb": float64(sPeak), "snap_travel_last_ms": float64(sLast.Milliseconds()), "quit_again_ms": float64(quitAgain.Milliseconds())}
 }
 
 // panesFilled waits for a reopened session's panes to show the last turn

@@ -37,6 +37,14 @@ const (
 // megabytes of journal, never at every turn.
 var snapshotEvery int64 = 8 << 20
 
+// snapshotCloseEvery is how many journal bytes past the last snapshot
+// make a clean close store a new one: folding a tail shorter than this
+// costs a reopening a few milliseconds, while storing the fold of a long
+// session costs its close a tenth of a second and many megabytes written.
+// A session with no usable snapshot stores one as it closes whatever it
+// added.
+var snapshotCloseEvery int64 = 1 << 20
+
 // snapshotMin is the shortest journal a snapshot is stored for: one
 // shorter folds whole in a few milliseconds.
 var snapshotMin int64 = 1 << 20

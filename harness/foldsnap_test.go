@@ -17,9 +17,9 @@ import (
 // turn's end and at close, however short its journal.
 func storeEveryTurn(t *testing.T) {
 	t.Helper()
-	every, least := snapshotEvery, snapshotMin
-	snapshotEvery, snapshotMin = 1, 0
-	t.Cleanup(func() { snapshotEvery, snapshotMin = every, least })
+	every, closing, least := snapshotEvery, snapshotCloseEvery, snapshotMin
+	snapshotEvery, snapshotCloseEvery, snapshotMin = 1, 1, 0
+	t.Cleanup(func() { snapshotEvery, snapshotCloseEvery, snapshotMin = every, closing, least })
 }
 
 // TestSnapshotAndTailFoldIsTheFullFold drives random sessions (the
@@ -282,9 +282,7 @@ func writeInPlace(t *testing.T, path string, b []byte) {
 // its fold at a turn's end only once the journal has grown past the
 // threshold since the last one, and that a read-only look writes none.
 func TestSnapshotAtTurnEndOnlyPastTheThreshold(t *testing.T) {
-	every, least := snapshotEvery, snapshotMin
-	t.Cleanup(func() { snapshotEvery, snapshotMin = every, least })
-	snapshotMin = 0
+	storeEveryTurn(t)
 	w := newWorkspace(t)
 	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "")
 	f := w.open("", nil)
@@ -312,8 +310,18 @@ func TestSnapshotAtTurnEndOnlyPastTheThreshold(t *testing.T) {
 			t.Errorf("snapshots at %d and %d: closer than %d bytes", stored[i-1], stored[i], snapshotEvery)
 		}
 	}
+	// a close that adds less than snapshotCloseEvery past the last one
+	// leaves it as it is
 	dir := f.s.Dir()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshotCloseEvery = f.s.journal.Size() - f.s.snap.at + 1
 	f.s.Close()
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("a close that added little to the journal stored another snapshot (%v)", err)
+	}
 	os.Remove(path)
 	in, _, err := Inspect(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
 	if err != nil {
@@ -332,9 +340,7 @@ func TestSnapshotAtTurnEndOnlyPastTheThreshold(t *testing.T) {
 // and writable.
 func TestSnapshotOfALongSession(t *testing.T) {
 	const turns = 600 // past two pages of marks, the fewest a turn adds
-	every, least := snapshotEvery, snapshotMin
-	t.Cleanup(func() { snapshotEvery, snapshotMin = every, least })
-	snapshotMin = 0
+	storeEveryTurn(t)
 	w := newWorkspace(t)
 	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "tools:\n  - name: alpha_tool\n")
 	w.tool("alpha_tool.yaml", "name: alpha_tool\nversion: 1\ndescription: Tool of alpha.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: '{{setState \"last\" .q}}alpha:{{.q}}'\n")

@@ -432,7 +432,7 @@ func (s *Session) Close() error {
 	var store func() error
 	if s.journal != nil {
 		// a clean close stores the fold, unless the last one covers it
-		if end := s.journal.Size(); end > s.snap.at && end >= snapshotMin {
+		if end := s.journal.Size(); end > s.snap.at && (s.snap.at == 0 || end-s.snap.at >= snapshotCloseEvery) && end >= snapshotMin {
 			store, _ = s.snapshotLocked(end) // a snapshot is a cache: none is no harm
 		}
 		errs = append(errs, s.journal.Close())
