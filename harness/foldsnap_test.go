@@ -419,3 +419,62 @@ func TestSnapshotOfALongSession(t *testing.T) {
 		t.FailNow()
 	}
 }
+
+// TestSnapshotSaysWhatTheWholeFoldSkipped reopens a journal that lost a
+// tool result and holds a line that does not read, well before the end:
+// from the snapshot, the reopening names the same skipped line and makes
+// the same repair as the fold of the whole journal.
+func TestSnapshotSaysWhatTheWholeFoldSkipped(t *testing.T) {
+	storeEveryTurn(t)
+	w := newWorkspace(t)
+	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "tools:\n  - name: alpha_tool\n")
+	w.tool("alpha_tool.yaml", "name: alpha_tool\nversion: 1\ndescription: Tool of alpha.\nparameters:\n  type: object\n  properties:\n    q: {type: string}\nresponse: 'alpha:{{.q}}'\n")
+	f := w.open("", nil)
+	f.turn("first", load("alpha"), say("loaded"))
+	f.turn("second", call("alpha_tool", `{"q":"x"}`), say("called"))
+	for i := range 3 {
+		f.turn(fmt.Sprintf("more %d", i), say("fine"))
+	}
+	dir := f.s.Dir()
+	f.s.Close()
+	path := filepath.Join(dir, JournalFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	dropped := false
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if !dropped && strings.Contains(line, `"type":"tool_result"`) && strings.Contains(line, "alpha:x") {
+			dropped = true
+			out = append(out, "{not a journal line\n")
+			continue
+		}
+		out = append(out, line)
+	}
+	if !dropped {
+		t.Fatal("no tool result to drop")
+	}
+	writeInPlace(t, path, []byte(strings.Join(out, "")))
+	os.Remove(filepath.Join(dir, SnapshotFile))
+	want, _ := inspectedView(t, w, dir)
+	if !strings.Contains(want, "skipped: [\"line") {
+		t.Fatalf("the whole fold skipped nothing:\n%s", want[:min(len(want), 400)])
+	}
+	// a writable reopening folds it whole, warns, and stores the fold
+	s, err := Open(dir, Options{Catalog: w.catalog(), Model: &scripted{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got, at := inspectedView(t, w, dir)
+	if at == 0 {
+		t.Fatal("the reopening stored no snapshot, or it is not used")
+	}
+	os.Remove(filepath.Join(dir, SnapshotFile))
+	want, _ = inspectedView(t, w, dir)
+	sameLines(t, "the fold of a damaged journal", want, got)
+	if !strings.Contains(got, "journal repaired: tool call") {
+		t.Errorf("the repair is not said:\n%s", got[:min(len(got), 600)])
+	}
+}
