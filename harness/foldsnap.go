@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"skillet/harness/atomicfile"
+	"skillet/harness/event"
 	"skillet/harness/journal"
 	"skillet/harness/rulebook"
 	"skillet/harness/view"
@@ -262,6 +263,9 @@ func (snap *foldSnapshot) check() error {
 	if want := (n + journal.FrameEvery - 1) / journal.FrameEvery; len(ix.Frames) != want {
 		return fmt.Errorf("the call index keeps %d frames for %d calls", len(ix.Frames), n)
 	}
+	if len(snap.checks) == 0 || snap.checks[0].Call != 0 {
+		return fmt.Errorf("time travel's checkpoints do not start at the first call")
+	}
 	for _, c := range snap.checks {
 		if c.State == nil || c.Call > n || c.At > snap.key.Offset {
 			return fmt.Errorf("a checkpoint lies past the fold")
@@ -302,7 +306,12 @@ func (s *Session) snapshotLocked(end int64) (func() error, error) {
 	}
 	body := snapBody{Codec: s.journal.CodecState(), Index: ix, Repair: rulebook.RepairState{Turn: st.Turn, Notes: s.snap.notes},
 		Problems: s.snap.problems}
-	data, err := encodeSnapshot(key, st, body, s.hist.Checks(path, end))
+	checks := s.hist.Checks(path, end)
+	if len(checks) == 0 {
+		// time travel folds from the first line, as it would have
+		checks = []*view.Checkpoint{{State: rulebook.New("", "", event.DefaultSettings())}}
+	}
+	data, err := encodeSnapshot(key, st, body, checks)
 	if err != nil {
 		return nil, err
 	}
