@@ -121,7 +121,10 @@ func keyOf(f *os.File, id string, offset int64, lines int) (snapKey, error) {
 	if fi.Size() < offset {
 		return k, fmt.Errorf("the journal is %d bytes, shorter than the %d the snapshot covers", fi.Size(), offset)
 	}
-	k.Dev, k.Ino = fileIdentity(fi)
+	var ok bool
+	if k.Dev, k.Ino, ok = fileIdentity(fi); !ok {
+		return k, errNoIdentity
+	}
 	hash := func(from, n int64) ([32]byte, error) {
 		h := sha256.New()
 		if _, err := io.Copy(h, io.NewSectionReader(f, from, n)); err != nil {
@@ -170,6 +173,11 @@ func encodeSnapshot(key snapKey, st *rulebook.State, body snapBody, checks []*vi
 	buf.Write(sum[:])
 	return buf.Bytes(), nil
 }
+
+// errNoIdentity is a system that gives a file no identity to read: a
+// snapshot there could be one copied in with a journal from elsewhere, so
+// none is written or read.
+var errNoIdentity = errors.New("the system gives the journal no file identity")
 
 // errStale is a snapshot that describes another journal, or this one as
 // it no longer is.
@@ -256,6 +264,14 @@ func loadSnapshot(dir string, f *os.File, id string) (*foldSnapshot, error) {
 // check refuses a snapshot whose parts do not agree, which a checksum that
 // matches should rule out, but a reopening must never index out of range.
 func (snap *foldSnapshot) check() error {
+	if err := snap.st.CheckStored(); err != nil {
+		return err
+	}
+	for _, c := range snap.checks {
+		if err := c.State.CheckStored(); err != nil {
+			return fmt.Errorf("checkpoint at call %d: %w", c.Call, err)
+		}
+	}
 	ix, n := snap.body.Index, len(snap.st.Calls)
 	if len(ix.Calls) != n {
 		return fmt.Errorf("the call index lists %d calls, the state %d", len(ix.Calls), n)
@@ -267,7 +283,7 @@ func (snap *foldSnapshot) check() error {
 		return fmt.Errorf("time travel's checkpoints do not start at the first call")
 	}
 	for _, c := range snap.checks {
-		if c.State == nil || c.Call > n || c.At > snap.key.Offset {
+		if c.Call > n || c.At > snap.key.Offset {
 			return fmt.Errorf("a checkpoint lies past the fold")
 		}
 	}

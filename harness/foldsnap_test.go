@@ -478,3 +478,70 @@ func TestSnapshotSaysWhatTheWholeFoldSkipped(t *testing.T) {
 		t.Errorf("the repair is not said:\n%s", got[:min(len(got), 600)])
 	}
 }
+
+// TestSnapshotWithBadValuesIsRefused writes snapshots that match their
+// journal and their checksum but hold what no fold of a journal could: a
+// skill name that reaches outside the session's folder, a message past
+// the transcript's end. Reopening refuses them and folds the journal.
+func TestSnapshotWithBadValuesIsRefused(t *testing.T) {
+	storeEveryTurn(t)
+	w := newWorkspace(t)
+	w.skill("alpha", "alpha does alpha work.", "ALPHA text.", "")
+	f := w.open("", nil)
+	f.turn("first", load("alpha"), say("loaded"))
+	f.turn("second", say("fine"))
+	dir := f.s.Dir()
+	f.s.Close()
+	jf, err := os.Open(filepath.Join(dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jf.Close()
+	good, err := loadSnapshot(dir, jf, "s1")
+	if err != nil {
+		t.Fatalf("the snapshot the close stored: %v", err)
+	}
+	os.Remove(filepath.Join(dir, SnapshotFile))
+	want, _ := inspectedView(t, w, dir)
+	for name, spoil := range map[string]func(s *foldSnapshot){
+		"nothing spoiled":            nil,
+		"a skill name with a path":   func(s *foldSnapshot) { s.st.Loaded[0].Name = "../../x" },
+		"an execution id with a NUL": func(s *foldSnapshot) { s.st.Loaded[0].LoadExec = "x\x00" },
+		"a message past the end":     func(s *foldSnapshot) { s.st.UserMsgs = append(s.st.UserMsgs, 1<<20) },
+		"a store name of dots":       func(s *foldSnapshot) { s.st.Stores[".."] = []byte(`{}`) },
+		"settings out of range":      func(s *foldSnapshot) { s.st.Settings.ListSize = -3 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			// a fresh copy to spoil: read it back from what was stored
+			data, err := encodeSnapshot(good.key, good.st, good.body, good.checks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, SnapshotFile), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			copyOf, err := loadSnapshot(dir, jf, "s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spoil != nil {
+				spoil(copyOf)
+			}
+			data, err = encodeSnapshot(copyOf.key, copyOf.st, copyOf.body, copyOf.checks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, SnapshotFile), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, at := inspectedView(t, w, dir)
+			if spoil == nil && at == 0 {
+				t.Fatal("the snapshot written again was not used")
+			}
+			if spoil != nil && at != 0 {
+				t.Fatalf("the spoiled snapshot was used (at %d)", at)
+			}
+			sameLines(t, "the fold", want, got)
+		})
+	}
+}

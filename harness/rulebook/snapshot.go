@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -420,3 +421,73 @@ var stateLayout = func() string {
 	b.WriteString(strings.Join(types, ","))
 	return b.String()
 }()
+
+// CheckStored refuses a state read back from storage that Skillet would act
+// on unsafely or could not show: a skill name, execution id or store name
+// that is no file name (see event.CheckName), settings out of range, or a
+// position in the transcript past its end. A journal's lines are checked
+// as they are read; a stored state is checked as a whole instead.
+func (st *State) CheckStored() error {
+	if st.ID != "" {
+		if err := event.CheckName("session_id", st.ID); err != nil {
+			return err
+		}
+	}
+	if err := st.Settings.Check("settings."); err != nil {
+		return err
+	}
+	msgs, entries := st.Msgs.Len(), st.Entries.Len()
+	inRange := func(what string, v, lo, hi int) error {
+		if v < lo || v >= hi {
+			return fmt.Errorf("%s %d is outside [%d, %d)", what, v, lo, hi)
+		}
+		return nil
+	}
+	for _, ls := range append(slices.Clone(st.Loaded), st.Preloads...) {
+		if ls == nil {
+			return fmt.Errorf("a load is missing")
+		}
+		if err := event.CheckName("skill", ls.Name); err != nil {
+			return err
+		}
+		for _, id := range []string{ls.ExecID, ls.LoadExec} {
+			if id != "" {
+				if err := event.CheckName("execution_id", id); err != nil {
+					return err
+				}
+			}
+		}
+		if err := errors.Join(inRange("the message of "+ls.Name+"'s last read", ls.ResultMsg, -1, msgs), inRange("the message "+ls.Name+" joined at", ls.JoinedMsg, 0, msgs+1)); err != nil {
+			return err
+		}
+	}
+	for name := range st.Stores {
+		if err := event.CheckName("store", name); err != nil {
+			return err
+		}
+	}
+	if len(st.MsgEntry) != msgs {
+		return fmt.Errorf("%d messages but the entries of %d", msgs, len(st.MsgEntry))
+	}
+	for _, e := range st.MsgEntry {
+		if err := inRange("a message's entry", e, 0, entries); err != nil {
+			return err
+		}
+	}
+	for _, m := range st.UserMsgs {
+		if err := inRange("a user message", m, 0, msgs); err != nil {
+			return err
+		}
+	}
+	if st.Cur != nil {
+		if err := inRange("this turn's user message", st.Cur.UserMsg, -1, msgs); err != nil {
+			return err
+		}
+	}
+	for _, l := range st.Listings {
+		if err := inRange("a listing's message", l.Msg, -1, msgs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
