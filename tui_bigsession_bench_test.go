@@ -23,7 +23,8 @@ import (
 //     (the same session live);
 //   - resume: `--resume` until the screen shows the last turn with every
 //     pane filled, its peak resident size while it does, beside a new
-//     session's panes filled;
+//     session's panes filled — first from the journal alone, then, after
+//     a clean quit stored the fold beside it, from that snapshot;
 //   - travel: /history (the last call) and /history 1 (the first) in the
 //     resumed session until the bar says which call is viewed, beside the
 //     same in a session of one turn;
@@ -74,8 +75,12 @@ func TestBigSession(t *testing.T) {
 	n := float64(rounds)
 	avg := func(k string) float64 { return r.sum[k] / n }
 	live := float64(b.liveKB)
-	t.Logf("resume: panes filled %.0f ms (a new session's %.0f ms: ×%.1f), peak %.0f MiB = ×%.2f live, CPU %.0f ms, waiting for a core %.0f ms",
+	t.Logf("resume without a snapshot: panes filled %.0f ms (a new session's %.0f ms: ×%.1f), peak %.0f MiB = ×%.2f live, CPU %.0f ms, waiting for a core %.0f ms",
 		avg("resume_ms"), avg("new_ms"), avg("resume_ms")/avg("new_ms"), avg("resume_kb")/1024, avg("resume_kb")/live, avg("resume_cpu_ms"), avg("resume_wait_ms"))
+	t.Logf("quitting after the first resume: %.0f ms (storing a snapshot of %.0f MiB, when the build stores one); after the resume from it: %.0f ms",
+		avg("quit_ms"), avg("snap_kb")/1024, avg("quit_again_ms"))
+	t.Logf("resume from the snapshot the quit stored: panes filled %.0f ms, peak %.0f MiB = ×%.2f live, CPU %.0f ms, waiting for a core %.0f ms; travel to the last call %.0f ms",
+		avg("snap_resume_ms"), avg("snap_resume_kb")/1024, avg("snap_resume_kb")/live, avg("snap_resume_cpu_ms"), avg("snap_resume_wait_ms"), avg("snap_travel_last_ms"))
 	t.Logf("travel: last call %.0f ms, first call %.0f ms (one-turn session: %.0f ms); CPU %.0f ms and %.0f ms",
 		avg("travel_last_ms"), avg("travel_first_ms"), avg("new_travel_ms"), avg("travel_last_cpu_ms"), avg("travel_first_cpu_ms"))
 	t.Logf("why --session: peak %.0f MiB, CPU %.0f ms; show --json: peak %.0f MiB, CPU %.0f ms; --version: peak %.0f MiB",
@@ -273,7 +278,9 @@ func measureNewSession(t *testing.T, bin, home string) map[string]float64 {
 }
 
 // measureResume reopens a copy of the session (a reopened session appends
-// to its journal) and steps back to its last and first calls.
+// to its journal) and steps back to its last and first calls; then it
+// quits, which stores the fold of the journal beside it (fold.snapshot),
+// and reopens it again from that snapshot.
 func measureResume(t *testing.T, bin, home string, b bigSession, round int) map[string]float64 {
 	env := strings.Join(procEnv(home), " ")
 	dir := filepath.Join(home, fmt.Sprintf("resume-%d", round))
@@ -286,24 +293,84 @@ func measureResume(t *testing.T, bin, home string, b bigSession, round int) map[
 	}
 	defer os.RemoveAll(dir)
 	last := fmt.Sprintf("turn %d", b.turns)
-	p := startPaneTUI(t, home, fmt.Sprintf("env -i %s %s --offline --session-dir %s --resume %s", env, bin, dir, filepath.Join(dir, "s")))
-	p.poll = 20 * time.Millisecond // seconds to wait: looking every 3 ms took a third of a core
-	took := p.until("the reopened session's panes", p.start, func(s string) bool { return strings.Contains(s, last) && filled(s) })
-	cpu, waited := cpuOf(t, p.pid), runQueueWait(p.pid)
-	p.poll = 3 * time.Millisecond
-	(&streamingTUI{tmuxSession: p.tmuxSession, pid: p.pid}).settle()
-	peak := peakKB(t, p.pid)
+	command := fmt.Sprintf("env -i %s %s --offline --session-dir %s --resume %s", env, bin, dir, filepath.Join(dir, "s"))
+	p := startPaneTUI(t, home, command)
+	took, cpu, waited, peak := p.panesFilled(last)
 	lastCall, lastCPU := p.travel("/history", "viewing call")
 	p.keys("Escape")
 	// apart from what follows, or the terminal reads alt+/
 	p.until("the live session", time.Now(), func(s string) bool { return !strings.Contains(s, "viewing call") })
 	firstCall, firstCPU := p.travel("/history 1", "viewing call 1 of")
-	p.run("kill-server")
-	t.Logf("resume: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v), to the first %v (CPU %v)",
-		took.Round(time.Millisecond), cpu, waited.Round(time.Millisecond), peak>>10, lastCall.Round(time.Millisecond), lastCPU, firstCall.Round(time.Millisecond), firstCPU)
+	p.keys("Escape")
+	p.until("the live session", time.Now(), func(s string) bool { return !strings.Contains(s, "viewing call") })
+	// a clean quit stores the snapshot the next reopening starts from
+	q0 := time.Now()
+	p.quit()
+	quitMS := time.Since(q0)
+	snap, err := os.Stat(filepath.Join(dir, "s", "fold.snapshot"))
+	if err != nil {
+		// a build from before snapshots (SKILLET_BENCH_BIN): the first
+		// resume is all there is to measure
+		t.Logf("resume: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v), to the first %v (CPU %v); quit %v, no snapshot stored",
+			took.Round(time.Millisecond), cpu, waited.Round(time.Millisecond), peak>>10, lastCall.Round(time.Millisecond), lastCPU, firstCall.Round(time.Millisecond), firstCPU, quitMS.Round(time.Millisecond))
+		return map[string]float64{"resume_ms": float64(took.Milliseconds()), "resume_cpu_ms": float64(cpu.Milliseconds()), "resume_wait_ms": float64(waited.Milliseconds()), "resume_kb": float64(peak),
+			"travel_last_ms": float64(lastCall.Milliseconds()), "travel_first_ms": float64(firstCall.Milliseconds()),
+			"travel_last_cpu_ms": float64(lastCPU.Milliseconds()), "travel_first_cpu_ms": float64(firstCPU.Milliseconds()), "quit_ms": float64(quitMS.Milliseconds())}
+	}
+	t.Logf("resume without a snapshot: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v), to the first %v (CPU %v); quit with the snapshot stored %v (%d MiB)",
+		took.Round(time.Millisecond), cpu, waited.Round(time.Millisecond), peak>>10, lastCall.Round(time.Millisecond), lastCPU, firstCall.Round(time.Millisecond), firstCPU,
+		quitMS.Round(time.Millisecond), snap.Size()>>20)
+
+	p = startPaneTUI(t, home, command)
+	sTook, sCPU, sWaited, sPeak := p.panesFilled(last)
+	sLast, sLastCPU := p.travel("/history", "viewing call")
+	p.keys("Escape")
+	p.until("the live session", time.Now(), func(s string) bool { return !strings.Contains(s, "viewing call") })
+	// a quit stores a snapshot again only if the reopening added to the
+	// journal (a copied session warns that its workspace is gone)
+	q0 = time.Now()
+	p.quit()
+	quitAgain := time.Since(q0)
+	stored := "storing none"
+	if again, err := os.Stat(filepath.Join(dir, "s", "fold.snapshot")); err == nil && !again.ModTime().Equal(snap.ModTime()) {
+		stored = "storing the snapshot again"
+	}
+	t.Logf("resume from the snapshot: panes %v, CPU %v, waiting for a core %v, peak %d MiB; travel to the last call %v (CPU %v); quit %s %v",
+		sTook.Round(time.Millisecond), sCPU, sWaited.Round(time.Millisecond), sPeak>>10, sLast.Round(time.Millisecond), sLastCPU, stored, quitAgain.Round(time.Millisecond))
 	return map[string]float64{"resume_ms": float64(took.Milliseconds()), "resume_cpu_ms": float64(cpu.Milliseconds()), "resume_wait_ms": float64(waited.Milliseconds()), "resume_kb": float64(peak),
 		"travel_last_ms": float64(lastCall.Milliseconds()), "travel_first_ms": float64(firstCall.Milliseconds()),
-		"travel_last_cpu_ms": float64(lastCPU.Milliseconds()), "travel_first_cpu_ms": float64(firstCPU.Milliseconds())}
+		"travel_last_cpu_ms": float64(lastCPU.Milliseconds()), "travel_first_cpu_ms": float64(firstCPU.Milliseconds()),
+		"quit_ms": float64(quitMS.Milliseconds()), "snap_kb": float64(snap.Size() >> 10),
+		"snap_resume_ms": float64(sTook.Milliseconds()), "snap_resume_cpu_ms": float64(sCPU.Milliseconds()), "snap_resume_wait_ms": float64(sWaited.Milliseconds()),
+		"snap_resume_kb": float64(sPeak), "snap_travel_last_ms": float64(sLast.Milliseconds()), "quit_again_ms": float64(quitAgain.Milliseconds())}
+}
+
+// panesFilled waits for a reopened session's panes to show the last turn
+// and returns how long that took, the CPU and run-queue wait of the
+// process by then, and its peak resident size once the screen settles.
+func (p *paneTUI) panesFilled(last string) (took, cpu, waited time.Duration, peak int64) {
+	p.t.Helper()
+	p.poll = 20 * time.Millisecond // seconds to wait: looking every 3 ms took a third of a core
+	took = p.until("the reopened session's panes", p.start, func(s string) bool { return strings.Contains(s, last) && filled(s) })
+	cpu, waited = cpuOf(p.t, p.pid), runQueueWait(p.pid)
+	p.poll = 3 * time.Millisecond
+	(&streamingTUI{tmuxSession: p.tmuxSession, pid: p.pid}).settle()
+	return took, cpu, waited, peakKB(p.t, p.pid)
+}
+
+// quit quits the program as a user does and waits for its process to end.
+func (p *paneTUI) quit() {
+	p.t.Helper()
+	p.keys("C-c")
+	p.keys("C-c")
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if err := syscall.Kill(p.pid, 0); err != nil {
+			// the pane's process was the server's last: it has gone too
+			_ = exec.Command("tmux", "-L", p.sock, "kill-server").Run()
+			return
+		}
+	}
+	p.t.Fatalf("skillet did not quit; the screen:\n%s", p.screen())
 }
 
 // measureReaders runs `skillet why --session` and `skillet show --json`

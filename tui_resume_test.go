@@ -53,6 +53,11 @@ func TestTUIResumeShowsProgressThenTheTranscript(t *testing.T) {
 	const turns = 700
 	dir, id := longSession(t, bin, tmp, turns)
 	env := strings.Join(procEnv(tmp), " ")
+	// the progress of folding the whole journal: from the fold stored as
+	// the session closed, reopening is too quick to show any
+	if err := os.Remove(filepath.Join(dir, id, "fold.snapshot")); err != nil {
+		t.Fatalf("skillet run stored no snapshot of the fold: %v", err)
+	}
 
 	t.Run("progress, then the transcript and the queued message", func(t *testing.T) {
 		tm := newTmux(t, tmp, fmt.Sprintf("env -i %s %s --offline --session-dir %s --resume %s", env, bin, dir, id))

@@ -11,6 +11,7 @@ import (
 	"skillet/harness/journal"
 	"skillet/harness/rulebook"
 	"skillet/harness/view"
+	"slices"
 )
 
 // JournalFile is the journal's name inside a session's folder.
@@ -46,7 +47,7 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	defer f.Close()
 	var r io.Reader = f
 	if opts.OnProgress != nil {
-		r = newProgressReader(f, opts.OnProgress)
+		r = newProgressReader(f, 0, f, opts.OnProgress)
 	}
 	jr := journal.NewReader(r, true, f)
 	first, err := jr.Next()
@@ -77,9 +78,32 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 	s.reset(start.SessionID)
 	s.dir, s.readOnly = dir, readOnly
 	fold := &reopenFold{st: s.st, codec: jr.Codec(), src: f}
-	var rep rulebook.Repairer
+	rep := &rulebook.Repairer{}
+	var prior []string // the lines the snapshot's fold skipped
+	if snap, err := loadSnapshot(dir, f, start.SessionID); err == nil {
+		// the stored fold up to its offset; only the lines after it are read
+		off := snap.key.Offset
+		var tail io.Reader = io.NewSectionReader(f, off, 1<<62)
+		if opts.OnProgress != nil {
+			tail = newProgressReader(tail, off, f, opts.OnProgress)
+		}
+		s.st = snap.st
+		jr = journal.ResumeReader(tail, off, snap.key.Lines, snap.body.Codec, snap.body.Index.Blobs, f)
+		fold = &reopenFold{st: s.st, codec: jr.Codec(), src: f, positions: snap.body.Index.Calls, frames: snap.body.Index.Frames,
+			calls: callMarks(s.st.Calls), checks: snap.checks}
+		if n := len(snap.checks); n > 0 {
+			fold.since = len(s.st.Calls) - snap.checks[n-1].Call
+		}
+		rep = rulebook.ResumeRepairer(snap.body.Repair)
+		prior = snap.body.Problems
+		s.snap.at, s.snap.resumedAt, s.snap.lines = off, off, foldLines{at: off, lines: snap.key.Lines}
+		if first, err = jr.Next(); err != nil && err != io.EOF {
+			s.mu.Unlock()
+			return nil, append(prior, jr.Problems()...), fmt.Errorf("reopen session %s: %w", path, err)
+		}
+	}
 	var buf []event.Event
-	for e := first; ; {
+	for e := first; e != nil; {
 		buf = rep.Add(buf[:0], e)
 		for _, x := range buf {
 			fold.apply(x, jr)
@@ -88,14 +112,25 @@ func reopen(path string, opts Options, readOnly bool) (*Session, []string, error
 			break
 		} else if err != nil {
 			s.mu.Unlock()
-			return nil, jr.Problems(), fmt.Errorf("reopen session %s: %w", path, err)
+			return nil, append(prior, jr.Problems()...), fmt.Errorf("reopen session %s: %w", path, err)
 		}
 	}
 	repairs, tail := rep.End()
-	problems := append(jr.Problems(), fold.finish()...)
+	skipped := append(prior, jr.Problems()...)
+	problems := append(slices.Clip(skipped), fold.finish()...)
 	f.Close()
 	s.hist.Note(path, fold.calls, fold.checks)
 	codec := jr.Codec()
+	// what a snapshot taken later says again: the lines skipped before
+	// the journal's end (a torn last line is cut off as the writer opens)
+	if codec.Torn() > 0 && len(skipped) > 0 {
+		skipped = skipped[:len(skipped)-1]
+	}
+	s.snap.problems, s.snap.notes = slices.Clip(skipped), slices.Clone(repairs)
+	if codec.Torn() == 0 {
+		// counted as read, so a snapshot need not count them again
+		s.snap.lines = foldLines{at: jr.At(), lines: jr.Lines()}
+	}
 	if !readOnly {
 		// where each call's lines are, for reading back what memory no
 		// longer holds; the lines past what was read are indexed as asked
@@ -306,13 +341,25 @@ type progressReader struct {
 	report      func(done, total int64)
 }
 
-func newProgressReader(f *os.File, report func(done, total int64)) *progressReader {
-	p := &progressReader{r: f, report: report}
+// newProgressReader reports the reading of r, which yields f's bytes from
+// offset done on.
+func newProgressReader(r io.Reader, done int64, f *os.File, report func(done, total int64)) *progressReader {
+	p := &progressReader{r: r, done: done, report: report}
 	if fi, err := f.Stat(); err == nil {
 		p.total = fi.Size()
 	}
-	report(0, p.total)
+	report(done, p.total)
 	return p
+}
+
+// callMarks are the turn and number of each call, as time travel lists
+// them.
+func callMarks(calls []rulebook.CallRecord) []view.CallMark {
+	out := make([]view.CallMark, len(calls))
+	for i, c := range calls {
+		out[i] = view.CallMark{Turn: int32(c.Turn), Call: int32(c.Call)}
+	}
+	return out
 }
 
 func (p *progressReader) Read(b []byte) (int, error) {

@@ -78,6 +78,12 @@ func writeRandomSkill(w *workspace, name string) {
 }
 
 func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
+	return runRandomSequenceWith(t, w, seed, nil)
+}
+
+// runRandomSequenceWith is runRandomSequence calling afterOp, when set,
+// with the live session after each operation.
+func runRandomSequenceWith(t *testing.T, w *workspace, seed int64, afterOp func(*Session)) map[string]int {
 	rng := rand.New(rand.NewSource(seed))
 	edited := map[string]bool{}
 	defer func() {
@@ -170,6 +176,9 @@ func runRandomSequence(t *testing.T, w *workspace, seed int64) map[string]int {
 			_ = s.Set("max_loaded_skills", fmt.Sprint(1+rng.Intn(3)))
 		}
 		checkSession(t, s)
+		if afterOp != nil {
+			afterOp(s)
+		}
 	}
 	if checkReplay(t, w, f, approveAll) {
 		f.rec.on(&event.Warning{Message: "replayed"})

@@ -151,6 +151,8 @@ type Session struct {
 	calls journal.CallIndex
 	// hist keeps time travel's checkpoints; it has its own lock.
 	hist view.Index
+	// snap is what storing the fold needs to know (see SnapshotFile).
+	snap snapState
 
 	// w is what the shell knows of the world, refreshed before each
 	// step.
@@ -301,6 +303,7 @@ func (s *Session) start(id, prof string, window int) error {
 // Called by start and reopen, which hold the lock.
 func (s *Session) reset(id string) {
 	s.st = rulebook.New(id, s.opts.ModelName, s.opts.Config.Session)
+	s.snap = snapState{}
 	s.model = s.opts.Model
 	s.w.ExecHigh = 0
 	s.w.MCPDefs = map[string]*skills.ToolDef{}
@@ -426,7 +429,12 @@ func (s *Session) Models(ctx context.Context) ([]string, error) {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	var errs []error
+	var store func() error
 	if s.journal != nil {
+		// a clean close stores the fold, unless the last one covers it
+		if end := s.journal.Size(); end > s.snap.at && (s.snap.at == 0 || end-s.snap.at >= snapshotCloseEvery) && end >= snapshotMin {
+			store, _ = s.snapshotLocked(end) // a snapshot is a cache: none is no harm
+		}
 		errs = append(errs, s.journal.Close())
 		s.journal = nil
 	}
@@ -434,6 +442,9 @@ func (s *Session) Close() error {
 		errs = append(errs, os.RemoveAll(s.dir))
 	}
 	s.mu.Unlock()
+	if store != nil {
+		_ = store()
+	}
 	if s.opts.Runner != nil {
 		// servers may take a while to stop: not under the lock
 		errs = append(errs, s.opts.Runner.Close())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"path/filepath"
 
 	"skillet/harness/event"
 	"skillet/harness/paged"
@@ -64,13 +65,21 @@ func (s *Session) HistoryAt(snap *view.Snapshot, i int) (*view.Snapshot, error) 
 func (s *Session) checkAtTurnEnd(path string) func(e *event.TurnEnd, end int64, leftOff []string, inline bool) {
 	return func(e *event.TurnEnd, end int64, leftOff []string, inline bool) {
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		st := s.st
 		n := st.Marks.Len()
 		if n == 0 || st.Marks.At(n-1) != event.Event(e) || st.Last != e || st.Running {
+			s.mu.Unlock()
 			return
 		}
 		s.hist.AtTurnEnd(path, st, end, leftOff, inline)
+		var store func() error
+		if end-s.snap.at >= snapshotEvery && end >= snapshotMin && filepath.Join(s.dir, JournalFile) == path {
+			store, _ = s.snapshotLocked(end) // a snapshot is a cache: none is no harm
+		}
+		s.mu.Unlock()
+		if store != nil {
+			_ = store()
+		}
 	}
 }
 

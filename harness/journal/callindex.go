@@ -24,8 +24,9 @@ const FrameEvery = 32
 // model_call line names its messages as a change from the call before).
 // It is built on first use and extended as the journal grows.
 type CallIndex struct {
-	// mu guards every field below; it is never held with the session's
-	// lock.
+	// mu guards every field below; it is held with the session's lock
+	// only by Export, as the session stores its fold at a turn's end or
+	// as it closes.
 	mu    sync.Mutex
 	path  string
 	size  int64

@@ -213,6 +213,9 @@ type Reader struct {
 	// and start where the last event's line started.
 	line      int
 	at, start int64
+	// nl is how many of the lines read end with a newline: the lines
+	// before At.
+	nl int
 	// problems name the lines skipped, as Read returns them.
 	problems []string
 	done     bool
@@ -244,6 +247,9 @@ func (jr *Reader) Next() (event.Event, error) {
 		c := jr.codec
 		c.at = jr.at
 		jr.at += int64(len(raw))
+		if bytes.HasSuffix(raw, []byte("\n")) {
+			jr.nl++
+		}
 		var e event.Event
 		if b := bytes.TrimSpace(raw); len(b) > 0 {
 			var derr error

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"sync"
 	"weak"
 )
@@ -260,4 +261,45 @@ func (p *page[T]) read() *[]T {
 	v := &items
 	p.dec = weak.Make(v)
 	return v
+}
+
+// Export returns the list as it is held: the bytes of each sealed page
+// (encoding any the sealer has not reached yet) and the unsealed items,
+// for storing the list without decoding its pages. It fails when a page
+// could not be encoded and still holds its items as values.
+func (l List[T]) Export() (pages [][]byte, hot []T, err error) {
+	pages = make([][]byte, len(l.pages))
+	for i, p := range l.pages {
+		p.encode()
+		p.mu.Lock()
+		pages[i] = p.data
+		p.mu.Unlock()
+		if pages[i] == nil {
+			return nil, nil, fmt.Errorf("page %d of the list could not be encoded", i)
+		}
+	}
+	return pages, slices.Clip(l.hot), nil
+}
+
+// Restore is a list Export returned: each page's bytes, as Export gave
+// them, and the unsealed items, which the list keeps. The pages' bytes are
+// read when one of their items is first asked for, so they must be bytes
+// Export gave (checked, by whoever stored them, for damage): bytes that
+// do not decode are memory gone bad, as for any sealed page. A list of
+// fewer than PageSize unsealed items after its pages is refused, as Seal
+// would not have made it.
+func Restore[T any](pages [][]byte, hot []T) (List[T], error) {
+	if len(pages) > 0 && len(hot) < PageSize {
+		return List[T]{}, fmt.Errorf("restore list: %d sealed pages but only %d items after them (Seal leaves at least %d)", len(pages), len(hot), PageSize)
+	}
+	l := List[T]{hot: hot}
+	for i, data := range pages {
+		if len(data) == 0 {
+			return List[T]{}, fmt.Errorf("restore list: page %d is empty", i)
+		}
+		p := &page[T]{data: data}
+		p.once.Do(func() {}) // encoded already
+		l.pages = append(l.pages, p)
+	}
+	return l, nil
 }

@@ -238,3 +238,43 @@ func BenchmarkReadSealedPage(b *testing.B) {
 		_ = p.read()
 	}
 }
+
+// TestExportRestore stores a list as its pages' bytes and unsealed items
+// and reads it back: the same items, pages read only when asked for, and
+// a list Seal could not have made refused.
+func TestExportRestore(t *testing.T) {
+	var l List[string]
+	for i := range 5*PageSize + 17 {
+		l.Append(fmt.Sprintf("item %d", i))
+	}
+	l.Seal(l.Len())
+	pages, hot, err := l.Export()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != l.Sealed()/PageSize || len(pages) == 0 || len(hot) != l.Len()-l.Sealed() {
+		t.Fatalf("%d pages and %d items for a list of %d with %d sealed", len(pages), len(hot), l.Len(), l.Sealed())
+	}
+	r, err := Restore(pages, hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Len() != l.Len() || r.Sealed() != l.Sealed() {
+		t.Fatalf("restored %d items, %d sealed; want %d, %d", r.Len(), r.Sealed(), l.Len(), l.Sealed())
+	}
+	for i, v := range l.All() {
+		if got := r.At(i); got != v {
+			t.Fatalf("item %d: %q, want %q", i, got, v)
+		}
+	}
+	r.Append("more")
+	if r.At(r.Len()-1) != "more" || l.Len() != r.Len()-1 {
+		t.Fatal("appending to the restored list")
+	}
+	if _, err := Restore(pages, hot[:PageSize-1]); err == nil {
+		t.Error("a list with pages and fewer than PageSize items after them was restored")
+	}
+	if _, err := Restore([][]byte{nil}, hot); err == nil {
+		t.Error("an empty page was restored")
+	}
+}

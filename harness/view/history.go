@@ -305,3 +305,21 @@ func sourceAt(snap *Snapshot, name string) (event.ToolSource, string) {
 	}
 	return event.SourceAgent, ""
 }
+
+// Checks returns the checkpoints the index holds of the journal at path
+// up to offset end, for storing with the fold; nil when it indexes
+// another journal.
+func (ix *Index) Checks(path string, end int64) []*Checkpoint {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.path != path {
+		return nil
+	}
+	var out []*Checkpoint
+	for _, c := range ix.checks {
+		if c.At <= end {
+			out = append(out, c)
+		}
+	}
+	return out
+}
