@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"skillet/harness/procfs"
 )
 
 // TestBigSession measures a long session on the whole process — the real
@@ -364,7 +366,9 @@ func (p *paneTUI) quit() {
 	p.keys("C-c")
 	p.keys("C-c")
 	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if err := syscall.Kill(p.pid, 0); err != nil {
+		// ended, whether or not tmux has reaped it yet (it takes up to a
+		// second to, which is not the program's)
+		if !procfs.Running(p.pid) {
 			// the pane's process was the server's last: it has gone too
 			_ = exec.Command("tmux", "-L", p.sock, "kill-server").Run()
 			return
