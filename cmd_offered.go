@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -189,8 +188,6 @@ func runOffered(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-var listedName = regexp.MustCompile(`<name>([^<]*)</name>`)
-
 // offered composes every profile's catalogue of the enabled skills. The
 // engine decides which skills are enabled (R18, R19) and composes
 // Skillet's own list (R10); the other profiles take the same skills.
@@ -228,9 +225,7 @@ func offered(w *wiring, profiles []profile.Profile, window int, model string, us
 	for _, part := range snap.Parts {
 		if part.Kind == "list" {
 			el.Text = part.Text
-			for _, m := range listedName.FindAllStringSubmatch(part.Text, -1) {
-				el.Offered = append(el.Offered, strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(m[1]))
-			}
+			el.Offered = append(el.Offered, part.Names...)
 		}
 	}
 	for _, t := range snap.Tools {

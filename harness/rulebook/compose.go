@@ -30,9 +30,13 @@ type Part struct {
 	// skillet, whose parts are all in the instructions.
 	Placement string `json:"placement,omitempty"`
 	// Skill names the skill of a preload, skill or paste part.
-	Skill  string `json:"skill,omitempty"`
-	Text   string `json:"text"`
-	Tokens int    `json:"tokens"`
+	Skill string `json:"skill,omitempty"`
+	// Names are the skills a list part names, in its order, for a reader
+	// that needs them apart from the text (skillet offered); the JSON
+	// shows the text only.
+	Names  []string `json:"-"`
+	Text   string   `json:"text"`
+	Tokens int      `json:"tokens"`
 }
 
 // Listed is a skill on the list (R10).
@@ -165,10 +169,12 @@ func (c *Composition) present(w Given) (system, developer []string) {
 	if cat == nil {
 		if w.Listing {
 			list := ListBlock(w.List)
-			c.Parts = append(c.Parts, Part{Kind: "list", Text: list})
+			var names []string
 			for _, sk := range w.List {
-				c.Offered = append(c.Offered, sk.Name)
+				names = append(names, sk.Name)
 			}
+			c.Parts = append(c.Parts, Part{Kind: "list", Names: names, Text: list})
+			c.Offered = append(c.Offered, names...)
 			c.LeftOff = w.LeftOff
 			system = append(system, list)
 		}
