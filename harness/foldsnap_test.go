@@ -62,26 +62,34 @@ func TestSnapshotAndTailFoldIsTheFullFold(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, SnapshotFile)); err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		want, _ := inspectedView(t, w, dir)
-		for i, b := range snaps {
-			if err := os.WriteFile(filepath.Join(dir, SnapshotFile), b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			got, at := inspectedView(t, w, dir)
-			if at == 0 {
-				t.Fatalf("seed %d: snapshot %d was not used", seed, i)
-			}
-			resumed++
-			if !sameLines(t, fmt.Sprintf("seed %d, snapshot %d of %d (at %d): the fold", seed, i+1, len(snaps), at), want, got) {
-				t.FailNow()
-			}
-		}
+		resumed += reopenFromEach(t, w, dir, snaps, fmt.Sprintf("seed %d, ", seed))
 		os.Remove(filepath.Join(dir, SnapshotFile))
 	}
 	if resumed < sequences {
 		t.Errorf("only %d reopenings from a snapshot in %d sessions", resumed, sequences)
 	}
 	t.Logf("%d reopenings from a snapshot", resumed)
+}
+
+// reopenFromEach puts each of snaps in place in turn and checks that
+// reopening the journal in dir from it gives what the whole fold gives;
+// it returns how many it checked.
+func reopenFromEach(t *testing.T, w *workspace, dir string, snaps [][]byte, label string) int {
+	t.Helper()
+	want, _ := inspectedView(t, w, dir)
+	for i, b := range snaps {
+		if err := os.WriteFile(filepath.Join(dir, SnapshotFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, at := inspectedView(t, w, dir)
+		if at == 0 {
+			t.Fatalf("%ssnapshot %d was not used", label, i+1)
+		}
+		if !sameLines(t, fmt.Sprintf("%ssnapshot %d of %d (at %d): the fold", label, i+1, len(snaps), at), want, got) {
+			t.FailNow()
+		}
+	}
+	return len(snaps)
 }
 
 // inspectedView folds the journal in dir read-only (skillet show) and
@@ -371,19 +379,7 @@ func TestSnapshotOfALongSession(t *testing.T) {
 		t.Fatalf("%d snapshots in %d turns", len(snaps), turns)
 	}
 	os.Remove(filepath.Join(dir, SnapshotFile))
-	want, _ := inspectedView(t, w, dir)
-	for i, b := range snaps {
-		if err := os.WriteFile(filepath.Join(dir, SnapshotFile), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		got, at := inspectedView(t, w, dir)
-		if at == 0 {
-			t.Fatalf("snapshot %d was not used", i)
-		}
-		if !sameLines(t, fmt.Sprintf("snapshot %d of %d (at %d)", i+1, len(snaps), at), want, got) {
-			t.FailNow()
-		}
-	}
+	reopenFromEach(t, w, dir, snaps, "")
 	// writable: every call's body reads back as from the whole fold
 	bodies := func(s *Session) string {
 		var out strings.Builder
