@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"skillet/harness/procfs"
 )
 
 // These tests run the real skillet binary against a loopback
@@ -220,15 +222,7 @@ func TestRunSignalsCancelTheTurnAndCloseTheJournal(t *testing.T) {
 }
 
 // processGone reports whether pid has ended (a zombie counts as ended).
-func processGone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return syscall.Kill(pid, 0) != nil
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] == 'Z'
-}
+func processGone(pid int) bool { return !procfs.Running(pid) }
 
 func TestRunSIGTERMStopsTheRunningTool(t *testing.T) {
 	bin := skilletBinary(t)

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"skillet/harness/procfs"
 )
 
 // streamReply is about n bytes of Markdown shaped like a long model reply
@@ -85,15 +87,11 @@ func streamingModel(next func() streamPlan) *httptest.Server {
 // from the OS.
 func cpuOf(tb testing.TB, pid int) time.Duration {
 	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		tb.Fatalf("read the CPU time of process %d: %v", pid, err)
+	st, ok := procfs.Read(pid)
+	if !ok {
+		tb.Fatalf("read the CPU time of process %d: it is gone", pid)
 	}
-	// the fields after the command's name, which is in parentheses
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	ut, _ := strconv.Atoi(f[11])
-	st, _ := strconv.Atoi(f[12])
-	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
+	return st.CPU
 }
 
 // streamingTUI is the real binary in tmux talking to srv; pid is the

@@ -7,6 +7,23 @@ import (
 	"time"
 )
 
+// CPU counts what the process used: a busy loop of 0.3 s of CPU shows.
+func TestReadCountsCPU(t *testing.T) {
+	st0, ok := Read(os.Getpid())
+	if !ok {
+		t.Fatal("this process does not read")
+	}
+	n := 0
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+		n++
+	}
+	st1, _ := Read(os.Getpid())
+	// the loop's CPU, whatever else ran beside it; ticks are 10 ms
+	if used := st1.CPU - st0.CPU; used < 100*time.Millisecond {
+		t.Errorf("a 300 ms busy loop (%d rounds) counted %v of CPU", n, used)
+	}
+}
+
 func TestReadSelfAndAnEndedChild(t *testing.T) {
 	st, ok := Read(os.Getpid())
 	if !ok || st.Ended || st.PPID != os.Getppid() || st.Start == 0 {
